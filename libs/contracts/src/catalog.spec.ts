@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { TOOLS } from './catalog.js';
+import { inputJsonSchema, outputJsonSchema } from './json-schema.js';
+import { SUBJECTS } from './subjects.js';
+
+// Snapshots live beside the sources (not in dist) so a contract change shows up in review.
+const SNAPS = fileURLToPath(new URL('../__toolsnaps__/', import.meta.url));
+const UPDATE = process.env.UPDATE_TOOLSNAPS === '1';
+
+function published(tool: (typeof TOOLS)[number]) {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    annotations: tool.annotations,
+    inputSchema: inputJsonSchema(tool),
+    outputSchema: outputJsonSchema(tool),
+  };
+}
+
+describe('tool catalog', () => {
+  it('names are snake_case and unique', () => {
+    const names = TOOLS.map((t) => t.name);
+    assert.equal(new Set(names).size, names.length);
+    for (const name of names) assert.match(name, /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
+  });
+
+  it('every subject is one of the subject map, and every service tool has one', () => {
+    const known = new Set<string>(Object.values(SUBJECTS).flatMap((group) => Object.values(group)));
+    for (const tool of TOOLS) {
+      if (tool.service === 'gateway') assert.equal(tool.subject, null, tool.name);
+      else assert.ok(tool.subject && known.has(tool.subject), `${tool.name}: unknown subject ${tool.subject}`);
+    }
+  });
+
+  it('input and output schemas are draft-07 objects', () => {
+    for (const tool of TOOLS) {
+      const { inputSchema, outputSchema } = published(tool);
+      assert.equal(inputSchema.type, 'object', tool.name);
+      assert.equal(outputSchema.type, 'object', tool.name);
+      assert.equal(inputSchema.$schema, 'http://json-schema.org/draft-07/schema#');
+      assert.ok(!JSON.stringify(inputSchema).includes('\\\\p{'), `${tool.name}: unicode property escapes are not portable`);
+    }
+  });
+
+  for (const tool of TOOLS) {
+    it(`published schema of ${tool.name} matches its snapshot`, () => {
+      const file = `${SNAPS}${tool.name}.snap.json`;
+      const actual = `${JSON.stringify(published(tool), null, 2)}\n`;
+      if (UPDATE) {
+        mkdirSync(SNAPS, { recursive: true });
+        writeFileSync(file, actual);
+        return;
+      }
+      assert.ok(existsSync(file), `no snapshot for ${tool.name}: run UPDATE_TOOLSNAPS=1 npm test and review the new file`);
+      assert.equal(
+        actual,
+        readFileSync(file, 'utf8'),
+        `${tool.name} changed its published contract; if deliberate, run UPDATE_TOOLSNAPS=1 npm test`,
+      );
+    });
+  }
+});

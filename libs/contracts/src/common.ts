@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/**
+ * Field schemas shared by several tools. Limits live here so that a limit is
+ * written once and documented in every schema that uses it.
+ */
+
+// Letters, marks, numbers, punctuation, symbols and spaces; no control or format characters.
+const PRINTABLE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u;
+
+/** A single-line, printable, trimmed string between `min` and `max` characters. */
+export function text(min: number, max: number) {
+  return (
+    z
+      .string()
+      .trim()
+      .min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
+      .max(max, `must be at most ${max} characters`)
+      // A refinement rather than .regex(): \p{…} classes are not portable JSON Schema patterns.
+      .refine((value) => PRINTABLE.test(value), 'must not contain control characters')
+  );
+}
+
+/** Integer with bounds, optional, with its default documented in the schema. */
+export function boundedInt(min: number, max: number, fallback: number) {
+  return z.int().min(min).max(max).default(fallback);
+}
+
+export const IsoDateTime = z.string().describe('ISO 8601 timestamp (UTC)');
+
+/** The optional `workspace` parameter every repository-implying tool accepts [003]. */
+export const Workspace = z
+  .string()
+  .min(1)
+  .max(4096)
+  .describe('Absolute path of a registered workspace; omitted means the default workspace.');
+
+/** Name of a repository as the indexers know it (e.g. `owner/repo` or a checkout directory name). */
+export const RepoName = text(1, 512).describe('Repository name, e.g. `owner/repo`.');
+
+/** Search scope of semantic search [000], extended with projects. */
+export const Scope = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('repo'), repo: RepoName }),
+  z.strictObject({ type: z.literal('repos'), repos: z.array(RepoName).min(1).max(100) }),
+  z.strictObject({ type: z.literal('all') }),
+  z.strictObject({ type: z.literal('project'), project: text(1, 200).describe('Project id or name.') }),
+]);
+export type Scope = z.infer<typeof Scope>;
+
+/** The effective scope reported back in `meta.scope`. */
+export const EffectiveScope = z.object({
+  type: z.enum(['repo', 'repos', 'all', 'project']),
+  repos: z.array(z.string()).optional(),
+  project: z.string().optional(),
+});
+
+export const ResultCompleteness = z.enum(['complete', 'partial', 'truncated']);
+export const IndexingStatus = z.enum(['not_indexed', 'indexing', 'ready', 'failed']);
+
+/** Added by the gateway to every result, success or failure. */
+export const Metadata = z.object({
+  execution_time_ms: z.number().describe('Wall time spent in the gateway for this call.'),
+  request_id: z.string(),
+  trace_id: z.string().describe('OpenTelemetry trace id of this call (32 hex digits).'),
+  rate_limit_remaining: z.number().optional(),
+  rate_limit_reset: z.number().optional().describe('Unix time (seconds) when the upstream rate limit resets.'),
+});
+export type Metadata = z.infer<typeof Metadata>;
+
+/** Upstream rate-limit figures a service may attach to its response; the gateway moves them into `metadata`. */
+export const UpstreamRateLimit = z
+  .object({ remaining: z.number(), reset: z.number() })
+  .describe('Moved into metadata.rate_limit_remaining / rate_limit_reset by the gateway.');

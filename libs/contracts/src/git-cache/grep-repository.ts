@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { boundedInt, text, Workspace } from '../common.js';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { GIT_LIMITS, RepositoryLocator } from './common.js';
+
+export const SUBJECT = SUBJECTS.gitCache.grep;
+export const Request = z.strictObject({
+  repository: RepositoryLocator,
+  ref_name: text(1, 255).optional().describe('Branch or tag; default: the default branch (main or master).'),
+  pattern: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(GIT_LIMITS.patternMax)
+    .describe('Regular expression (or literal with use_regex=false).'),
+  case_sensitive: z.boolean().default(false),
+  use_regex: z.boolean().default(true),
+  file_extensions: z.array(text(1, 32)).max(50).optional().describe('Only files with these extensions, e.g. ["rs","toml"].'),
+  exclude_dirs: z.array(text(1, 255)).max(50).optional().describe('Directories to skip, e.g. ["target","node_modules"].'),
+  context_lines: boundedInt(0, GIT_LIMITS.contextLinesMax, 0),
+  max_matches: boundedInt(1, GIT_LIMITS.maxMatchesMax, GIT_LIMITS.maxMatchesDefault),
+  workspace: Workspace.optional(),
+});
+export type Request = z.output<typeof Request>;
+
+export const LineMatch = z.object({
+  line_number: z.int(),
+  line: z.string(),
+  ranges: z.array(z.tuple([z.int(), z.int()])).describe('[start, length] in characters of the line.'),
+  context_before: z.array(z.string()).optional(),
+  context_after: z.array(z.string()).optional(),
+});
+
+export const Response = z.object({
+  matches: z.array(z.object({ path: z.string(), line_matches: z.array(LineMatch) })),
+  stats: z.object({
+    files_searched: z.int(),
+    total_matches: z.int(),
+    files_with_matches: z.int(),
+    execution_time_ms: z.number(),
+  }),
+  truncated: z.boolean(),
+  ref: z.string().optional().describe('The ref actually searched.'),
+  notes: z.array(z.string()).optional().describe('E.g. a missing branch fell back to main.'),
+});
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'grep_repository',
+  title: 'Grep a repository',
+  description:
+    'Search a repository (cloned into a local cache, shallow) for a regex or literal with ripgrep. Returns matching lines with ranges.',
+  service: 'git-cache',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+  annotations: { openWorldHint: true },
+});

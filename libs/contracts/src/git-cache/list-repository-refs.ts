@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { Workspace } from '../common.js';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { RepositoryLocator } from './common.js';
+
+export const SUBJECT = SUBJECTS.gitCache.listRefs;
+export const Request = z.strictObject({ repository: RepositoryLocator, workspace: Workspace.optional() });
+export type Request = z.output<typeof Request>;
+export const Response = z.object({ branches: z.array(z.string()), tags: z.array(z.string()) });
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'list_repository_refs',
+  title: 'List branches and tags',
+  description: 'List the branches and tags of a remote repository.',
+  service: 'git-cache',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+  annotations: { openWorldHint: true },
+});

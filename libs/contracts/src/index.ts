@@ -1,0 +1,10 @@
+export * from './errors.js';
+export * from './subjects.js';
+export * from './common.js';
+export * from './tool.js';
+export * from './validation.js';
+export * from './json-schema.js';
+export * from './health.js';
+export * from './catalog.js';
+export { PROJECT_LIMITS, type Project, type ProjectSummary } from './projects/common.js';
+export { HealthReport, ServerStatus, WorkspaceHealth, ServiceReachability } from './workspace-registry/common.js';

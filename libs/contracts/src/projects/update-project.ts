@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { Description, Project, ProjectName, ProjectRef, RepositoryIds } from './common.js';
+
+export const SUBJECT = SUBJECTS.projects.update;
+export const Request = z
+  .strictObject({
+    project: ProjectRef,
+    name: ProjectName.optional(),
+    description: Description.nullable().optional().describe('New description; null clears it.'),
+    repository_ids: RepositoryIds.optional().describe('Replaces the whole set of member repositories.'),
+  })
+  .refine((r) => r.name !== undefined || r.description !== undefined || r.repository_ids !== undefined, {
+    message: 'nothing to update: give name, description or repository_ids',
+  });
+export type Request = z.output<typeof Request>;
+export const Response = z.object({ project: Project });
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'update_project',
+  title: 'Update project',
+  description: 'Rename a project, change its description, or replace its repositories (repository_ids replaces the whole set).',
+  service: 'projects',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+  annotations: { readOnlyHint: false, idempotentHint: true },
+});

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { FilePath, RepositoryRef, SymbolName } from './common.js';
+
+export const SUBJECT = SUBJECTS.symbolIndexer.changeImpact;
+export const Request = z
+  .strictObject({
+    files: z.array(FilePath).max(500).optional(),
+    symbols: z.array(SymbolName).max(500).optional(),
+    repository: RepositoryRef,
+  })
+  .refine((r) => (r.files?.length ?? 0) + (r.symbols?.length ?? 0) > 0, { message: 'give files and/or symbols', path: ['files'] });
+export type Request = z.output<typeof Request>;
+export const Response = z.object({
+  dependents: z.array(z.object({ path: z.string(), depth: z.int() })),
+  affected_tests: z.array(z.string()),
+  risk: z.object({
+    level: z.enum(['low', 'medium', 'high']),
+    summary: z.string(),
+    dependents_count: z.int(),
+  }),
+  truncated: z.boolean(),
+});
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'analyze_change_impact',
+  title: 'Analyze change impact',
+  description: 'For changed files and/or symbols: the dependents reached, the tests likely affected, and a risk summary.',
+  service: 'symbol-indexer',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+});

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { boundedInt } from '../common.js';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { Reference, SYMBOL_LIMITS, SymbolName, targetFields } from './common.js';
+
+export const SUBJECT = SUBJECTS.symbolIndexer.findReferences;
+export const Request = z.strictObject({
+  name: SymbolName,
+  ...targetFields,
+  limit: boundedInt(1, 1000, SYMBOL_LIMITS.limitDefault * 5),
+});
+export type Request = z.output<typeof Request>;
+export const Response = z.object({ references: z.array(Reference), total: z.int(), truncated: z.boolean() });
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'find_references',
+  title: 'Find references',
+  description: 'References to a symbol across the workspace: calls, imports, type uses.',
+  service: 'symbol-indexer',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+});

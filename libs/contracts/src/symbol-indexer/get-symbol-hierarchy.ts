@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { SymbolDef, SymbolName, targetFields } from './common.js';
+
+export const SUBJECT = SUBJECTS.symbolIndexer.symbolHierarchy;
+export const Request = z.strictObject({ name: SymbolName, ...targetFields });
+export type Request = z.output<typeof Request>;
+export const Response = z.object({
+  symbol: SymbolDef.nullable(),
+  parents: z.array(SymbolDef).describe('Containers, innermost first.'),
+  children: z.array(SymbolDef),
+  extends: z.array(z.string()),
+  implements: z.array(z.string()),
+  subtypes: z.array(SymbolDef),
+});
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'get_symbol_hierarchy',
+  title: 'Symbol hierarchy',
+  description: 'Containment (parents and children) and type hierarchy (extends / implements / subtypes) of a symbol.',
+  service: 'symbol-indexer',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+});

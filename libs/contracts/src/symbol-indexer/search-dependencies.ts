@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { boundedInt } from '../common.js';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { FilePath, RepositoryRef } from './common.js';
+
+export const SUBJECT = SUBJECTS.symbolIndexer.searchDependencies;
+export const Request = z.strictObject({
+  file_path: FilePath,
+  repository: RepositoryRef,
+  direction: z.enum(['dependents', 'dependencies', 'both']).default('both'),
+  depth: boundedInt(1, 5, 1),
+  include_tests: z.boolean().default(true),
+});
+export type Request = z.output<typeof Request>;
+
+const Edge = z.object({ path: z.string(), depth: z.int(), via: z.string().nullable() });
+export const Response = z.object({
+  file_path: z.string(),
+  dependents: z.array(Edge),
+  dependencies: z.array(Edge),
+  cycles: z.array(z.array(z.string())).describe('Each cycle as the list of files that form it.'),
+  truncated: z.boolean(),
+});
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'search_dependencies',
+  title: 'Search dependency graph',
+  description: 'The import graph around a file: files that depend on it, files it depends on, up to `depth`, with cycles reported.',
+  service: 'symbol-indexer',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+});

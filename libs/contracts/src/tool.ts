@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import type { ServiceName } from './subjects.js';
+
+/** MCP tool annotations (hints to clients; they do not change behaviour). */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * One tool, as data: everything the gateway needs to list it and forward a
+ * call. `subject` is null for tools the gateway answers itself.
+ * `input` parses what a client sends (aliases and defaults applied); its output
+ * is exactly what the owning service receives. `output` is what the service
+ * returns, before the gateway adds `metadata`.
+ */
+export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly service: ServiceName | 'gateway';
+  readonly subject: string | null;
+  readonly input: I;
+  readonly output: O;
+  readonly annotations: ToolAnnotations;
+}
+
+const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/** Read-only tools are the common case; pass `annotations` to say otherwise. */
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(
+  tool: Omit<ToolContract<I, O>, 'annotations'> & { annotations?: Partial<ToolAnnotations> },
+): ToolContract<I, O> {
+  return { ...tool, annotations: { ...READ_ONLY, ...tool.annotations } };
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { busError, type BusError } from './errors.js';
+
+/**
+ * Turns zod issues into `details.fields`: one entry per bad field, keyed by its
+ * dotted path (`repository_ids.3`), with a message a model can act on.
+ * Issues about the object as a whole are keyed by `(root)`.
+ */
+export function fieldErrors(error: z.ZodError, input?: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        fields[joinPath([...issue.path, key])] = 'unknown field; check the spelling against the tool schema';
+      }
+      continue;
+    }
+    const key = joinPath(issue.path);
+    fields[key] ??= issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.message;
+  }
+  return fields;
+}
+
+function joinPath(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? '(root)' : path.map(String).join('.');
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** The `invalid_input` error for a failed parse, naming each bad field. */
+export function invalidInput(error: z.ZodError, input?: unknown, what = 'arguments'): BusError {
+  const fields = fieldErrors(error, input);
+  const names = Object.keys(fields);
+  const summary = names
+    .slice(0, 5)
+    .map((name) => `${name}: ${fields[name]}`)
+    .join('; ');
+  const more = names.length > 5 ? `; and ${names.length - 5} more` : '';
+  return busError('invalid_input', `Invalid ${what}: ${summary}${more}.`, { fields });
+}
+
+/** Parses or returns the `invalid_input` error; never throws. */
+export function safeParseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+): { ok: true; value: z.output<S> } | { ok: false; error: BusError } {
+  const result = schema.safeParse(value);
+  return result.success ? { ok: true, value: result.data } : { ok: false, error: invalidInput(result.error, value) };
+}

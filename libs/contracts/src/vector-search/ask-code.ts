@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { EffectiveScope, Evidence, SEARCH_LIMITS, normalizeScope, scopedQueryFields } from './common.js';
+
+export const SUBJECT = SUBJECTS.vectorSearch.ask;
+export const Request = z
+  .strictObject({
+    ...scopedQueryFields,
+    topK: z.int().min(1).max(SEARCH_LIMITS.topKMax).default(SEARCH_LIMITS.askTopKDefault),
+    minScore: z.number().min(0).max(1).default(0),
+  })
+  .refine((r) => r.query !== undefined, { message: 'required', path: ['query'] })
+  .transform(normalizeScope);
+export type Request = z.output<typeof Request>;
+
+export const Response = z.object({
+  answer: z.string().describe('Answer citing evidences as [1], [2]…; extractive when no LLM is configured.'),
+  evidences: z.array(Evidence),
+  meta: z.object({
+    scope: EffectiveScope,
+    topK: z.int(),
+    minScore: z.number(),
+    llmModel: z.string().describe('"none" when the answer is extractive.'),
+    collection: z.string(),
+    totalMatches: z.int(),
+    contextsUsed: z.int(),
+    elapsedMs: z.number(),
+  }),
+});
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'ask_code',
+  title: 'Ask a question about code',
+  description: 'Answer a question about the code with cited evidence: retrieves the best snippets in scope and answers from them only.',
+  service: 'vector-search',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+});

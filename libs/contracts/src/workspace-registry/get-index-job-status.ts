@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { JobStatus } from './common.js';
+
+export const SUBJECT = SUBJECTS.workspaceRegistry.jobStatus;
+export const Request = z.strictObject({ runId: z.string().min(1).max(100).describe('The runId returned by index_repository.') });
+export type Request = z.output<typeof Request>;
+export const Response = z.object({
+  runId: z.string(),
+  status: JobStatus,
+  repository_id: z.string(),
+  ref: z.string().nullable(),
+  started_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  error_message: z.string().nullable(),
+  stats: z.object({ files_indexed: z.int(), symbols_extracted: z.int(), references_extracted: z.int() }),
+  retry_count: z.int(),
+  created_at: z.string(),
+});
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'get_index_job_status',
+  title: 'Index job status',
+  description: 'Status of an indexing job started by index_repository. Poll until completed, failed or skipped.',
+  service: 'workspace-registry',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+});

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { Workspace } from '../common.js';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { JobStatus } from './common.js';
+
+export const SUBJECT = SUBJECTS.workspaceRegistry.indexRepo;
+export const Request = z.strictObject({
+  workspace: Workspace.optional(),
+  force: z.boolean().default(false).describe('Force a full re-index.'),
+});
+export type Request = z.output<typeof Request>;
+export const Response = z.object({
+  job_id: z.string(),
+  progress_token: z.string().describe('"index-job-<job_id>": correlates notifications/progress and index_status.'),
+  status: JobStatus,
+  mode: z.enum(['full', 'incremental']),
+  file_count: z.int(),
+});
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'index_repo',
+  title: 'Index a workspace',
+  description:
+    'Start indexing a workspace (full, or incremental when an index exists). Progress via notifications/progress or index_status.',
+  service: 'workspace-registry',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+  annotations: { readOnlyHint: false, idempotentHint: false },
+});

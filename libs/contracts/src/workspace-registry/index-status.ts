@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { IndexingStatus, Workspace } from '../common.js';
+import { SUBJECTS } from '../subjects.js';
+import { defineTool } from '../tool.js';
+import { ActiveJob, InterruptedRecoveryReport } from './common.js';
+
+export const SUBJECT = SUBJECTS.workspaceRegistry.indexStatus;
+export const Request = z.strictObject({ workspace: Workspace.optional() });
+export type Request = z.output<typeof Request>;
+export const Response = z.object({
+  project_id: z.string(),
+  repo_root: z.string(),
+  index_status: IndexingStatus,
+  active_job: ActiveJob.optional(),
+  interrupted_recovery_report: InterruptedRecoveryReport.optional(),
+});
+export type Response = z.output<typeof Response>;
+
+export const tool = defineTool({
+  name: 'index_status',
+  title: 'Index status',
+  description: "A workspace's index status, the active job's progress, and any jobs interrupted by a restart.",
+  service: 'workspace-registry',
+  subject: SUBJECT,
+  input: Request,
+  output: Response,
+});
