@@ -1,0 +1,65 @@
+import { Logger } from '@nestjs/common';
+import { RpcException } from '@nestjs/microservices';
+import { busError, isBusError, invalidInput, type BusError, type ErrorCode } from '@sextant/contracts';
+import { z } from 'zod';
+
+/**
+ * Thrown by service code for an expected failure. It carries a `BusError`
+ * (plain data) that crosses the bus unchanged and reaches the client as the
+ * tool error `{error, message, details}`.
+ */
+export class ServiceError extends RpcException {
+  constructor(readonly busError: BusError) {
+    super(busError);
+  }
+
+  static of(code: ErrorCode, message: string, details?: Record<string, unknown>): ServiceError {
+    return new ServiceError(busError(code, message, details));
+  }
+}
+
+/** Thrown by a `BusClient` when a request fails: the error object the service (or the bus) produced. */
+export class BusRequestError extends Error {
+  constructor(readonly error: BusError) {
+    super(error.message);
+    this.name = 'BusRequestError';
+  }
+}
+
+/**
+ * Recognizes infrastructure failures (e.g. "database unreachable") in errors a
+ * service did not anticipate; returns the error to report, or undefined.
+ */
+export type ErrorClassifier = (error: unknown) => BusError | undefined;
+
+const logger = new Logger('ServiceError');
+
+/**
+ * Normalizes anything a handler threw into a `BusError`. Unknown errors become
+ * `internal_error` with a reference; their stack goes to the log, never to the client.
+ */
+export function toBusError(error: unknown, classifiers: readonly ErrorClassifier[] = []): BusError {
+  if (error instanceof ServiceError) return error.busError;
+  if (error instanceof RpcException && isBusError(error.getError())) return error.getError() as BusError;
+  if (error instanceof z.ZodError) return invalidInput(error);
+  for (const classify of classifiers) {
+    const classified = classify(error);
+    if (classified) return classified;
+  }
+  const reference = Math.random().toString(36).slice(2, 10);
+  logger.error(`unexpected error (ref ${reference}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return busError('internal_error', `Internal error (ref ${reference}); the details were logged.`);
+}
+
+/** Reads the error a reply carried: a `BusError`, or whatever Nest produced for an unknown pattern. */
+export function replyError(err: unknown, subject: string): BusError {
+  if (isBusError(err)) return err;
+  // Nest answers an unknown pattern with a plain string; a service of another version is the usual cause.
+  return busError('unavailable', `The service behind ${subject} could not handle the request (${describe(err)}).`);
+}
+
+function describe(err: unknown): string {
+  if (typeof err === 'string') return err;
+  if (err && typeof err === 'object' && 'message' in err) return String((err as { message: unknown }).message);
+  return 'unknown error';
+}

@@ -1,0 +1,92 @@
+import { NatsContext, Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { busError } from '@sextant/contracts';
+import { injectTraceContext } from '@sextant/telemetry';
+import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
+import { BusRequestError, replyError } from './errors.js';
+import type { ReplyPacket } from './packets.js';
+import { traceServer } from './tracing-hooks.js';
+
+/** JSON round trip: what crosses the bus is data, exactly as over NATS. */
+function roundTrip<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+/**
+ * The bus of embedded mode: a Nest transport strategy (services register
+ * their `@MessagePattern` handlers on it) that is also the `BusClient` the
+ * gateway calls. Same semantics as NATS: payloads and replies are
+ * JSON-serialized, requests time out, errors travel as data, headers carry
+ * the trace context, and the same processing hooks run.
+ */
+export class InProcessBus extends Server implements CustomTransportStrategy, BusClient {
+  override transportId = Symbol('in-process');
+  private listening = false;
+
+  constructor(private readonly options: { timeoutMs: number }) {
+    super();
+    traceServer(this, 'embedded');
+  }
+
+  listen(callback: () => void): void {
+    this.listening = true;
+    callback();
+  }
+
+  async close(): Promise<void> {
+    this.listening = false;
+  }
+
+  on(): void {}
+
+  unwrap<T>(): T {
+    return this as unknown as T;
+  }
+
+  isConnected(): boolean {
+    return this.listening;
+  }
+
+  request<T>(subject: string, data: unknown, options: RequestOptions = {}): Promise<T> {
+    // Subjects are plain strings, so the handler map is keyed by them (getHandlerByPattern would try JSON.parse first).
+    const handler = this.listening ? this.messageHandlers.get(subject) : undefined;
+    if (!handler) {
+      return Promise.reject(
+        new BusRequestError(busError('unavailable', `The ${serviceOf(subject)} service is not running (nothing answers ${subject}).`)),
+      );
+    }
+    const timeout = options.timeoutMs ?? this.options.timeoutMs;
+    const hdrs = natsHeaders();
+    for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
+    injectTraceContext(hdrs);
+    const ctx = new NatsContext([subject, hdrs]);
+    const payload = roundTrip(data);
+
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const timer = setTimeout(
+        () =>
+          settle(() =>
+            reject(
+              new BusRequestError(
+                busError('timeout', `The ${serviceOf(subject)} service did not answer within ${timeout} ms.`, { timeout_ms: timeout }),
+              ),
+            ),
+          ),
+        timeout,
+      );
+      const respond = (packet: ReplyPacket) => {
+        const reply = roundTrip(packet);
+        if (reply.err !== undefined && reply.err !== null) settle(() => reject(new BusRequestError(replyError(reply.err, subject))));
+        else if ('response' in reply || reply.isDisposed) settle(() => resolve(reply.response as T));
+      };
+      this.handleRequest(ctx, async () => this.transformToObservable(await handler(payload, ctx)), respond);
+    });
+  }
+}

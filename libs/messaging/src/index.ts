@@ -1,0 +1,7 @@
+export { BUS_CLIENT, REQUEST_ID_HEADER, serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
+export { BusRequestError, ServiceError, toBusError, type ErrorClassifier } from './errors.js';
+export { BusExceptionFilter } from './exception-filter.js';
+export { InProcessBus } from './in-process-bus.js';
+export { NatsBusClient, natsServer, type NatsBusOptions, type NatsServerOptions } from './nats-bus.js';
+export { traceServer } from './tracing-hooks.js';
+export { ZodPipe } from './zod-pipe.js';

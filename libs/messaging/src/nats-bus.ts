@@ -1,0 +1,179 @@
+import { Logger } from '@nestjs/common';
+import { ServerNats } from '@nestjs/microservices';
+import { connect, errors as natsErrors, headers as natsHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { busError, queueGroup, type BusError, type ServiceName } from '@sextant/contracts';
+import { injectTraceContext, markSpanError, SpanKind, context, trace, tracer } from '@sextant/telemetry';
+import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
+import { BusRequestError, replyError } from './errors.js';
+import { nextPacketId, type ReplyPacket, type RequestPacket } from './packets.js';
+import { traceServer } from './tracing-hooks.js';
+
+export interface NatsBusOptions {
+  /** NATS server URL(s), comma-separated. */
+  servers: string;
+  /** Prepended to every subject (`staging` → `staging.projects.get.v1`): several installations can share one NATS. */
+  prefix?: string;
+  /** Default per-request timeout. */
+  timeoutMs: number;
+  /** Connection name shown by `nats server report connections`. */
+  name: string;
+}
+
+/**
+ * Reconnect for ever: a gateway must outlive NATS restarts. `noAsyncTraces`:
+ * nats.js otherwise builds an Error (stack capture) for every request, in
+ * case it fails — measurable per call; our errors carry their own context.
+ */
+const CONNECTION_DEFAULTS = { waitOnFirstConnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true } as const;
+
+function serverList(servers: string): string[] {
+  return servers
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Request/reply over NATS using the connection's shared reply subscription
+ * (`nc.request`), in Nest's packet format so `ServerNats` answers it.
+ * Compared with Nest's `ClientNats` (one subscription per request and no
+ * "no responders" signal) it reports a stopped service at once as
+ * `unavailable` instead of waiting for the timeout. See docs/adr/0003.
+ */
+export class NatsBusClient implements BusClient {
+  private readonly logger = new Logger('NatsBus');
+  private nc: NatsConnection | undefined;
+  private connected = false;
+  private readonly connecting: Promise<void>;
+
+  constructor(private readonly options: NatsBusOptions) {
+    this.connecting = this.connect();
+  }
+
+  /** Resolves once the first connection is up (it may never be, if NATS never comes). */
+  whenConnected(): Promise<void> {
+    return this.connecting;
+  }
+
+  isConnected(): boolean {
+    return this.connected;
+  }
+
+  private async connect(): Promise<void> {
+    const nc = await connect({ servers: serverList(this.options.servers), name: this.options.name, ...CONNECTION_DEFAULTS });
+    this.nc = nc;
+    this.connected = true;
+    this.logger.log(`connected to NATS ${nc.getServer()}`);
+    void (async () => {
+      for await (const status of nc.status()) {
+        if (status.type === 'disconnect') {
+          this.connected = false;
+          this.logger.warn('disconnected from NATS; reconnecting');
+        } else if (status.type === 'reconnect') {
+          this.connected = true;
+          this.logger.log('reconnected to NATS');
+        }
+      }
+    })();
+  }
+
+  async request<T>(subject: string, data: unknown, options: RequestOptions = {}): Promise<T> {
+    const nc = this.nc;
+    if (!nc || !this.connected) {
+      throw new BusRequestError(
+        busError('unavailable', `The message bus (NATS at ${this.options.servers}) is not reachable; try again shortly.`),
+      );
+    }
+    const timeout = options.timeoutMs ?? this.options.timeoutMs;
+    const span = tracer.startSpan(`${subject} send`, {
+      kind: SpanKind.CLIENT,
+      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+    });
+    const hdrs = natsHeaders();
+    for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
+    injectTraceContext(hdrs, trace.setSpan(context.active(), span));
+    const packet: RequestPacket = { pattern: subject, data, id: nextPacketId() };
+    try {
+      const msg = await nc.request(withPrefix(this.options.prefix, subject), JSON.stringify(packet), { timeout, headers: hdrs });
+      const reply = msg.json<ReplyPacket>();
+      if (reply.err !== undefined && reply.err !== null) throw new BusRequestError(replyError(reply.err, subject));
+      return reply.response as T;
+    } catch (error) {
+      const failure = error instanceof BusRequestError ? error : new BusRequestError(this.transportError(error, subject, timeout));
+      markSpanError(span, failure.error.code, failure.error.message);
+      throw failure;
+    } finally {
+      span.end();
+    }
+  }
+
+  private transportError(error: unknown, subject: string, timeout: number): BusError {
+    const service = serviceOf(subject);
+    const noResponders =
+      error instanceof natsErrors.NoRespondersError || (error instanceof natsErrors.RequestError && error.isNoResponders());
+    if (noResponders) {
+      return busError('unavailable', `The ${service} service is not running (nothing answers ${subject}); try again shortly.`);
+    }
+    const timedOut =
+      error instanceof natsErrors.TimeoutError ||
+      (error instanceof natsErrors.RequestError && error.cause instanceof natsErrors.TimeoutError);
+    if (timedOut && this.connected) {
+      return busError('timeout', `The ${service} service did not answer within ${timeout} ms.`, { timeout_ms: timeout });
+    }
+    return busError('unavailable', `The message bus could not deliver the request to ${service}; try again shortly.`);
+  }
+
+  async close(): Promise<void> {
+    await this.nc?.drain().catch(() => this.nc?.close());
+  }
+}
+
+function withPrefix(prefix: string | undefined, subject: string): string {
+  return prefix ? `${prefix}.${subject}` : subject;
+}
+
+export interface NatsServerOptions {
+  servers: string;
+  service: ServiceName;
+  /** Same as `NatsBusOptions.prefix`; gateway and services must agree. */
+  prefix?: string;
+}
+
+/** `ServerNats` subscribing to prefixed subjects while handlers stay keyed by the plain subject. */
+class PrefixedServerNats extends ServerNats {
+  constructor(
+    options: ConstructorParameters<typeof ServerNats>[0] & { queue: string },
+    private readonly prefix: string,
+    private readonly queue = options.queue,
+  ) {
+    super(options);
+  }
+
+  override bindEvents(client: NatsConnection): void {
+    // `subscriptions` is private in the typings; ServerNats unsubscribes them on graceful shutdown.
+    const subscriptions = (this as unknown as { subscriptions: Subscription[] }).subscriptions;
+    for (const channel of this.messageHandlers.keys()) {
+      subscriptions.push(
+        client.subscribe(withPrefix(this.prefix, channel), { queue: this.queue, callback: this.getMessageHandler(channel).bind(this) }),
+      );
+    }
+  }
+}
+
+/**
+ * The transport strategy of a service process: Nest's `ServerNats`, its
+ * replicas sharing one queue group, every message traced.
+ */
+export function natsServer({ servers, service, prefix }: NatsServerOptions): ServerNats {
+  const options = {
+    servers: serverList(servers),
+    queue: queueGroup(service),
+    name: `sextant-${service}`,
+    gracefulShutdown: true,
+    gracePeriod: 2000,
+    ...CONNECTION_DEFAULTS,
+  };
+  const server = prefix ? new PrefixedServerNats(options, prefix) : new ServerNats(options);
+  traceServer(server, service, prefix);
+  return server;
+}

@@ -1,0 +1,2 @@
+export { startTelemetry, type Telemetry, type TelemetryOptions } from './start.js';
+export * from './trace.js';
