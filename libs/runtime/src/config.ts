@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/** A bad or missing environment variable; the message names each one. */
+export class ConfigError extends Error {
+  constructor(readonly problems: Record<string, string>) {
+    super(
+      `Invalid configuration: ${Object.entries(problems)
+        .map(([name, problem]) => `${name} ${problem}`)
+        .join('; ')}`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses environment variables with a zod object whose keys are the variable
+ * names. Empty strings count as unset. Throws `ConfigError` naming every bad variable.
+ */
+export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  const input = Object.fromEntries(Object.keys(schema.shape).map((name) => [name, env[name] === '' ? undefined : env[name]]));
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const problems: Record<string, string> = {};
+  for (const issue of result.error.issues) {
+    const name = String(issue.path[0] ?? '(env)');
+    problems[name] ??= input[name] === undefined ? 'is required' : `is invalid: ${issue.message}`;
+  }
+  throw new ConfigError(problems);
+}
+
+/** Env value helpers: each documents its accepted form in its error message. */
+export const env = {
+  int: (min: number, max: number) =>
+    z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(min, `must be >= ${min}`).max(max, `must be <= ${max}`),
+  bool: () =>
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  url: (protocols: readonly string[]) =>
+    z.string().refine((value) => value.split(',').every((one) => protocols.some((p) => one.trim().startsWith(`${p}://`))), {
+      message: `must be a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}`,
+    }),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'verbose']).default('info'),
+};
+
+/** Variables every service reads (see the README table). */
+export const CommonEnv = z.object({
+  NATS_URL: env.url(['nats', 'tls', 'ws', 'wss']).optional(),
+  SEXTANT_NATS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ or -')
+    .optional(),
+  LOG_LEVEL: env.logLevel(),
+  SEXTANT_BUS_TIMEOUT_MS: env.int(100, 600_000).default(30_000),
+});
+
+/** Variables of a service that owns tables. */
+export const DatabaseEnv = z.object({
+  DATABASE_URL: env.url(['postgres', 'postgresql']).optional(),
+  DATABASE_POOL_SIZE: env.int(1, 200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: env.int(100, 120_000).default(5_000),
+});
+
+/** In distributed mode these must be set; `main.ts` of each service calls this. */
+export function requireVariables(values: Record<string, unknown>, names: readonly string[]): void {
+  const missing = Object.fromEntries(
+    names.filter((n) => values[n] === undefined).map((n) => [n, 'is required when the service runs as its own process']),
+  );
+  if (Object.keys(missing).length > 0) throw new ConfigError(missing);
+}

@@ -1,0 +1,5 @@
+export { CommonEnv, ConfigError, DatabaseEnv, env, parseEnv, requireVariables } from './config.js';
+export { JsonLogger } from './logger.js';
+export { createHealthController, HEALTH_PROBES, HealthReporter, MESSAGE_SERVER, ServiceRuntimeModule, type HealthProbe } from './health.js';
+export { runMain, runService, type RunServiceOptions } from './bootstrap.js';
+export { SEXTANT_VERSION } from './version.js';
