@@ -1,0 +1,75 @@
+import { connect as netConnect } from 'node:net';
+
+export interface Infrastructure {
+  natsUrl: string;
+  /** Admin URL of a Postgres server where test databases can be created. */
+  postgresUrl: string;
+  /** Where the URLs came from, for the test log. */
+  source: 'environment' | 'local services' | 'testcontainers';
+  stop(): Promise<void>;
+}
+
+const LOCAL = { nats: 'nats://127.0.0.1:4222', postgres: 'postgres://postgres@127.0.0.1:5432/test' };
+
+/**
+ * The real NATS and Postgres the integration tests use:
+ * `TEST_NATS_URL`/`TEST_DATABASE_URL` when set; else the standard local
+ * ports when something listens there; else containers started with
+ * Testcontainers where a container runtime exists. Never a fake, never a
+ * silent skip: with none of the three, it throws and the test fails.
+ */
+export async function infrastructure(env: NodeJS.ProcessEnv = process.env): Promise<Infrastructure> {
+  if (env.TEST_NATS_URL && env.TEST_DATABASE_URL) {
+    return { natsUrl: env.TEST_NATS_URL, postgresUrl: env.TEST_DATABASE_URL, source: 'environment', stop: async () => undefined };
+  }
+  if ((await listening(4222)) && (await listening(5432))) {
+    return { natsUrl: LOCAL.nats, postgresUrl: LOCAL.postgres, source: 'local services', stop: async () => undefined };
+  }
+  return fromContainers();
+}
+
+function listening(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = netConnect({ port, host });
+    socket.setTimeout(500);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+async function fromContainers(): Promise<Infrastructure> {
+  let tc: typeof import('testcontainers');
+  try {
+    tc = await import('testcontainers');
+  } catch {
+    throw new Error('No NATS/Postgres: set TEST_NATS_URL and TEST_DATABASE_URL, run them locally, or install testcontainers.');
+  }
+  try {
+    const nats = await new tc.GenericContainer('nats:2.11').withCommand(['-js']).withExposedPorts(4222).start();
+    const pg = await new tc.GenericContainer('pgvector/pgvector:pg16')
+      .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust', POSTGRES_DB: 'test' })
+      .withExposedPorts(5432)
+      .withWaitStrategy(tc.Wait.forLogMessage(/ready to accept connections/, 2))
+      .start();
+    return {
+      natsUrl: `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
+      postgresUrl: `postgres://postgres@${pg.getHost()}:${pg.getMappedPort(5432)}/test`,
+      source: 'testcontainers',
+      stop: async () => {
+        await Promise.all([nats.stop(), pg.stop()]);
+      },
+    };
+  } catch (error) {
+    throw new Error(
+      `No NATS/Postgres: TEST_NATS_URL/TEST_DATABASE_URL are unset, nothing listens on 127.0.0.1:4222/5432, ` +
+        `and Testcontainers failed (${(error as Error).message}).`,
+    );
+  }
+}

@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { repoPath } from './paths.js';
+
+export interface RunningProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Everything the process wrote, stdout and stderr interleaved by line. */
+  output(): string;
+  /** Resolves with the first output line matching `pattern` (or rejects after `timeoutMs`). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string | undefined>;
+  /** Resolve once a line matches; rejects if the process exits or `timeoutMs` passes first. */
+  readyWhen?: RegExp;
+  timeoutMs?: number;
+  /** Pipe stdin (for stdio MCP clients spawning it themselves this is not needed). */
+  cwd?: string;
+}
+
+// Children die with the test process, even when it fails half-way: an orphaned service
+// would stay subscribed on NATS and answer the next suite's requests.
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** Starts `node <script>` from the repository (or an absolute path) with a clean, explicit environment. */
+export async function startNode(script: string, args: string[] = [], options: StartOptions = {}): Promise<RunningProcess> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...options.env })) {
+    if (value !== undefined) env[key] = value;
+  }
+  const child = spawn(process.execPath, [script.startsWith('/') ? script : repoPath(script), ...args], {
+    env,
+    cwd: options.cwd ?? repoPath('.'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const lines: string[] = [];
+  const waiters = new Set<{ pattern: RegExp; resolve: (m: RegExpMatchArray) => void }>();
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line) continue;
+      lines.push(line);
+      for (const waiter of waiters) {
+        const match = line.match(waiter.pattern);
+        if (match) {
+          waiters.delete(waiter);
+          waiter.resolve(match);
+        }
+      }
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const running: RunningProcess = {
+    child,
+    pid: child.pid!,
+    output: () => lines.join('\n'),
+    exited,
+    waitFor(pattern, timeoutMs = 30_000) {
+      const seen = lines.map((l) => l.match(pattern)).find(Boolean);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const waiter = { pattern, resolve: (m: RegExpMatchArray) => (clearTimeout(timer), resolve(m)) };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern} from ${script}; output:\n${running.output()}`));
+        }, timeoutMs);
+        waiters.add(waiter);
+        void exited.then((code) => {
+          if (!waiters.has(waiter)) return;
+          waiters.delete(waiter);
+          clearTimeout(timer);
+          reject(new Error(`${script} exited (${code}) before printing ${pattern}; output:\n${running.output()}`));
+        });
+      });
+    },
+    async stop(graceMs = 5_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+  if (options.readyWhen) {
+    try {
+      await running.waitFor(options.readyWhen, options.timeoutMs);
+    } catch (error) {
+      await running.stop(1_000);
+      throw error;
+    }
+  }
+  return running;
+}
+
+/** A TCP port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process in bytes (Linux `/proc`). */
+export async function rssBytes(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1]);
+  return kb * 1024;
+}
