@@ -1,0 +1,4 @@
+import { CreateProjects1732200000000 } from './1732200000000-create-projects.js';
+
+/** In order. A migration, once released, is never edited: add a new one. */
+export const MIGRATIONS = [CreateProjects1732200000000];

@@ -1,0 +1,24 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { Database, DatabaseModule } from '@sextant/persistence';
+import { createHealthController, HEALTH_PROBES } from '@sextant/runtime';
+import { MIGRATIONS } from './migrations/index.js';
+import { ProjectsController } from './projects/projects.controller.js';
+import { ProjectsRepository } from './projects/projects.repository.js';
+import { ProjectsService } from './projects/projects.service.js';
+
+export interface ProjectsModuleOptions {
+  database: { url: string; poolSize: number; connectTimeoutMs: number };
+}
+
+/** The projects service: its handlers, its logic, its schema `projects`. */
+@Module({})
+export class ProjectsModule {
+  static register(options: ProjectsModuleOptions): DynamicModule {
+    return {
+      module: ProjectsModule,
+      imports: [DatabaseModule.forService({ ...options.database, schema: 'projects', migrations: MIGRATIONS })],
+      controllers: [ProjectsController, createHealthController('projects')],
+      providers: [ProjectsService, ProjectsRepository, { provide: HEALTH_PROBES, useFactory: (db: Database) => [db], inject: [Database] }],
+    };
+  }
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  AddRepositoryToProject,
+  CreateProject,
+  DeleteProject,
+  GetProject,
+  ListProjects,
+  PROJECT_LIMITS,
+  RemoveRepositoryFromProject,
+  UpdateProject,
+  type Project,
+} from '@sextant/contracts';
+import { ServiceError } from '@sextant/messaging';
+import { Database, uniqueViolation } from '@sextant/persistence';
+import type { EntityManager } from 'typeorm';
+import { ProjectsRepository } from './projects.repository.js';
+
+/**
+ * Projects: named groups of repositories. Every write is one transaction,
+ * so a failure (database gone mid-way included) leaves nothing half-written.
+ */
+@Injectable()
+export class ProjectsService {
+  constructor(
+    private readonly db: Database,
+    private readonly repo: ProjectsRepository,
+  ) {}
+
+  async create(input: CreateProject.Request): Promise<CreateProject.Response> {
+    const id = randomUUID();
+    const project = await this.write(input.name, async (m) => {
+      await this.repo.insert(m, { id, name: input.name.normalize('NFC'), description: input.description ?? null });
+      await this.repo.addMembers(m, id, input.repository_ids ?? []);
+      return this.repo.byId(id, m);
+    });
+    return { project: project! };
+  }
+
+  async list(input: ListProjects.Request): Promise<ListProjects.Response> {
+    const { projects, total } = await this.repo.list(input.limit);
+    return { projects, total, truncated: total > projects.length };
+  }
+
+  async get(input: GetProject.Request): Promise<GetProject.Response> {
+    return { project: await this.require(input.project) };
+  }
+
+  async update(input: UpdateProject.Request): Promise<UpdateProject.Response> {
+    const project = await this.write(input.name, async (m) => {
+      const { id } = await this.require(input.project, m);
+      if (input.name !== undefined) await this.repo.rename(m, id, input.name.normalize('NFC'));
+      if (input.description !== undefined) await this.repo.describe(m, id, input.description);
+      if (input.repository_ids) {
+        await this.repo.removeMembers(m, id);
+        await this.repo.addMembers(m, id, input.repository_ids);
+        await this.repo.touch(m, id);
+      }
+      return this.repo.byId(id, m);
+    });
+    return { project: project! };
+  }
+
+  async delete(input: DeleteProject.Request): Promise<DeleteProject.Response> {
+    return this.db.transaction(async (m) => {
+      const project = await this.require(input.project, m);
+      await this.repo.delete(m, project.id);
+      return { deleted: true as const, project: { id: project.id, name: project.name }, repositories_removed: project.repository_count };
+    });
+  }
+
+  async addRepository(input: AddRepositoryToProject.Request): Promise<AddRepositoryToProject.Response> {
+    return this.db.transaction(async (m) => {
+      const project = await this.require(input.project, m);
+      if (project.repository_ids.includes(input.repository_id)) return membership(project, input.repository_id, { added: false });
+      if (project.repository_count >= PROJECT_LIMITS.repositoriesPerProject) {
+        throw ServiceError.of(
+          'invalid_input',
+          `Project "${project.name}" already has ${project.repository_count} repositories, the maximum.`,
+          {
+            fields: { repository_id: `a project holds at most ${PROJECT_LIMITS.repositoriesPerProject} repositories` },
+          },
+        );
+      }
+      await this.repo.addMembers(m, project.id, [input.repository_id]);
+      await this.repo.touch(m, project.id);
+      return { ...membership(project, input.repository_id, { added: true }), repository_count: project.repository_count + 1 };
+    });
+  }
+
+  async removeRepository(input: RemoveRepositoryFromProject.Request): Promise<RemoveRepositoryFromProject.Response> {
+    return this.db.transaction(async (m) => {
+      const project = await this.require(input.project, m);
+      const removed = (await this.repo.removeMembers(m, project.id, [input.repository_id])) > 0;
+      if (removed) await this.repo.touch(m, project.id);
+      return { ...membership(project, input.repository_id, { removed }), repository_count: project.repository_count - (removed ? 1 : 0) };
+    });
+  }
+
+  /** The project, locked for the rest of the transaction when `manager` is given; `not_found` otherwise. */
+  private async require(ref: string, manager?: EntityManager): Promise<Project> {
+    const project = manager ? await this.repo.lock(ref, manager) : await this.repo.find(ref);
+    if (!project) {
+      throw ServiceError.of('not_found', `No project has the id or name "${ref}". Call list_projects to see the existing ones.`, {
+        project: ref,
+      });
+    }
+    return project;
+  }
+
+  /** A write transaction whose only expected conflict is a duplicate name. */
+  private async write<T>(name: string | undefined, work: (m: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction(work);
+    } catch (error) {
+      if (name !== undefined && uniqueViolation(error) === 'projects_name_key_uq') {
+        throw ServiceError.of('invalid_input', `A project named "${name}" already exists (names are case-insensitive).`, {
+          fields: { name: 'already used by another project' },
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+function membership<T extends object>(project: Project, repositoryId: string, result: T) {
+  return {
+    project_id: project.id,
+    project_name: project.name,
+    repository_id: repositoryId,
+    repository_count: project.repository_count,
+    ...result,
+  };
+}
