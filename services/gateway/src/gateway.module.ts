@@ -1,0 +1,38 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import type { GatewayConfig } from './config.js';
+import { ContractDocuments } from './contracts/contract-documents.js';
+import { ServiceDirectory } from './discovery/service-directory.js';
+import { HealthController } from './health/health.controller.js';
+import { HealthService } from './health/health.service.js';
+import { McpController } from './mcp/mcp.controller.js';
+import { McpServerFactory } from './mcp/mcp-server.factory.js';
+import { ToolDispatcher } from './mcp/tool-dispatcher.js';
+import { GATEWAY_CONFIG } from './tokens.js';
+
+export interface GatewayModuleOptions {
+  config: GatewayConfig;
+  /** NATS in distributed mode, the in-process bus in embedded mode. */
+  bus: BusClient;
+}
+
+/** The MCP gateway: HTTP and stdio front ends, tool dispatch over the bus, health, contract resources. */
+@Module({})
+export class GatewayModule {
+  static register({ config, bus }: GatewayModuleOptions): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [McpController, HealthController],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
+        { provide: BUS_CLIENT, useValue: bus },
+        ServiceDirectory,
+        ContractDocuments,
+        ToolDispatcher,
+        McpServerFactory,
+        HealthService,
+      ],
+      exports: [McpServerFactory],
+    };
+  }
+}

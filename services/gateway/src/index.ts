@@ -1,0 +1,3 @@
+export { GatewayModule, type GatewayModuleOptions } from './gateway.module.js';
+export { GatewayEnv, loadConfig, type GatewayConfig } from './config.js';
+export { serveHttp, serveStdio } from './serve.js';

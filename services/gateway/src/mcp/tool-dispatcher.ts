@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ErrorCode as RpcCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  busError,
+  GetContract,
+  inputJsonSchema,
+  outputJsonSchema,
+  safeParseInput,
+  TOOLS,
+  type BusError,
+  type Metadata,
+  type ToolContract,
+} from '@sextant/contracts';
+import { BUS_CLIENT, BusRequestError, REQUEST_ID_HEADER, type BusClient } from '@sextant/messaging';
+import { currentTraceId, markSpanError, SpanKind, tracer } from '@sextant/telemetry';
+import { ContractDocuments } from '../contracts/contract-documents.js';
+import { ServiceDirectory } from '../discovery/service-directory.js';
+
+type LocalHandler = (input: never) => Promise<object> | object;
+
+/**
+ * Turns an MCP `tools/call` into a bus request and the reply into a
+ * `CallToolResult`: validate with the contract, forward to the owning
+ * service (or answer a gateway tool here), add `metadata`, map errors to
+ * `{error, message, details}`. Tools are data (`@sextant/contracts`); nothing
+ * here is specific to one tool except the gateway's own handlers.
+ */
+@Injectable()
+export class ToolDispatcher {
+  private readonly logger = new Logger('ToolDispatcher');
+  private readonly published = new Map<string, Tool>();
+  private readonly local: Record<string, LocalHandler>;
+
+  constructor(
+    @Inject(BUS_CLIENT) private readonly bus: BusClient,
+    private readonly directory: ServiceDirectory,
+    private readonly documents: ContractDocuments,
+  ) {
+    this.local = {
+      [GetContract.tool.name]: (input: GetContract.Request) => this.getContract(input),
+    };
+    for (const tool of TOOLS) {
+      this.published.set(tool.name, {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: inputJsonSchema(tool) as Tool['inputSchema'],
+        outputSchema: outputJsonSchema(tool) as Tool['outputSchema'],
+        annotations: { title: tool.title, ...tool.annotations },
+      });
+    }
+  }
+
+  /** Tools answered here, plus every tool whose subject a running service announced. */
+  async listTools(): Promise<Tool[]> {
+    await this.directory.refresh();
+    return TOOLS.filter((tool) => this.isExposed(tool)).map((tool) => this.published.get(tool.name)!);
+  }
+
+  async call(name: string, args: unknown): Promise<CallToolResult> {
+    const tool = TOOLS.find((t) => t.name === name);
+    if (!tool || !(await this.isCallable(tool))) {
+      throw new McpError(RpcCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
+    }
+    const requestId = randomUUID();
+    const started = performance.now();
+    return tracer.startActiveSpan(
+      `tools/call ${name}`,
+      { kind: SpanKind.SERVER, attributes: { 'mcp.tool.name': name, 'sextant.request_id': requestId } },
+      async (span) => {
+        const metadata = (): Metadata => ({
+          execution_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
+          request_id: requestId,
+          trace_id: currentTraceId(),
+        });
+        try {
+          const input = safeParseInput(tool.input, args ?? {});
+          if (!input.ok) return failure(input.error, metadata());
+          const output = tool.subject
+            ? await this.bus.request<Record<string, unknown>>(tool.subject, input.value, { headers: { [REQUEST_ID_HEADER]: requestId } })
+            : await this.local[tool.name](input.value as never);
+          return success(output as Record<string, unknown>, metadata());
+        } catch (error) {
+          const busFailure = error instanceof BusRequestError ? error.error : this.unexpected(error, requestId);
+          markSpanError(span, busFailure.code, busFailure.message);
+          return failure(busFailure, metadata());
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  private isExposed(tool: ToolContract): boolean {
+    return tool.subject === null ? tool.name in this.local : this.directory.handles(tool.subject);
+  }
+
+  /**
+   * A tool can be called when exposed, or when its service has not been seen
+   * yet (the call then reports `unavailable` — or succeeds if it just started).
+   */
+  private async isCallable(tool: ToolContract): Promise<boolean> {
+    if (this.isExposed(tool)) return true;
+    if (tool.subject === null) return false;
+    if (!this.directory.isDiscovered(tool.service)) await this.directory.refresh();
+    return this.isExposed(tool) || !this.directory.isDiscovered(tool.service);
+  }
+
+  private getContract(input: GetContract.Request): GetContract.Response {
+    const document = this.documents.contract(input.contract_id);
+    if (!document) {
+      throw new BusRequestError(
+        busError('not_found', `No contract "${input.contract_id}". Known contracts: ${this.documents.contractIds().join(', ')}.`, {
+          contract_id: input.contract_id,
+        }),
+      );
+    }
+    return { contract_id: document.info.name.replace(/\.md$/, ''), uri: document.info.uri, mimeType: 'text/markdown', text: document.text };
+  }
+
+  private unexpected(error: unknown, requestId: string): BusError {
+    this.logger.error(`request ${requestId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return busError('internal_error', `Internal error in the gateway (request ${requestId}); it was logged.`);
+  }
+}
+
+/** A successful result: the service's fields plus `metadata`, as structured content and as text. */
+function success(output: Record<string, unknown>, metadata: Metadata): CallToolResult {
+  const { rate_limit: rateLimit, ...fields } = output as { rate_limit?: { remaining: number; reset: number } };
+  const meta: Metadata = rateLimit
+    ? { ...metadata, rate_limit_remaining: rateLimit.remaining, rate_limit_reset: rateLimit.reset }
+    : metadata;
+  const body = { ...fields, metadata: meta };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+}
+
+/** A failed result: `{error, message, details?, metadata}` with `isError: true`. */
+function failure(error: BusError, metadata: Metadata): CallToolResult {
+  const body = {
+    error: error.code,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details }),
+    metadata,
+  };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+}

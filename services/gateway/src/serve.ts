@@ -1,0 +1,30 @@
+import type { INestApplication, INestApplicationContext } from '@nestjs/common';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { GatewayConfig } from './config.js';
+import { configureHttp } from './http/http-setup.js';
+import { McpServerFactory } from './mcp/mcp-server.factory.js';
+
+/** Serves MCP over Streamable HTTP at `POST /mcp` and `POST /`; resolves with the bound URL. */
+export async function serveHttp(app: INestApplication, config: GatewayConfig): Promise<string> {
+  configureHttp(app, config);
+  await app.listen(config.port, config.host);
+  const address = app.getHttpServer().address() as { port: number };
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${address.port}/mcp`;
+}
+
+/**
+ * Serves MCP over stdin/stdout for a local client. stdout carries only
+ * protocol messages (logs go to stderr); the process ends when stdin closes.
+ */
+export async function serveStdio(app: INestApplicationContext): Promise<void> {
+  const server = app.get(McpServerFactory).create();
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+    process.stdin.once('end', resolve);
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+}

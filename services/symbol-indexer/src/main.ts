@@ -1,0 +1,19 @@
+// Tracing first: nothing else may be imported above this line.
+import { startTelemetry } from '@sextant/telemetry';
+
+startTelemetry({ serviceName: 'sextant-symbol-indexer', env: process.env });
+
+const { requireVariables, runMain, runService } = await import('@sextant/runtime');
+const { loadConfig, SymbolIndexerModule } = await import('./index.js');
+
+runMain(async () => {
+  const config = loadConfig(process.env);
+  requireVariables({ NATS_URL: config.natsUrl }, ['NATS_URL']);
+  await runService({
+    service: 'symbol-indexer',
+    module: SymbolIndexerModule.register(config),
+    natsUrl: config.natsUrl!,
+    natsPrefix: config.natsPrefix,
+    logLevel: config.logLevel,
+  });
+});

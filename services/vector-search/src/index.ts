@@ -1,0 +1,2 @@
+export { VectorSearchModule } from './vector-search.module.js';
+export { VectorSearchEnv, loadConfig, type VectorSearchConfig } from './config.js';
