@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { GatewayModule, loadConfig as loadGatewayConfig, serveHttp, serveStdio } from '@sextant/gateway';
+import { GitCacheModule } from '@sextant/git-cache';
+import { InProcessBus } from '@sextant/messaging';
+import { classifyDatabaseError, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
+import { loadConfig as loadProjectsConfig, ProjectsModule } from '@sextant/projects';
+import { JsonLogger, ServiceRuntimeModule } from '@sextant/runtime';
+import { SymbolIndexerModule } from '@sextant/symbol-indexer';
+import { VectorSearchModule } from '@sextant/vector-search';
+import { WorkspaceRegistryModule } from '@sextant/workspace-registry';
+import { loadConfig } from './config.js';
+
+@Module({})
+class EmbeddedModule {}
+
+export interface Embedded {
+  /** The MCP endpoint, when serving HTTP. */
+  url?: string;
+  /** Resolves when a stdio client disconnects (never, for HTTP). */
+  done: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Embedded mode: the gateway and every service module in one Nest
+ * application, talking over the in-process bus, with PGlite (or
+ * DATABASE_URL) as Postgres. The same controllers, services and migrations
+ * as the distributed form; only the adapters differ.
+ */
+export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Promise<Embedded> {
+  const config = loadConfig(env);
+  const gatewayConfig = loadGatewayConfig(env);
+  const projectsConfig = loadProjectsConfig(env);
+  const logger = new JsonLogger('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
+
+  let postgres: EmbeddedPostgres | undefined;
+  if (!config.databaseUrl) postgres = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres') });
+  const databaseUrl = config.databaseUrl ?? postgres!.url;
+
+  let app: INestApplication | undefined;
+  try {
+    const bus = new InProcessBus({ timeoutMs: gatewayConfig.busTimeoutMs });
+    app = await NestFactory.create(
+      {
+        module: EmbeddedModule,
+        imports: [
+          ServiceRuntimeModule.forRoot(bus, [classifyDatabaseError]),
+          GatewayModule.register({ config: gatewayConfig, bus }),
+          ProjectsModule.register({ database: { ...projectsConfig.database, url: databaseUrl } }),
+          VectorSearchModule.register(),
+          GitCacheModule.register(),
+          SymbolIndexerModule.register(),
+          WorkspaceRegistryModule.register(),
+        ],
+      },
+      { logger, bodyParser: false },
+    );
+    app.connectMicroservice({ strategy: bus });
+    await app.startAllMicroservices();
+
+    const started = app;
+    const close = async () => {
+      await started.close();
+      await postgres?.stop();
+    };
+    if (stdio) {
+      await app.init();
+      return { done: serveStdio(app), close };
+    }
+    const url = await serveHttp(app, gatewayConfig);
+    logger.log(`MCP endpoint ready at ${url} (embedded mode, data in ${config.dataDir})`, 'Bootstrap');
+    return { url, done: new Promise<void>(() => undefined), close };
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await postgres?.stop().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,28 @@
+// Tracing first: nothing else may be imported above this line.
+import { startTelemetry } from '@sextant/telemetry';
+
+const telemetry = startTelemetry({ serviceName: 'sextant', env: process.env });
+
+const { runMain } = await import('@sextant/runtime');
+const { startEmbedded } = await import('./embedded.js');
+
+/**
+ * `sextant` (HTTP on SEXTANT_HOST:SEXTANT_PORT) or `sextant --stdio`: the whole
+ * product in one process. Stops cleanly on SIGINT/SIGTERM or, with --stdio,
+ * when the client closes stdin.
+ */
+runMain(async () => {
+  const embedded = await startEmbedded(process.env, process.argv.includes('--stdio'));
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await embedded.close().catch((error: Error) => process.stderr.write(`shutdown: ${error.message}\n`));
+    await telemetry.shutdown();
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void stop(0));
+  process.once('SIGTERM', () => void stop(0));
+  await embedded.done;
+  await stop(0);
+});
