@@ -1,0 +1,76 @@
+/** Architecture rules that a reader relies on, checked rather than hoped for. */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { GatewayEnv } from '@sextant/gateway';
+import { EmbeddedEnv } from '@sextant/embedded';
+import { ProjectsEnv } from '@sextant/projects';
+import { GitCacheEnv } from '@sextant/git-cache';
+import { SymbolIndexerEnv } from '@sextant/symbol-indexer';
+import { VectorSearchEnv } from '@sextant/vector-search';
+import { WorkspaceRegistryEnv } from '@sextant/workspace-registry';
+import { repoPath } from '@sextant/testing';
+
+const SERVICES = readdirSync(repoPath('services'));
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) sources(path, out);
+    else if (entry.endsWith('.ts') && !entry.endsWith('.spec.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** The code of a file without its comments (examples in doc comments are not code). */
+function code(file: string): string {
+  return readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:])\/\/.*$/gm, '$1');
+}
+
+const productionSources = [
+  ...readdirSync(repoPath('libs'))
+    .filter((l) => l !== 'testing')
+    .flatMap((l) => sources(repoPath(`libs/${l}/src`))),
+  ...SERVICES.flatMap((s) => sources(repoPath(`services/${s}/src`))),
+  ...sources(repoPath('apps/sextant/src')),
+];
+
+describe('boundaries', () => {
+  it('services import libraries, never another service', () => {
+    for (const service of SERVICES) {
+      const others = SERVICES.filter((s) => s !== service).map((s) => `@sextant/${s}`);
+      const pkg = JSON.parse(readFileSync(repoPath(`services/${service}/package.json`), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
+      for (const dep of Object.keys(pkg.dependencies)) assert.ok(!others.includes(dep), `${service} depends on ${dep}`);
+      for (const file of sources(repoPath(`services/${service}/src`))) {
+        for (const other of others)
+          assert.ok(!readFileSync(file, 'utf8').includes(`'${other}`), `${relative(repoPath('.'), file)} imports ${other}`);
+      }
+    }
+  });
+
+  it('only config.ts and main.ts read process.env', () => {
+    for (const file of productionSources) {
+      if (/\/(config|main)\.ts$/.test(file)) continue;
+      assert.doesNotMatch(code(file), /process\.env/, relative(repoPath('.'), file));
+    }
+  });
+
+  it('subjects are never written as literals outside the contracts', () => {
+    for (const file of productionSources.filter((f) => !f.includes('/libs/contracts/'))) {
+      assert.doesNotMatch(code(file), /['"`][a-z-]+\.[a-z-]+\.v\d+['"`]/, relative(repoPath('.'), file));
+    }
+  });
+
+  it('the README documents every environment variable the code reads', () => {
+    const readme = readFileSync(repoPath('README.md'), 'utf8');
+    const schemas = [GatewayEnv, EmbeddedEnv, ProjectsEnv, GitCacheEnv, SymbolIndexerEnv, VectorSearchEnv, WorkspaceRegistryEnv];
+    for (const name of new Set(schemas.flatMap((s) => Object.keys(s.shape)))) {
+      assert.ok(readme.includes(`\`${name}\``), `README does not document ${name}`);
+    }
+  });
+});

@@ -1,0 +1,42 @@
+/** A bad or missing variable stops start-up with its name in the message (exit code 2), for every entry point. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { startNode } from '@sextant/testing';
+
+async function refuses(script: string, env: Record<string, string>, ...expected: RegExp[]): Promise<void> {
+  const process = await startNode(script, [], { env });
+  assert.equal(await process.exited, 2, process.output());
+  for (const pattern of expected) assert.match(process.output(), pattern);
+  assert.doesNotMatch(process.output(), /\n\s+at /, 'no stack trace');
+}
+
+describe('configuration errors', () => {
+  it('gateway: NATS_URL missing, port not a number', () =>
+    refuses('services/gateway/dist/main.js', { SEXTANT_PORT: 'eighty' }, /SEXTANT_PORT is invalid: must be an integer/));
+
+  it('gateway: NATS_URL is required in distributed mode', () =>
+    refuses('services/gateway/dist/main.js', {}, /NATS_URL is required when the service runs as its own process/));
+
+  it('projects: DATABASE_URL of the wrong kind and a bad pool size, both named', () =>
+    refuses(
+      'services/projects/dist/main.js',
+      { NATS_URL: 'nats://127.0.0.1:4222', DATABASE_URL: 'mysql://root@localhost/x', DATABASE_POOL_SIZE: '0' },
+      /DATABASE_URL is invalid/,
+      /DATABASE_POOL_SIZE is invalid: must be >= 1/,
+    ));
+
+  it('embedded: a bad log level and body limit', () =>
+    refuses(
+      'apps/sextant/dist/main.js',
+      { LOG_LEVEL: 'chatty', SEXTANT_MAX_BODY_BYTES: '12' },
+      /LOG_LEVEL is invalid/,
+      /SEXTANT_MAX_BODY_BYTES is invalid/,
+    ));
+
+  it('a stub service: NATS_URL malformed', () =>
+    refuses(
+      'services/git-cache/dist/main.js',
+      { NATS_URL: 'http://nats:4222' },
+      /NATS_URL is invalid: must be a URL starting with nats:\/\//,
+    ));
+});

@@ -1,0 +1,76 @@
+/**
+ * Integration, distributed mode: the gateway and the services as separate
+ * processes, talking over the real NATS, the projects service on the real
+ * Postgres, driven by the official MCP SDK client over HTTP.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool, httpClient, queryOnce } from '@sextant/testing';
+import { assertToolList, projectBadInputs, projectLifecycle } from './scenarios.js';
+import { distributedStack, type Stack } from './stack.js';
+
+interface Health {
+  status: string;
+  services: Record<string, { status: string; version?: string; error?: string }>;
+}
+
+async function health(url: string): Promise<{ code: number; body: Health }> {
+  const response = await fetch(url.replace('/mcp', '/health'));
+  return { code: response.status, body: (await response.json()) as Health };
+}
+
+describe('distributed: gateway → NATS → projects → Postgres', () => {
+  let stack: Stack;
+  let client: Client;
+
+  before(async () => {
+    stack = await distributedStack();
+    await stack.startService('projects');
+    await stack.startGateway();
+    client = await httpClient(stack.gateway!.url);
+    await client.listTools();
+  });
+  after(async () => {
+    await client?.close();
+    await stack?.stop();
+  });
+
+  it('exposes the tools the running services announce', () => assertToolList(client));
+
+  it('runs every project tool', () => projectLifecycle(client, 'distributed'));
+
+  it('validates input in the gateway and the service alike', () => projectBadInputs(client, 'distributed'));
+
+  it('stores projects in the projects schema of Postgres', async () => {
+    const created = await callTool<{ project: { id: string } }>(client, 'create_project', { name: 'In Postgres', repository_ids: ['r1'] });
+    const rows = await queryOnce<{ name: string; name_key: string }>(
+      stack.database.url,
+      'SELECT name, name_key FROM projects.projects WHERE id = $1',
+      [created.body.project.id],
+    );
+    assert.deepEqual(rows, [{ name: 'In Postgres', name_key: 'in postgres' }]);
+    const migrations = await queryOnce<{ name: string }>(stack.database.url, 'SELECT name FROM projects.migrations');
+    assert.deepEqual(
+      migrations.map((m) => m.name),
+      ['CreateProjects1732200000000'],
+    );
+  });
+
+  it('reports health per service: error while some are down, ready once all run', async () => {
+    const partial = await health(stack.gateway!.url);
+    assert.equal(partial.code, 503);
+    assert.equal(partial.body.status, 'error');
+    assert.equal(partial.body.services.projects.status, 'up');
+    assert.equal(partial.body.services['git-cache'].status, 'down');
+    assert.match(partial.body.services['git-cache'].error ?? '', /not running/);
+
+    await Promise.all(['vector-search', 'git-cache', 'symbol-indexer', 'workspace-registry'].map((name) => stack.startService(name)));
+    const full = await health(stack.gateway!.url);
+    assert.equal(full.code, 200);
+    assert.equal(full.body.status, 'ready');
+    for (const service of Object.values(full.body.services)) assert.equal(service.status, 'up');
+    // The stub services implement no tools yet: the list does not grow.
+    await assertToolList(client);
+  });
+});

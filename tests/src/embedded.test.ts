@@ -1,0 +1,203 @@
+/**
+ * End to end, embedded mode (`npm start`): the official MCP SDK client over
+ * Streamable HTTP against `node apps/sextant/dist/main.js`, a real process
+ * with PGlite. Plus raw HTTP for what a well-behaved client never sends.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool, httpClient, postRaw, startEmbedded, startNode, type Sextant } from '@sextant/testing';
+import { assertToolList, expectToolError, projectBadInputs, projectLifecycle } from './scenarios.js';
+
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+describe('embedded mode over Streamable HTTP', () => {
+  let sextant: Sextant;
+  let client: Client;
+
+  before(async () => {
+    sextant = await startEmbedded({ SEXTANT_MAX_BODY_BYTES: '65536' });
+    client = await httpClient(sextant.url);
+    // Listing first makes the SDK client validate every structuredContent against its outputSchema.
+    await client.listTools();
+  });
+  after(async () => {
+    await client?.close();
+    await sextant?.stop();
+  });
+
+  it('lists exactly the implemented tools, each with input and output schemas', () => assertToolList(client));
+
+  it('runs every project tool', () => projectLifecycle(client, 'embedded'));
+
+  it('answers bad input with invalid_input naming the field, and unknown projects with not_found', () =>
+    projectBadInputs(client, 'embedded'));
+
+  it('rejects an unknown tool with a JSON-RPC error', async () => {
+    await assert.rejects(client.callTool({ name: 'search_code', arguments: { query: 'x' } }), (error: unknown) => {
+      assert.ok(error instanceof McpError);
+      assert.equal(error.code, -32602);
+      assert.match(error.message, /Unknown tool: search_code/);
+      return true;
+    });
+  });
+
+  it('serves contracts and ADRs as resources and through get_contract', async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    for (const uri of ['contract/tools.md', 'contract/errors.md', 'contract/subjects.md']) assert.ok(uris.includes(uri), uri);
+    assert.ok(
+      uris.some((u) => /^adr\/\d{4}-[a-z0-9-]+\.md$/.test(u)),
+      `an ADR is listed: ${uris.join(', ')}`,
+    );
+    const tools = await client.readResource({ uri: 'contract/tools.md' });
+    assert.equal(tools.contents[0].mimeType, 'text/markdown');
+    assert.match(String((tools.contents[0] as { text: string }).text), /### `grep_repository`/);
+    await assert.rejects(client.readResource({ uri: 'contract/nope.md' }), /Resource not found/);
+
+    const errors = await callTool<{ text: string; uri: string }>(client, 'get_contract', { contract_id: 'errors' });
+    assert.equal(errors.body.uri, 'contract/errors.md');
+    assert.match(errors.body.text, /\| `workspace_limit_exceeded` \|/);
+    assert.equal((await callTool(client, 'get_contract', { contract_id: 'contract/tools.md' })).isError, false);
+    await expectToolError(client, 'get_contract', { contract_id: '../../etc/passwd' }, 'not_found');
+    await expectToolError(client, 'get_contract', { contract_id: '' }, 'invalid_input', 'contract_id');
+  });
+
+  it('has no prompts yet', async () => {
+    assert.deepEqual((await client.listPrompts()).prompts, []);
+  });
+
+  it('reports health with every service up', async () => {
+    const response = await fetch(sextant.url.replace('/mcp', '/health'));
+    assert.equal(response.status, 200);
+    const health = (await response.json()) as {
+      status: string;
+      services: Record<string, { status: string }>;
+      uptime_seconds: number;
+      projects: unknown[];
+    };
+    assert.equal(health.status, 'ready');
+    assert.deepEqual(Object.keys(health.services).sort(), [
+      'git-cache',
+      'projects',
+      'symbol-indexer',
+      'vector-search',
+      'workspace-registry',
+    ]);
+    for (const service of Object.values(health.services) as Array<{ status: string }>) assert.equal(service.status, 'up');
+    assert.equal(typeof health.uptime_seconds, 'number');
+    assert.deepEqual(health.projects, []);
+  });
+
+  describe('HTTP edge cases', () => {
+    const base = () => sextant.url.replace('/mcp', '');
+
+    it('answers malformed JSON with 400 and a JSON-RPC parse error', async () => {
+      const { status, json } = await postRaw(sextant.url, '{"jsonrpc": "2.0", "id": 1, "method": ');
+      assert.equal(status, 400);
+      assert.equal(json.error.code, -32700);
+    });
+
+    it('answers a body that is JSON but not JSON-RPC with 400', async () => {
+      const { status, json } = await postRaw(sextant.url, '{"hello": "world"}');
+      assert.equal(status, 400);
+      assert.equal(json.error.code, -32600);
+    });
+
+    it('answers a body over SEXTANT_MAX_BODY_BYTES with 413 and stays up', async () => {
+      const huge = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'create_project', arguments: { name: 'x'.repeat(70_000) } },
+      });
+      const { status, json } = await postRaw(sextant.url, huge);
+      assert.equal(status, 413);
+      assert.equal(json.error.data.error, 'invalid_input');
+      assert.equal((await callTool(client, 'list_projects', {})).isError, false);
+    });
+
+    it('serves MCP at POST / as well', async () => {
+      const { status, json } = await postRaw(`${base()}/`, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }));
+      assert.equal(status, 200);
+      assert.equal(json.id, 7);
+      assert.ok(json.result.tools.length > 0);
+    });
+
+    it('answers a batch with one array and a notification-only post with 202', async () => {
+      const batch = await postRaw(
+        sextant.url,
+        JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { jsonrpc: '2.0', id: 2, method: 'prompts/list' },
+        ]),
+      );
+      assert.equal(batch.status, 200);
+      assert.deepEqual(batch.json.map((m: { id: number }) => m.id).sort(), [1, 2]);
+      const notification = await postRaw(sextant.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      assert.equal(notification.status, 202);
+    });
+
+    it('enforces the Accept, Content-Type and protocol-version rules of Streamable HTTP', async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      assert.equal((await postRaw(sextant.url, body, { accept: 'application/json' })).status, 406);
+      assert.equal((await postRaw(sextant.url, body, { 'content-type': 'text/plain' })).status, 415);
+      assert.equal((await postRaw(sextant.url, body, { 'mcp-protocol-version': '1999-01-01' })).status, 400);
+    });
+
+    it('answers wrong methods with 405 and unknown paths with 404', async () => {
+      const get = await fetch(sextant.url, { headers: MCP_HEADERS });
+      assert.equal(get.status, 405);
+      assert.equal(get.headers.get('allow'), 'POST');
+      assert.equal((await fetch(sextant.url, { method: 'DELETE' })).status, 405);
+      assert.equal((await fetch(`${base()}/health`, { method: 'POST' })).status, 405);
+      assert.equal((await fetch(`${base()}/nope`)).status, 404);
+    });
+
+    it('refuses foreign Host and Origin headers (DNS-rebinding protection)', async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      assert.equal((await postRaw(sextant.url, body, { origin: 'http://evil.example' })).status, 403);
+      assert.equal((await postRaw(sextant.url, body, { origin: 'http://localhost:3000' })).status, 200);
+      const port = new URL(sextant.url).port;
+      const { request } = await import('node:http');
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/health', headers: { host: 'evil.example' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject).end();
+      });
+      assert.equal(status, 403);
+    });
+  });
+});
+
+describe('embedded mode data directory', () => {
+  it('keeps projects across a restart and refuses a second process on the same directory', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sextant-restart-'));
+    try {
+      const first = await startEmbedded({ SEXTANT_DATA_DIR: dataDir });
+      const c1 = await httpClient(first.url);
+      assert.equal((await callTool(c1, 'create_project', { name: 'survivor' })).isError, false);
+      await c1.close();
+
+      const second = await startNode('apps/sextant/dist/main.js', [], { env: { SEXTANT_DATA_DIR: dataDir, SEXTANT_PORT: '0' } });
+      assert.equal(await second.exited, 1);
+      assert.match(second.output(), /in use by another Sextant process/);
+      await first.stop();
+
+      const again = await startEmbedded({ SEXTANT_DATA_DIR: dataDir });
+      const c2 = await httpClient(again.url);
+      const got = await callTool<{ project: { name: string } }>(c2, 'get_project', { project: 'SURVIVOR' });
+      assert.equal(got.body.project.name, 'survivor');
+      await c2.close();
+      await again.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * Faults, with real processes and real dependencies: services not running,
+ * NATS unreachable, Postgres unreachable or hanging, a connection lost in the
+ * middle of a transaction. The gateway must answer each with a clear error in
+ * the catalog's shape, stay up, and recover; nothing may be half-written.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool, FaultProxy, httpClient, queryOnce } from '@sextant/testing';
+import { expectToolError } from './scenarios.js';
+import { distributedStack, type Stack } from './stack.js';
+
+function hostPort(url: string): [string, number] {
+  const u = new URL(url);
+  return [u.hostname, Number(u.port)];
+}
+
+async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T;
+  do {
+    last = await probe();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  } while (Date.now() < deadline);
+  return last;
+}
+
+describe('faults', () => {
+  let stack: Stack;
+
+  before(async () => {
+    stack = await distributedStack();
+  });
+  after(() => stack?.stop());
+
+  describe('the service is not running', () => {
+    let client: Client;
+    before(async () => {
+      await stack.startGateway({ SEXTANT_BUS_TIMEOUT_MS: '5000' });
+      client = await httpClient(stack.gateway!.url);
+    });
+    after(() => client?.close());
+
+    it('answers unavailable at once, stays up, and serves the tool when the service starts', async () => {
+      const started = performance.now();
+      const down = await expectToolError(client, 'list_projects', {}, 'unavailable');
+      assert.ok(performance.now() - started < 2_000, 'no responder is known at once, not after the timeout');
+      assert.match(down.message, /projects service is not running/);
+
+      await stack.startService('projects');
+      const up = await eventually(
+        () => callTool(client, 'list_projects', {}),
+        (r) => !r.isError,
+      );
+      assert.equal(up.isError, false);
+    });
+  });
+
+  describe('NATS is unreachable', () => {
+    let proxy: FaultProxy;
+    let client: Client;
+    before(async () => {
+      const [host, port] = hostPort(stack.infra.natsUrl);
+      proxy = new FaultProxy(host, port);
+      const proxyPort = await proxy.start();
+      if (!stack.services.has('projects')) await stack.startService('projects');
+      const gateway = await stack.startGateway({ NATS_URL: `nats://127.0.0.1:${proxyPort}`, SEXTANT_BUS_TIMEOUT_MS: '3000' });
+      client = await httpClient(gateway.url);
+    });
+    after(async () => {
+      await client?.close();
+      await proxy?.stop();
+    });
+
+    it('answers unavailable within the timeout, then recovers when NATS is back', async () => {
+      assert.equal((await callTool(client, 'list_projects', {})).isError, false);
+      proxy.cut();
+      const started = performance.now();
+      const error = await eventually(
+        () => callTool(client, 'list_projects', {}),
+        (r) => r.isError,
+      );
+      assert.equal(error.body.error, 'unavailable', JSON.stringify(error.body));
+      assert.ok(performance.now() - started < 5_000);
+      const response = await fetch(stack.gateway!.url.replace('/mcp', '/livez'));
+      assert.equal(response.status, 200, 'the gateway stays up');
+
+      proxy.restore();
+      const back = await eventually(
+        () => callTool(client, 'list_projects', {}),
+        (r) => !r.isError,
+        20_000,
+      );
+      assert.equal(back.isError, false, 'the gateway reconnects by itself');
+    });
+  });
+
+  describe('Postgres is unreachable or hangs', () => {
+    let proxy: FaultProxy;
+    let client: Client;
+    let prefixStack: Stack;
+
+    before(async () => {
+      // A separate stack: this projects service reaches Postgres only through the proxy.
+      prefixStack = await distributedStack();
+      const [host, port] = hostPort(prefixStack.database.url);
+      proxy = new FaultProxy(host, port);
+      const proxyPort = await proxy.start();
+      const viaProxy = new URL(prefixStack.database.url);
+      viaProxy.hostname = '127.0.0.1';
+      viaProxy.port = String(proxyPort);
+      await prefixStack.startService('projects', { DATABASE_URL: viaProxy.toString(), DATABASE_CONNECT_TIMEOUT_MS: '1000' });
+      const gateway = await prefixStack.startGateway({ SEXTANT_BUS_TIMEOUT_MS: '2000' });
+      client = await httpClient(gateway.url);
+    });
+    after(async () => {
+      await client?.close();
+      await prefixStack?.stop();
+      await proxy?.stop();
+    });
+
+    it('answers unavailable while Postgres is cut off, then recovers', async () => {
+      assert.equal((await callTool(client, 'create_project', { name: 'before the cut' })).isError, false);
+      proxy.cut();
+      const error = await expectToolError(client, 'create_project', { name: 'during the cut' }, 'unavailable');
+      assert.match(error.message, /database is not reachable/);
+      proxy.restore();
+      const back = await eventually(
+        () => callTool(client, 'create_project', { name: 'after the cut' }),
+        (r) => !r.isError,
+      );
+      assert.equal(back.isError, false);
+      const names = (await queryOnce<{ name: string }>(prefixStack.database.url, 'SELECT name FROM projects.projects ORDER BY name')).map(
+        (r) => r.name,
+      );
+      assert.deepEqual(names, ['after the cut', 'before the cut']);
+    });
+
+    it('leaves nothing half-written when the connection dies inside a transaction', async () => {
+      // The project row is inserted, then the connection drops as the membership insert is sent
+      // (its statement name is in both the Parse and the Bind message, prepared or not).
+      proxy.dropOn('projects.add-members.');
+      await expectToolError(client, 'create_project', { name: 'half written', repository_ids: ['a', 'b'] }, 'unavailable');
+      proxy.dropOn(undefined);
+      const rows = await queryOnce(prefixStack.database.url, `SELECT 1 FROM projects.projects WHERE name = 'half written'`);
+      assert.equal(rows.length, 0, 'the project row was rolled back with the transaction');
+      const retry = await eventually(
+        () => callTool(client, 'create_project', { name: 'half written', repository_ids: ['a', 'b'] }),
+        (r) => !r.isError,
+      );
+      assert.equal(retry.isError, false, 'the same name is free: nothing was left behind');
+    });
+
+    it('answers timeout when Postgres hangs past the bus timeout, and stays up', async () => {
+      proxy.stall();
+      try {
+        const started = performance.now();
+        const error = await expectToolError(client, 'list_projects', {}, 'timeout');
+        assert.match(error.message, /did not answer within 2000 ms/);
+        assert.ok(performance.now() - started < 4_000);
+      } finally {
+        proxy.restore();
+      }
+      const back = await eventually(
+        () => callTool(client, 'list_projects', {}),
+        (r) => !r.isError,
+      );
+      assert.equal(back.isError, false);
+    });
+  });
+});

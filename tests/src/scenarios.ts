@@ -1,0 +1,171 @@
+/**
+ * Scenarios shared by the embedded, stdio and distributed suites: the same
+ * calls must behave the same whichever way Sextant runs.
+ */
+import assert from 'node:assert/strict';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool, type ErrorBody } from '@sextant/testing';
+
+export const PROJECT_TOOLS = [
+  'create_project',
+  'list_projects',
+  'get_project',
+  'update_project',
+  'delete_project',
+  'add_repository_to_project',
+  'remove_repository_from_project',
+];
+
+/** Exactly the tools implemented today: the seven project tools and get_contract. */
+export async function assertToolList(client: Client): Promise<void> {
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name).sort(), [...PROJECT_TOOLS, 'get_contract'].sort());
+  for (const tool of tools) {
+    assert.equal(tool.inputSchema.type, 'object', tool.name);
+    assert.equal(tool.outputSchema?.type, 'object', tool.name);
+    assert.ok(tool.description && tool.description.length > 20, tool.name);
+    assert.equal(typeof tool.annotations?.readOnlyHint, 'boolean', tool.name);
+  }
+}
+
+export function assertMetadata(metadata: { execution_time_ms: number; request_id: string; trace_id: string }): void {
+  assert.equal(typeof metadata.execution_time_ms, 'number');
+  assert.match(metadata.request_id, /^[0-9a-f-]{36}$/);
+  assert.match(metadata.trace_id, /^[0-9a-f]{32}$/);
+  assert.notEqual(metadata.trace_id, '0'.repeat(32));
+}
+
+interface ProjectBody {
+  project: { id: string; name: string; description: string | null; repository_ids: string[]; repository_count: number };
+}
+
+/** Every project tool, happy path, through MCP. `tag` keeps names unique across suites sharing a database. */
+export async function projectLifecycle(client: Client, tag: string): Promise<void> {
+  const name = `Frontend ${tag}`;
+  const created = await callTool<ProjectBody>(client, 'create_project', {
+    name,
+    description: 'web apps',
+    repository_ids: ['repo-b', 'repo-a', 'repo-a'],
+  });
+  assert.equal(created.isError, false, JSON.stringify(created.body));
+  assertMetadata(created.body.metadata);
+  const { id } = created.body.project;
+  assert.deepEqual(created.body.project.repository_ids, ['repo-a', 'repo-b']);
+
+  const byName = await callTool<ProjectBody>(client, 'get_project', { project: name.toUpperCase() });
+  assert.equal(byName.body.project.id, id);
+
+  const listed = await callTool<{ projects: Array<{ id: string; repository_count: number }>; total: number; truncated: boolean }>(
+    client,
+    'list_projects',
+    { limit: 500 },
+  );
+  assert.equal(listed.isError, false);
+  assert.equal(listed.body.projects.find((p) => p.id === id)?.repository_count, 2);
+
+  const added = await callTool<{ added: boolean; repository_count: number }>(client, 'add_repository_to_project', {
+    project: id,
+    repository_id: 'repo-c',
+  });
+  const addedAgain = await callTool<{ added: boolean; repository_count: number }>(client, 'add_repository_to_project', {
+    project: id,
+    repository_id: 'repo-c',
+  });
+  assert.deepEqual(
+    [added.body.added, added.body.repository_count, addedAgain.body.added, addedAgain.body.repository_count],
+    [true, 3, false, 3],
+  );
+
+  const removed = await callTool<{ removed: boolean }>(client, 'remove_repository_from_project', {
+    project: name,
+    repository_id: 'repo-a',
+  });
+  const removedAgain = await callTool<{ removed: boolean }>(client, 'remove_repository_from_project', {
+    project: name,
+    repository_id: 'repo-a',
+  });
+  assert.deepEqual([removed.body.removed, removedAgain.body.removed], [true, false]);
+
+  const updated = await callTool<ProjectBody>(client, 'update_project', {
+    project: id,
+    name: `${name} v2`,
+    description: null,
+    repository_ids: ['x'],
+  });
+  assert.equal(updated.body.project.name, `${name} v2`);
+  assert.equal(updated.body.project.description, null);
+  assert.deepEqual(updated.body.project.repository_ids, ['x']);
+
+  const deleted = await callTool<{ deleted: boolean; repositories_removed: number }>(client, 'delete_project', { project: `${name} V2` });
+  assert.deepEqual([deleted.body.deleted, deleted.body.repositories_removed], [true, 1]);
+  const gone = await callTool<ErrorBody>(client, 'get_project', { project: id });
+  assert.equal(gone.isError, true);
+  assert.equal(gone.body.error, 'not_found');
+}
+
+/** A failed call: `{error, message, details}` with `isError`, never a crash or a stack. */
+export async function expectToolError(
+  client: Client,
+  tool: string,
+  args: Record<string, unknown>,
+  code: string,
+  field?: string,
+): Promise<ErrorBody> {
+  const result = await callTool<ErrorBody>(client, tool, args);
+  assert.equal(result.isError, true, `${tool}(${JSON.stringify(args).slice(0, 80)}) should fail`);
+  assert.equal(result.body.error, code, `${tool}: ${result.body.message}`);
+  assert.ok(result.body.message.length > 0);
+  assert.doesNotMatch(result.body.message, /\n\s+at |node_modules|SELECT |INSERT /, 'no stack or SQL in messages');
+  assertMetadata(result.body.metadata);
+  if (field) assert.ok(result.body.details?.fields?.[field], `details.fields should name ${field}: ${JSON.stringify(result.body.details)}`);
+  return result.body;
+}
+
+/** Bad input for every project tool: missing, wrong-typed, empty, over-long, unknown fields. */
+export async function projectBadInputs(client: Client, tag: string): Promise<void> {
+  const longName = 'n'.repeat(10 * 1024);
+  await expectToolError(client, 'create_project', {}, 'invalid_input', 'name');
+  await expectToolError(client, 'create_project', { name: 42 }, 'invalid_input', 'name');
+  await expectToolError(client, 'create_project', { name: '' }, 'invalid_input', 'name');
+  await expectToolError(client, 'create_project', { name: '   ' }, 'invalid_input', 'name');
+  await expectToolError(client, 'create_project', { name: longName }, 'invalid_input', 'name');
+  await expectToolError(client, 'create_project', { name: 'bad\u0007bell' }, 'invalid_input', 'name');
+  await expectToolError(client, 'create_project', { name: `ok ${tag}`, repository_ids: 'repo' }, 'invalid_input', 'repository_ids');
+  await expectToolError(client, 'create_project', { name: `ok ${tag}`, repository_ids: [''] }, 'invalid_input', 'repository_ids.0');
+  await expectToolError(client, 'create_project', { name: `ok ${tag}`, description: 'd'.repeat(2001) }, 'invalid_input', 'description');
+  await expectToolError(client, 'create_project', { name: `ok ${tag}`, colour: 'red' }, 'invalid_input', 'colour');
+  await expectToolError(client, 'list_projects', { limit: 0 }, 'invalid_input', 'limit');
+  await expectToolError(client, 'list_projects', { limit: 'ten' }, 'invalid_input', 'limit');
+  await expectToolError(client, 'list_projects', { limit: 501 }, 'invalid_input', 'limit');
+  for (const tool of ['get_project', 'delete_project']) {
+    await expectToolError(client, tool, {}, 'invalid_input', 'project');
+    await expectToolError(client, tool, { project: 7 }, 'invalid_input', 'project');
+    await expectToolError(client, tool, { project: '' }, 'invalid_input', 'project');
+    await expectToolError(client, tool, { project: longName }, 'invalid_input', 'project');
+    await expectToolError(client, tool, { project: `missing ${tag} ✨` }, 'not_found');
+  }
+  await expectToolError(client, 'update_project', { project: `missing ${tag}` }, 'invalid_input');
+  await expectToolError(client, 'update_project', { project: `missing ${tag}`, name: 'x' }, 'not_found');
+  await expectToolError(client, 'update_project', { project: `missing ${tag}`, name: longName }, 'invalid_input', 'name');
+  await expectToolError(
+    client,
+    'update_project',
+    { project: `missing ${tag}`, repository_ids: [null] },
+    'invalid_input',
+    'repository_ids.0',
+  );
+  for (const tool of ['add_repository_to_project', 'remove_repository_from_project']) {
+    await expectToolError(client, tool, { project: `missing ${tag}` }, 'invalid_input', 'repository_id');
+    await expectToolError(client, tool, { repository_id: 'r' }, 'invalid_input', 'project');
+    await expectToolError(client, tool, { project: `missing ${tag}`, repository_id: ['r'] }, 'invalid_input', 'repository_id');
+    await expectToolError(client, tool, { project: `missing ${tag}`, repository_id: 'r'.repeat(10_000) }, 'invalid_input', 'repository_id');
+    await expectToolError(client, tool, { project: `missing ${tag}`, repository_id: 'r' }, 'not_found');
+  }
+
+  const unicode = `Données 🚀 データ ${tag}`;
+  const created = await callTool<{ project: { name: string } }>(client, 'create_project', { name: unicode });
+  assert.equal(created.isError, false, JSON.stringify(created.body));
+  assert.equal(created.body.project.name, unicode);
+  await expectToolError(client, 'create_project', { name: unicode.toUpperCase() }, 'invalid_input', 'name');
+  await callTool(client, 'delete_project', { project: unicode });
+}
