@@ -1,0 +1,224 @@
+/**
+ * bench/gateway — the cost of Sextant's gateway path for a cheap tool
+ * (`get_project` on a one-row table), measured three ways in one run:
+ *   (a) floor:       the MCP SDK alone, answer computed in the handler
+ *   (b) embedded:    `npm start` (gateway + services in one process, PGlite)
+ *   (c) distributed: gateway → NATS → projects service → Postgres, separate processes
+ * Each server runs in its own process; this process is the MCP client.
+ * Prints sequential p50/p99, calls/s at concurrency 16, and the gateway's RSS
+ * growth over a long run.  Usage: npm run bench:gateway [-- --quick]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  callTool,
+  createTestDatabase,
+  httpClient,
+  infrastructure,
+  READY,
+  rssBytes,
+  startGateway,
+  startNode,
+  startService,
+  type RunningProcess,
+} from '@sextant/testing';
+
+const quick = process.argv.includes('--quick');
+const SEQUENTIAL = quick ? 500 : 3_000;
+const CONCURRENCY = 16;
+const CONCURRENT_CALLS = quick ? 2_000 : 10_000;
+const LEAK_CALLS = quick ? 5_000 : 50_000;
+const WARMUP = 300;
+const BATCH = 250;
+
+interface Target {
+  label: string;
+  url: string;
+  processes: RunningProcess[];
+  /** The process whose memory the leak check watches (the gateway). */
+  gatewayPid: number;
+  project: string;
+  stop(): Promise<void>;
+}
+
+interface Figures {
+  p50: number;
+  p99: number;
+  callsPerSecond: number;
+  rssStartMb?: number;
+  rssEndMb?: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+async function getProject(client: Client, project: string): Promise<void> {
+  const result = await callTool(client, 'get_project', { project });
+  if (result.isError) throw new Error(`get_project failed: ${JSON.stringify(result.body)}`);
+}
+
+/**
+ * Sequential latency of every target, interleaved: round after round, each
+ * target gets a batch in turn, so drift in the machine's speed (this is a
+ * small VM) lands on all of them alike instead of on whichever ran last.
+ */
+async function sequential(targets: Target[]): Promise<Array<{ p50: number; p99: number }>> {
+  const latencies: number[][] = targets.map(() => []);
+  const rounds = Math.ceil(SEQUENTIAL / BATCH);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, target] of targets.entries()) {
+      const client = await httpClient(target.url);
+      for (let w = 0; w < (round === 0 ? WARMUP : 10); w++) await getProject(client, target.project);
+      for (let n = 0; n < BATCH; n++) {
+        const start = performance.now();
+        await getProject(client, target.project);
+        latencies[i].push(performance.now() - start);
+      }
+      await client.close();
+    }
+  }
+  return latencies.map((l) => {
+    l.sort((a, b) => a - b);
+    return { p50: percentile(l, 0.5), p99: percentile(l, 0.99) };
+  });
+}
+
+// The SDK client's fetch leaves one abort listener per call on a shared signal until GC;
+// a fresh client every so many calls keeps that client-side cost out of the figures.
+const CALLS_PER_CLIENT = 1_000;
+
+/** `calls` calls spread over `CONCURRENCY` clients, each with its own connection; returns calls/s. */
+async function concurrent(url: string, project: string, calls: number): Promise<number> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      let client = await httpClient(url);
+      for (let done = 0; next < calls; done++) {
+        next++;
+        if (done > 0 && done % CALLS_PER_CLIENT === 0) {
+          await client.close();
+          client = await httpClient(url);
+        }
+        await getProject(client, project);
+      }
+      await client.close();
+    }),
+  );
+  return calls / ((performance.now() - start) / 1000);
+}
+
+async function createBenchProject(url: string): Promise<string> {
+  const client = await httpClient(url);
+  const created = await callTool<{ project: { id: string } }>(client, 'create_project', {
+    name: 'bench',
+    repository_ids: ['repo-a', 'repo-b'],
+  });
+  await client.close();
+  if (created.isError) throw new Error(`create_project failed: ${JSON.stringify(created.body)}`);
+  return 'bench';
+}
+
+async function floor(): Promise<Target> {
+  const server = await startNode('bench/dist/gateway/floor-server.js', [], { readyWhen: READY.gateway });
+  const url = (await server.waitFor(READY.gateway))[1];
+  return {
+    label: '(a) floor: MCP SDK alone',
+    url,
+    processes: [server],
+    gatewayPid: server.pid,
+    project: 'bench',
+    stop: async () => void (await server.stop()),
+  };
+}
+
+async function embedded(): Promise<Target> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sextant-bench-'));
+  const sextant = await startNode('apps/sextant/dist/main.js', [], {
+    env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    readyWhen: READY.embedded,
+    timeoutMs: 60_000,
+  });
+  const url = (await sextant.waitFor(READY.embedded))[1];
+  return {
+    label: '(b) embedded (npm start)',
+    url,
+    processes: [sextant],
+    gatewayPid: sextant.pid,
+    project: await createBenchProject(url),
+    stop: async () => {
+      await sextant.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function distributed(): Promise<Target> {
+  const infra = await infrastructure();
+  const database = await createTestDatabase(infra.postgresUrl, 'sextant_bench');
+  const projects = await startService('projects', { NATS_URL: infra.natsUrl, DATABASE_URL: database.url, LOG_LEVEL: 'info' });
+  const gateway = await startGateway(infra.natsUrl);
+  return {
+    label: '(c) gateway → NATS → projects',
+    url: gateway.url,
+    processes: [gateway.process, projects],
+    gatewayPid: gateway.process.pid,
+    project: await createBenchProject(gateway.url),
+    stop: async () => {
+      await gateway.process.stop();
+      await projects.stop();
+      await database.drop();
+      await infra.stop();
+    },
+  };
+}
+
+function row(label: string, f: Figures): string {
+  const rss = f.rssStartMb === undefined ? '' : `   RSS ${f.rssStartMb.toFixed(1)} → ${f.rssEndMb!.toFixed(1)} MB`;
+  return `${label.padEnd(34)} p50 ${f.p50.toFixed(3).padStart(7)} ms   p99 ${f.p99.toFixed(3).padStart(7)} ms   ${f.callsPerSecond.toFixed(0).padStart(6)} calls/s${rss}`;
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `bench/gateway: ${SEQUENTIAL} sequential calls per target (interleaved in batches of ${BATCH}), ` +
+      `${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY}, leak check over ${LEAK_CALLS} calls`,
+  );
+  const targets: Target[] = [];
+  try {
+    for (const start of [floor, embedded, distributed]) targets.push(await start());
+    const latency = await sequential(targets);
+    const throughput: number[] = [];
+    for (const target of targets) {
+      await concurrent(target.url, target.project, WARMUP * 4);
+      throughput.push(await concurrent(target.url, target.project, CONCURRENT_CALLS));
+    }
+    const gateway = targets[2];
+    const rssStart = await rssBytes(gateway.gatewayPid);
+    await concurrent(gateway.url, gateway.project, LEAK_CALLS);
+    const rssEnd = await rssBytes(gateway.gatewayPid);
+    const figures: Figures[] = targets.map((_, i) => ({ ...latency[i], callsPerSecond: throughput[i] }));
+    figures[2].rssStartMb = rssStart / 2 ** 20;
+    figures[2].rssEndMb = rssEnd / 2 ** 20;
+    for (const [i, target] of targets.entries()) console.log(row(target.label, figures[i]));
+    report(figures);
+  } finally {
+    for (const target of targets) await target.stop();
+  }
+}
+
+function report([a, b, c]: Figures[]): void {
+  const growth = (c.rssEndMb! - c.rssStartMb!) / c.rssStartMb!;
+  const checks = [
+    [`(b) p50 ≤ 1.5 × floor p50`, b.p50 / a.p50, b.p50 <= 1.5 * a.p50],
+    [`(c) p50 ≤ 1.5 × floor p50`, c.p50 / a.p50, c.p50 <= 1.5 * a.p50],
+    [`(c) calls/s ≥ 0.8 × floor`, c.callsPerSecond / a.callsPerSecond, c.callsPerSecond >= 0.8 * a.callsPerSecond],
+    [`gateway RSS growth < 10 % over ${LEAK_CALLS} calls`, growth, growth < 0.1],
+  ] as const;
+  console.log('\ntargets:');
+  for (const [name, ratio, ok] of checks) console.log(`  ${ok ? 'PASS' : 'MISS'}  ${name}  (ratio ${ratio.toFixed(3)})`);
+}
+
+await main();
