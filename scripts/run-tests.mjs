@@ -49,6 +49,8 @@ const child = spawn(
     '--test',
     // Files run one at a time: integration suites start processes and share NATS and Postgres.
     '--test-concurrency=1',
+    // A test that hangs fails after 5 minutes instead of holding CI to its 90-minute limit.
+    '--test-timeout=300000',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     `--test-reporter=${join(root, 'scripts', 'summary-reporter.mjs')}`,

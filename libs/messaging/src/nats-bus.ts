@@ -24,7 +24,7 @@ export interface NatsBusOptions {
  * nats.js otherwise builds an Error (stack capture) for every request, in
  * case it fails — measurable per call; our errors carry their own context.
  */
-const CONNECTION_DEFAULTS = { waitOnFirstConnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true } as const;
+const CONNECTION_DEFAULTS = { maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true } as const;
 
 function serverList(servers: string): string[] {
   return servers
@@ -44,6 +44,7 @@ export class NatsBusClient implements BusClient {
   private readonly logger = new Logger('NatsBus');
   private nc: NatsConnection | undefined;
   private connected = false;
+  private closed = false;
   private readonly connecting: Promise<void>;
 
   constructor(private readonly options: NatsBusOptions) {
@@ -59,8 +60,29 @@ export class NatsBusClient implements BusClient {
     return this.connected;
   }
 
+  /**
+   * Keeps trying until the first connection is up (the library then handles
+   * reconnects itself). Our own loop, rather than `waitOnFirstConnect`, so that
+   * `close()` can stop it: a client whose NATS never came must not keep the
+   * process alive.
+   */
   private async connect(): Promise<void> {
-    const nc = await connect({ servers: serverList(this.options.servers), name: this.options.name, ...CONNECTION_DEFAULTS });
+    let nc: NatsConnection | undefined;
+    let warned = false;
+    while (!nc) {
+      if (this.closed) return;
+      try {
+        nc = await connect({ servers: serverList(this.options.servers), name: this.options.name, ...CONNECTION_DEFAULTS });
+      } catch (error) {
+        if (!warned) this.logger.warn(`NATS at ${this.options.servers} is not reachable yet (${String(error)}); retrying`);
+        warned = true;
+        await new Promise((r) => setTimeout(r, CONNECTION_DEFAULTS.reconnectTimeWait));
+      }
+    }
+    if (this.closed) {
+      await nc.close();
+      return;
+    }
     this.nc = nc;
     this.connected = true;
     this.logger.log(`connected to NATS ${nc.getServer()}`);
@@ -124,6 +146,8 @@ export class NatsBusClient implements BusClient {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    this.connected = false;
     await this.nc?.drain().catch(() => this.nc?.close());
   }
 }
