@@ -16,6 +16,14 @@ export class ServiceError extends RpcException {
   static of(code: ErrorCode, message: string, details?: Record<string, unknown>): ServiceError {
     return new ServiceError(busError(code, message, details));
   }
+
+  /** `invalid_input` for checks a schema cannot express, in the same shape as schema failures: `details.fields` maps field → problem. */
+  static invalid(fields: Record<string, string>): ServiceError {
+    const summary = Object.entries(fields)
+      .map(([field, problem]) => `${field}: ${problem}`)
+      .join('; ');
+    return new ServiceError(busError('invalid_input', `Invalid input: ${summary}.`, { fields }));
+  }
 }
 
 /** Thrown by a `BusClient` when a request fails: the error object the service (or the bus) produced. */
