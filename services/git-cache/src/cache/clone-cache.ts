@@ -1,0 +1,366 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { ServiceError } from '@sextant/messaging';
+import { explainGitFailure } from '../git/git-errors.js';
+import { GitError, type GitRunner } from '../git/git-runner.js';
+import type { RepositoryLocator } from '../repository/locator.js';
+import { directorySize } from './directory-size.js';
+import { ReadWriteLock } from './rw-lock.js';
+
+export interface CloneCacheOptions {
+  root: string;
+  /** Total size cap of this process's clones; least-recently-used clones go first. */
+  maxBytes: number;
+  /** A branch checkout older than this is fetched again before use (tags never are). */
+  refreshAfterMs: number;
+  /** Clones unused for this long are deleted. */
+  evictAfterMs: number;
+  cloneTimeoutMs: number;
+  git: GitRunner;
+  /** Injectable clock, so tests can age a clone without waiting. */
+  now?: () => number;
+  /** Injectable seed (tests); by default a random one per process. */
+  seed?: string;
+}
+
+/** What a caller gets to read: a checkout that does not move while it holds it. */
+export interface Checkout {
+  dir: string;
+  /** Branch or tag actually checked out. */
+  ref: string;
+  commit: string;
+  notes: string[];
+}
+
+interface Entry {
+  key: string;
+  dir: string;
+  locator: RepositoryLocator;
+  /** The ref callers asked for (`undefined`: the default branch) — "a different ref" is judged against it. */
+  requested: string | undefined;
+  ref: string;
+  kind: 'branch' | 'tag';
+  commit: string;
+  notes: string[];
+  fetchedAt: number;
+  lastUsedAt: number;
+  touchedAt: number;
+  sizeBytes: number;
+  readonly lock: ReadWriteLock;
+  present: boolean;
+}
+
+export interface CloneCacheStats {
+  entries: number;
+  bytes: number;
+  clones: number;
+  refreshes: number;
+  evictions: number;
+}
+
+const DIR_PREFIX = 'mcp_';
+const TMP_PREFIX = '.tmp-';
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * The clone cache (policy in tools.md, "Clone cache policy"): one shallow
+ * clone per repository, shared by concurrent callers, refreshed when stale or
+ * when another ref is asked, evicted by age and by total size, removed at
+ * shutdown. New clones are written to a temporary directory and renamed into
+ * place, so a failed or interrupted clone never leaves a directory that a
+ * later request would reuse.
+ */
+export class CloneCache {
+  private readonly log = new Logger('CloneCache');
+  private readonly entries = new Map<string, Entry>();
+  private readonly seed: string;
+  private readonly now: () => number;
+  private readonly counters = { clones: 0, refreshes: 0, evictions: 0 };
+
+  constructor(private readonly options: CloneCacheOptions) {
+    this.seed = options.seed ?? randomBytes(8).toString('hex');
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Creates the root and removes what dead processes left: temporary clones, and clones unused past the age limit. */
+  async start(): Promise<void> {
+    await mkdir(this.options.root, { recursive: true });
+    const cutoff = this.now() - this.options.evictAfterMs;
+    for (const name of await readdir(this.options.root)) {
+      const path = join(this.options.root, name);
+      if (name.startsWith(TMP_PREFIX) && !name.startsWith(`${TMP_PREFIX}${this.seed}`)) {
+        const info = await stat(path).catch(() => undefined);
+        if (info && info.mtimeMs < this.now() - 3_600_000) await rm(path, { recursive: true, force: true });
+      } else if (name.startsWith(DIR_PREFIX)) {
+        const info = await stat(path).catch(() => undefined);
+        if (info && info.mtimeMs < cutoff) await rm(path, { recursive: true, force: true });
+      }
+    }
+  }
+
+  /** Deletes this process's clones (shutdown). */
+  async stop(): Promise<void> {
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(entries.map((e) => e.lock.write(() => rm(e.dir, { recursive: true, force: true }))));
+  }
+
+  stats(): CloneCacheStats {
+    let bytes = 0;
+    for (const e of this.entries.values()) bytes += e.sizeBytes;
+    return { entries: this.entries.size, bytes, ...this.counters };
+  }
+
+  /** The directory a repository's clone lives in: `mcp_<normalized url>_<hash(repository + seed)>`. */
+  directoryFor(locator: RepositoryLocator): string {
+    const normalized = `${locator.host}_${locator.segments.join('_')}`.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100);
+    const hash = createHash('sha256')
+      .update(`${locator.host}/${locator.segments.join('/')}`)
+      .update(this.seed)
+      .digest('hex')
+      .slice(0, 16);
+    return join(this.options.root, `${DIR_PREFIX}${normalized}_${hash}`);
+  }
+
+  /**
+   * Runs `read` against an up-to-date checkout of `ref` (default branch when
+   * undefined). Clone or refresh happens at most once per repository at a
+   * time; concurrent callers wait for it and then read together.
+   */
+  async withCheckout<T>(locator: RepositoryLocator, ref: string | undefined, read: (checkout: Checkout) => Promise<T>): Promise<T> {
+    this.evictAged();
+    const entry = this.entryFor(locator);
+    for (;;) {
+      if (this.needsWork(entry, ref)) {
+        await entry.lock.write(async () => {
+          if (this.needsWork(entry, ref)) await this.prepare(entry, ref);
+        });
+      }
+      const result = await entry.lock.read(async () => {
+        // Another caller may have moved the checkout to another ref between our write and read.
+        if (!entry.present || entry.requested !== ref) return { retry: true as const };
+        this.markUsed(entry);
+        return { retry: false as const, value: await read({ dir: entry.dir, ref: entry.ref, commit: entry.commit, notes: entry.notes }) };
+      });
+      if (!result.retry) return result.value;
+    }
+  }
+
+  private entryFor(locator: RepositoryLocator): Entry {
+    const dir = this.directoryFor(locator);
+    let entry = this.entries.get(dir);
+    if (!entry) {
+      entry = {
+        key: dir,
+        dir,
+        locator,
+        requested: undefined,
+        ref: '',
+        kind: 'branch',
+        commit: '',
+        notes: [],
+        fetchedAt: 0,
+        lastUsedAt: this.now(),
+        touchedAt: 0,
+        sizeBytes: 0,
+        lock: new ReadWriteLock(),
+        present: false,
+      };
+      this.entries.set(dir, entry);
+    }
+    return entry;
+  }
+
+  private needsWork(entry: Entry, ref: string | undefined): boolean {
+    if (!entry.present) return true;
+    if (entry.requested !== ref) return true;
+    if (entry.kind === 'tag') return false; // a tag does not move: never pulled again
+    return this.now() - entry.fetchedAt >= this.options.refreshAfterMs;
+  }
+
+  private async prepare(entry: Entry, ref: string | undefined): Promise<void> {
+    try {
+      await this.withDiskRetry(entry, () => (entry.present ? this.refresh(entry, ref) : this.clone(entry, ref)));
+    } catch (error) {
+      if (!entry.present) this.entries.delete(entry.key);
+      throw error;
+    }
+    await this.evictOverCap(entry);
+  }
+
+  /** Disk full: evict every idle clone and retry once, then fail with a clear message. */
+  private async withDiskRetry(entry: Entry, work: () => Promise<void>): Promise<void> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof GitError) || error.kind !== 'disk_full') throw error;
+      this.log.warn(`disk full while preparing ${entry.locator.display}; evicting idle clones and retrying once`);
+      await this.evictIdle(entry, () => true);
+    }
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof GitError && error.kind === 'disk_full') {
+        throw ServiceError.of(
+          'unavailable',
+          `The clone cache has no disk space left for ${entry.locator.display}, even after evicting idle clones. ` +
+            'Free space under GIT_CACHE_DIR or lower GIT_CACHE_MAX_BYTES.',
+        );
+      }
+      throw error;
+    }
+  }
+
+  private async clone(entry: Entry, ref: string | undefined): Promise<void> {
+    const tmp = join(this.options.root, `${TMP_PREFIX}${this.seed}-${randomBytes(6).toString('hex')}`);
+    await mkdir(this.options.root, { recursive: true });
+    try {
+      const { actual, notes } = await this.withFallback(entry.locator, ref, (target) =>
+        this.options.git.run(
+          ['clone', '--depth=1', '--single-branch', '--no-tags', ...(target ? ['--branch', target] : []), '--', entry.locator.url, tmp],
+          {
+            timeoutMs: this.options.cloneTimeoutMs,
+          },
+        ),
+      );
+      const head = await readHead(tmp);
+      await rename(tmp, entry.dir);
+      Object.assign(entry, {
+        present: true,
+        requested: ref,
+        ref: head.branch ?? actual ?? 'HEAD',
+        kind: head.branch ? 'branch' : 'tag',
+        commit: head.commit ?? (await this.revParse(entry.dir)),
+        notes,
+        fetchedAt: this.now(),
+        sizeBytes: await directorySize(entry.dir),
+      });
+      this.counters.clones++;
+    } catch (error) {
+      await rm(tmp, { recursive: true, force: true });
+      throw explainGitFailure(error, { locator: entry.locator, ref, operation: 'clone', timeoutMs: this.options.cloneTimeoutMs });
+    }
+  }
+
+  /** Fetch the ref (shallow), move the checkout if it changed. An unchanged branch costs one fetch and a file read. */
+  private async refresh(entry: Entry, ref: string | undefined): Promise<void> {
+    try {
+      const { actual, notes } = await this.withFallback(entry.locator, ref, (target) =>
+        this.options.git.run(['fetch', '--depth=1', '--no-tags', 'origin', target ?? 'HEAD'], {
+          cwd: entry.dir,
+          timeoutMs: this.options.cloneTimeoutMs,
+        }),
+      );
+      const fetched = await readFetchHead(entry.dir);
+      if (fetched.commit !== entry.commit) {
+        await this.options.git.run(['checkout', '-q', '-f', '--detach', fetched.commit], { cwd: entry.dir });
+        entry.commit = fetched.commit;
+        entry.sizeBytes = await directorySize(entry.dir);
+      }
+      Object.assign(entry, {
+        requested: ref,
+        ref: fetched.name ?? actual ?? entry.ref,
+        kind: fetched.kind ?? entry.kind,
+        notes,
+        fetchedAt: this.now(),
+      });
+      this.counters.refreshes++;
+    } catch (error) {
+      throw explainGitFailure(error, { locator: entry.locator, ref, operation: 'refresh', timeoutMs: this.options.cloneTimeoutMs });
+    }
+  }
+
+  /** Runs `attempt(ref)`; a missing ref falls back to `main`, then `master`, with a note. */
+  private async withFallback(
+    locator: RepositoryLocator,
+    ref: string | undefined,
+    attempt: (ref: string | undefined) => Promise<unknown>,
+  ): Promise<{ actual: string | undefined; notes: string[] }> {
+    try {
+      await attempt(ref);
+      return { actual: ref, notes: [] };
+    } catch (error) {
+      if (!(error instanceof GitError) || error.kind !== 'ref_not_found' || ref === undefined) throw error;
+      const heads = await this.options.git.run(['ls-remote', '--heads', locator.url, 'main', 'master'], {
+        timeoutMs: this.options.cloneTimeoutMs,
+      });
+      const fallback = ['main', 'master'].find((b) => heads.includes(`refs/heads/${b}\n`) || heads.endsWith(`refs/heads/${b}`));
+      if (!fallback || fallback === ref) throw error;
+      await attempt(fallback);
+      return { actual: fallback, notes: [`ref "${ref}" was not found in ${locator.display}; searched "${fallback}" instead.`] };
+    }
+  }
+
+  private async revParse(dir: string): Promise<string> {
+    return (await this.options.git.run(['rev-parse', 'HEAD'], { cwd: dir })).trim();
+  }
+
+  private markUsed(entry: Entry): void {
+    entry.lastUsedAt = this.now();
+    // The directory's mtime tells other processes sharing the disk (and our next start) that it is in use.
+    if (entry.lastUsedAt - entry.touchedAt > TOUCH_INTERVAL_MS) {
+      entry.touchedAt = entry.lastUsedAt;
+      const at = new Date(entry.lastUsedAt);
+      utimes(entry.dir, at, at).catch(() => undefined);
+    }
+  }
+
+  private evictAged(): void {
+    const cutoff = this.now() - this.options.evictAfterMs;
+    for (const entry of this.entries.values()) {
+      if (entry.present && entry.lastUsedAt < cutoff && entry.lock.idle) void this.evict(entry);
+    }
+  }
+
+  private async evictOverCap(current: Entry): Promise<void> {
+    let total = this.stats().bytes;
+    if (total <= this.options.maxBytes) return;
+    await this.evictIdle(current, (entry) => {
+      if (total <= this.options.maxBytes) return false;
+      total -= entry.sizeBytes;
+      return true;
+    });
+  }
+
+  /** Evicts idle clones other than `current`, least recently used first, while `more(entry)` says so. */
+  private async evictIdle(current: Entry, more: (entry: Entry) => boolean): Promise<void> {
+    const candidates = [...this.entries.values()]
+      .filter((e) => e !== current && e.present && e.lock.idle)
+      .sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+    for (const entry of candidates) {
+      if (!more(entry)) break;
+      await this.evict(entry);
+    }
+  }
+
+  private async evict(entry: Entry): Promise<void> {
+    if (this.entries.get(entry.key) !== entry) return;
+    this.entries.delete(entry.key);
+    entry.present = false;
+    this.counters.evictions++;
+    this.log.log(`evicting ${entry.locator.display} (${Math.round(entry.sizeBytes / 1024)} KiB)`);
+    await entry.lock.write(() => rm(entry.dir, { recursive: true, force: true }));
+  }
+}
+
+/** HEAD of a fresh clone: the branch it points at (absent for a tag) and, when cheap to read, the commit. */
+async function readHead(dir: string): Promise<{ branch?: string; commit?: string }> {
+  const head = (await readFile(join(dir, '.git', 'HEAD'), 'utf8')).trim();
+  if (!head.startsWith('ref: ')) return { commit: head };
+  const ref = head.slice(5);
+  const commit = await readFile(join(dir, '.git', ref), 'utf8').then(
+    (s) => s.trim(),
+    () => undefined,
+  );
+  return { branch: ref.replace(/^refs\/heads\//, ''), commit };
+}
+
+/** FETCH_HEAD's first line: `<sha>\t\tbranch 'main' of <url>` or `tag 'v1' of …`. */
+async function readFetchHead(dir: string): Promise<{ commit: string; name?: string; kind?: 'branch' | 'tag' }> {
+  const line = (await readFile(join(dir, '.git', 'FETCH_HEAD'), 'utf8')).split('\n')[0] ?? '';
+  const commit = line.slice(0, 40);
+  const described = /\t(branch|tag) '([^']+)' of /.exec(line);
+  return described ? { commit, kind: described[1] as 'branch' | 'tag', name: described[2] } : { commit };
+}
