@@ -1,0 +1,118 @@
+import { execFile, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { MatchCollector, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
+import { invalidPattern, timeoutError } from './ripgrep.js';
+
+function pathspecs(query: GrepQuery): string[] {
+  return [
+    ...query.fileExtensions.map((ext) => `:(glob)**/*.${ext}`),
+    ...query.excludeDirs.flatMap((dir) => [`:(exclude,glob)**/${dir}/**`, `:(exclude,glob)${dir}/**`]),
+  ];
+}
+
+/**
+ * The fallback engine when no ripgrep binary exists: `git grep` over the
+ * checkout's tracked files (`-I` skips binaries; `.git` is never searched).
+ * Regexes use `-P` (PCRE, the closest to ripgrep's syntax), which can
+ * backtrack: the time budget kills a runaway search. git grep reports one
+ * column per line, so match ranges are recomputed here from the line.
+ */
+export class GitGrepEngine implements GrepEngine {
+  readonly name = 'git-grep' as const;
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(baseEnv: { PATH: string | undefined; HOME: string | undefined }) {
+    this.env = { ...baseEnv, LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  }
+
+  async search(dir: string, query: GrepQuery): Promise<GrepResult> {
+    const started = performance.now();
+    const collector = new MatchCollector(query);
+    const finder = rangeFinder(query);
+    const [, filesSearched] = await Promise.all([this.grep(dir, query, collector, finder), countFiles(dir, query, this.env)]);
+    if (query.contextLines > 0) await addContext(dir, collector, query.contextLines);
+    return collector.result({ filesSearched: collector.truncated ? undefined : filesSearched, elapsedMs: performance.now() - started });
+  }
+
+  private grep(dir: string, query: GrepQuery, collector: MatchCollector, finder: (line: string) => Array<[number, number]>): Promise<void> {
+    const args = ['grep', '-n', '-z', '-I', '--no-color', '--full-name', query.useRegex ? '-P' : '-F'];
+    if (!query.caseSensitive) args.push('-i');
+    args.push('-e', query.pattern, '--', ...pathspecs(query));
+    const child = spawn('git', args, { cwd: dir, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, query.timeoutMs);
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (raw) => {
+      if (!collector.wantsMore) return;
+      const [path, lineNumber, ...rest] = raw.split('\0');
+      const line = rest.join('\0');
+      const bytes = Buffer.from(line, 'utf8');
+      const ranges = finder(line).map(([s, e]) => [byteOffset(line, s), byteOffset(line, e)] as [number, number]);
+      collector.match(path!, Number(lineNumber), bytes, ranges);
+      if (!collector.wantsMore) child.kill('SIGKILL');
+    });
+    return new Promise((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        if (collector.truncated || code === 0 || code === 1) return resolve();
+        if (timedOut) return reject(timeoutError(query.timeoutMs));
+        reject(invalidPattern(stderr));
+      });
+    });
+  }
+}
+
+function byteOffset(line: string, chars: number): number {
+  return Buffer.byteLength(line.slice(0, chars), 'utf8');
+}
+
+/** Every match of the query in a line, as [start, end) string indices. */
+function rangeFinder(query: GrepQuery): (line: string) => Array<[number, number]> {
+  let regex: RegExp | undefined;
+  try {
+    const source = query.useRegex ? query.pattern : query.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    regex = new RegExp(source, query.caseSensitive ? 'gu' : 'giu');
+  } catch {
+    regex = undefined; // PCRE syntax JavaScript does not know: lines still match, without ranges
+  }
+  return (line) => {
+    if (!regex) return [];
+    const ranges: Array<[number, number]> = [];
+    for (const m of line.matchAll(regex)) {
+      if (m[0].length === 0) continue;
+      ranges.push([m.index, m.index + m[0].length]);
+    }
+    return ranges;
+  };
+}
+
+function countFiles(dir: string, query: GrepQuery, env: NodeJS.ProcessEnv): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', ['ls-files', '-z', '--', ...pathspecs(query)], { cwd: dir, env, maxBuffer: 256 * 1024 * 1024 }, (error, stdout) =>
+      resolve(error ? undefined : stdout.split('\0').filter(Boolean).length),
+    );
+  });
+}
+
+/** git grep's -z output cannot tell context from matches, so context comes from the files themselves. */
+async function addContext(dir: string, collector: MatchCollector, contextLines: number): Promise<void> {
+  for (const file of collector.result({ filesSearched: 0, elapsedMs: 0 }).matches) {
+    const lines = (await readFile(join(dir, file.path), 'utf8')).replace(/\n$/, '').split('\n');
+    for (const m of file.line_matches) {
+      const at = m.line_number - 1;
+      m.context_before = lines.slice(Math.max(0, at - contextLines), at).map(trimCr);
+      m.context_after = lines.slice(at + 1, at + 1 + contextLines).map(trimCr);
+    }
+  }
+}
+
+function trimCr(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}

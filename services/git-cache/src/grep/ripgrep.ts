@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { ServiceError } from '@sextant/messaging';
+import { MatchCollector, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
+
+interface RgText {
+  text?: string;
+  bytes?: string;
+}
+interface RgMessage {
+  type: 'begin' | 'match' | 'context' | 'end' | 'summary';
+  data: {
+    path?: RgText;
+    lines?: RgText;
+    line_number?: number;
+    submatches?: Array<{ start: number; end: number }>;
+    stats?: { searches: number };
+  };
+}
+
+function decode(value: RgText | undefined): Buffer {
+  if (!value) return Buffer.alloc(0);
+  return value.text !== undefined ? Buffer.from(value.text, 'utf8') : Buffer.from(value.bytes ?? '', 'base64');
+}
+
+/** ripgrep's arguments for a query. The pattern goes after `-e`, so it can never be read as an option. */
+export function ripgrepArgs(query: GrepQuery): string[] {
+  const args = [
+    '--json',
+    '--no-config',
+    '--hidden',
+    '--no-ignore',
+    '--glob',
+    '!.git',
+    query.caseSensitive ? '--case-sensitive' : '--ignore-case',
+  ];
+  if (!query.useRegex) args.push('--fixed-strings');
+  if (query.contextLines > 0) args.push('--context', String(query.contextLines));
+  for (const ext of query.fileExtensions) args.push('--glob', `*.${ext}`);
+  for (const dir of query.excludeDirs) args.push('--glob', `!${dir}`);
+  args.push('--regexp', query.pattern, '--', '.');
+  return args;
+}
+
+/**
+ * ripgrep with structured output (`--json`), read as a stream: the process
+ * is stopped as soon as `max_matches` lines were collected, so memory stays
+ * bounded whatever the repository holds. Binary files are skipped by
+ * ripgrep itself; `.git` is excluded.
+ */
+export class RipgrepEngine implements GrepEngine {
+  readonly name = 'ripgrep' as const;
+
+  constructor(private readonly binary: string) {}
+
+  search(dir: string, query: GrepQuery): Promise<GrepResult> {
+    const started = performance.now();
+    const collector = new MatchCollector(query);
+    const child = spawn(this.binary, ripgrepArgs(query), { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let filesSearched: number | undefined;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, query.timeoutMs);
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 4096) stderr += chunk;
+    });
+    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+    lines.on('line', (raw) => {
+      if (!collector.wantsMore) return;
+      const message = JSON.parse(raw) as RgMessage;
+      const path = () => decode(message.data.path).toString('utf8');
+      if (message.type === 'match') {
+        const ranges = (message.data.submatches ?? []).map((m) => [m.start, m.end] as [number, number]);
+        collector.match(path(), message.data.line_number ?? 0, decode(message.data.lines), ranges);
+        if (!collector.wantsMore) child.kill('SIGKILL');
+      } else if (message.type === 'context') {
+        collector.context(path(), message.data.line_number ?? 0, decode(message.data.lines));
+      } else if (message.type === 'summary') {
+        filesSearched = message.data.stats?.searches;
+      }
+    });
+
+    return new Promise((resolve, reject) => {
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        if (collector.truncated) return resolve(collector.result({ filesSearched: undefined, elapsedMs: performance.now() - started }));
+        if (timedOut) return reject(timeoutError(query.timeoutMs));
+        if (code === 2 && /regex parse error|error parsing regex|regex.*(too large|exceeded)/i.test(stderr)) {
+          return reject(invalidPattern(stderr));
+        }
+        // Exit 2 with a summary means some files could not be read; the results stand.
+        if (code !== 0 && code !== 1 && filesSearched === undefined) {
+          return reject(ServiceError.of('internal_error', `ripgrep failed: ${stderr.trim().split('\n')[0] ?? `exit ${code}`}`));
+        }
+        resolve(collector.result({ filesSearched, elapsedMs: performance.now() - started }));
+      });
+    });
+  }
+}
+
+export function timeoutError(timeoutMs: number): ServiceError {
+  return ServiceError.of('timeout', `The search took longer than ${timeoutMs} ms and was stopped; narrow the pattern or the paths.`, {
+    timeout_ms: timeoutMs,
+  });
+}
+
+/** The engine's own words about the bad pattern, without the "rg:" noise. */
+export function invalidPattern(stderr: string): ServiceError {
+  const message = stderr
+    .replace(/^rg: /, '')
+    .replace(/^fatal: /, '')
+    .trim()
+    .slice(0, 800);
+  return ServiceError.invalid({ pattern: `invalid regular expression: ${message}` });
+}
