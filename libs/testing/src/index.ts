@@ -6,3 +6,5 @@ export { callTool, httpClient, postRaw, stdioClient, type ErrorBody, type ToolCa
 export { FaultProxy } from './tcp-proxy.js';
 export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 export { repoPath } from './paths.js';
+export { BareRepository, GitDaemon, HangingServer, createSampleRepository, git, writeTree } from './git.js';
+export { startFakeGitHub, type FakeGitHub, type GitHubFault } from './fake-github.js';

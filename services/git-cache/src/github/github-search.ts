@@ -1,0 +1,187 @@
+import { Logger } from '@nestjs/common';
+import type { SearchRepositories } from '@sextant/contracts';
+import { ServiceError } from '@sextant/messaging';
+
+export interface GitHubSearchOptions {
+  /** REST base, e.g. https://api.github.com or https://ghe.example.com/api/v3. */
+  apiUrl: string;
+  /** Sent as a bearer token; never logged, never in an error. */
+  token?: string | undefined;
+  timeoutMs: number;
+  /** Retries after a network error, a timeout or a 5xx (exponential backoff). */
+  retries: number;
+  backoffMs: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+type Repository = SearchRepositories.Response['repositories'][number];
+type Json = Record<string, unknown>;
+
+/** A failure worth another attempt, with the error to report if attempts run out. */
+class Retryable extends Error {
+  constructor(readonly final: ServiceError) {
+    super(final.busError.message);
+  }
+}
+
+/**
+ * GitHub's repository search (`GET /search/repositories`) over fetch.
+ * Maps GitHub's statuses to the error registry: 401/403 → forbidden,
+ * exhausted rate limit (403 or 429) → rate_limited with the reset time,
+ * 422 → invalid_input; network errors, timeouts and 5xx are retried with
+ * exponential backoff, a bounded number of times.
+ */
+export class GitHubSearch {
+  private readonly log = new Logger('GitHubSearch');
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: GitHubSearchOptions) {
+    this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  async search(request: SearchRepositories.Request): Promise<SearchRepositories.Response> {
+    const url = this.url(request);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.attempt(url, request);
+      } catch (error) {
+        if (!(error instanceof Retryable)) throw error;
+        if (attempt >= this.options.retries) throw error.final;
+        const delay = this.options.backoffMs * 2 ** attempt * (0.5 + Math.random() / 2);
+        this.log.warn(`GitHub search attempt ${attempt + 1} failed (${error.message}); retrying in ${Math.round(delay)} ms`);
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  private url(request: SearchRepositories.Request): string {
+    const params = new URLSearchParams({ q: request.query, per_page: String(request.per_page), page: String(request.page) });
+    if (request.sort_by !== 'relevance') {
+      params.set('sort', request.sort_by);
+      params.set('order', request.order);
+    }
+    return `${this.options.apiUrl.replace(/\/+$/, '')}/search/repositories?${params}`;
+  }
+
+  private async attempt(url: string, request: SearchRepositories.Request): Promise<SearchRepositories.Response> {
+    const host = new URL(url).host;
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: this.headers(), signal: AbortSignal.timeout(this.options.timeoutMs) });
+    } catch (error) {
+      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      throw new Retryable(
+        timedOut
+          ? ServiceError.of('timeout', `GitHub (${host}) did not answer within ${this.options.timeoutMs} ms.`)
+          : ServiceError.of('unavailable', `Could not reach GitHub at ${host}; try again shortly.`),
+      );
+    }
+    const rateLimit = readRateLimit(response.headers);
+    const body = await response.text();
+    if (response.ok) return toResponse(parseJson(body), request, rateLimit);
+    throw this.failure(response, body, rateLimit);
+  }
+
+  private headers(): Record<string, string> {
+    return {
+      accept: 'application/vnd.github+json',
+      'x-github-api-version': '2022-11-28',
+      'user-agent': 'sextant-mcp',
+      ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+    };
+  }
+
+  private failure(response: Response, body: string, rateLimit: { remaining: number; reset: number } | undefined): Error {
+    const status = response.status;
+    const message = githubMessage(body);
+    const retryAfter = Number(response.headers.get('retry-after'));
+    const exhausted = status === 429 || (status === 403 && (rateLimit?.remaining === 0 || /rate limit/i.test(message)));
+    if (exhausted) {
+      const reset = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.ceil(Date.now() / 1000 + retryAfter) : (rateLimit?.reset ?? 0);
+      return ServiceError.of('rate_limited', `GitHub's rate limit is exhausted; it resets at ${new Date(reset * 1000).toISOString()}.`, {
+        rate_limit_reset: reset,
+        rate_limit_remaining: rateLimit?.remaining ?? 0,
+      });
+    }
+    if (status === 401) {
+      return ServiceError.of('forbidden', `GitHub rejected the credentials (401): check GITCODE_MCP_GITHUB_TOKEN.`);
+    }
+    if (status === 403) return ServiceError.of('forbidden', `GitHub refused the search (403): ${message}`);
+    if (status === 422) return ServiceError.invalid({ query: `GitHub cannot run this query: ${message}` });
+    if (status >= 500) return new Retryable(ServiceError.of('api_error', `GitHub answered ${status}: ${message}`, { status }));
+    return ServiceError.of('api_error', `GitHub answered ${status}: ${message}`, { status });
+  }
+}
+
+function readRateLimit(headers: Headers): { remaining: number; reset: number } | undefined {
+  const remaining = headers.get('x-ratelimit-remaining');
+  const reset = headers.get('x-ratelimit-reset');
+  if (remaining === null || reset === null) return undefined;
+  return { remaining: Number(remaining), reset: Number(reset) };
+}
+
+function parseJson(body: string): Json {
+  try {
+    return JSON.parse(body) as Json;
+  } catch {
+    throw ServiceError.of('api_error', 'GitHub answered with a body that is not JSON.');
+  }
+}
+
+/** GitHub's error text: `message` plus any `errors[].message`, short. */
+function githubMessage(body: string): string {
+  try {
+    const json = JSON.parse(body) as { message?: string; errors?: Array<{ message?: string }> };
+    const details = (json.errors ?? []).map((e) => e.message).filter(Boolean);
+    return [json.message ?? 'no message', ...details].join('; ').slice(0, 500);
+  } catch {
+    return body.slice(0, 200) || 'no message';
+  }
+}
+
+function toResponse(
+  body: Json,
+  request: SearchRepositories.Request,
+  rateLimit: { remaining: number; reset: number } | undefined,
+): SearchRepositories.Response {
+  if (!Array.isArray(body.items) || typeof body.total_count !== 'number') {
+    throw ServiceError.of('api_error', 'GitHub answered without the search result fields (total_count, items).');
+  }
+  return {
+    repositories: (body.items as Json[]).map(toRepository),
+    total_count: body.total_count,
+    page: request.page,
+    per_page: request.per_page,
+    ...(rateLimit ? { rate_limit: rateLimit } : {}),
+  };
+}
+
+const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
+const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+function toRepository(item: Json): Repository {
+  const license = item.license as Json | null | undefined;
+  return {
+    name: str(item.name),
+    full_name: str(item.full_name),
+    private: item.private === true,
+    html_url: str(item.html_url),
+    description: strOrNull(item.description),
+    fork: item.fork === true,
+    created_at: str(item.created_at),
+    updated_at: str(item.updated_at),
+    pushed_at: str(item.pushed_at),
+    git_url: str(item.git_url),
+    ssh_url: str(item.ssh_url),
+    clone_url: str(item.clone_url),
+    svn_url: str(item.svn_url),
+    homepage: strOrNull(item.homepage) || null,
+    language: strOrNull(item.language),
+    license: license
+      ? { key: str(license.key), name: str(license.name), spdx_id: str(license.spdx_id), url: strOrNull(license.url) }
+      : null,
+    topics: Array.isArray(item.topics) ? item.topics.filter((t): t is string => typeof t === 'string') : [],
+    visibility: str(item.visibility, item.private === true ? 'private' : 'public'),
+    default_branch: str(item.default_branch, 'main'),
+  };
+}
