@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { GatewayModule, loadConfig as loadGatewayConfig, serveHttp, serveStdio } from '@sextant/gateway';
-import { GitCacheModule } from '@sextant/git-cache';
+import { GitCacheModule, loadConfig as loadGitCacheConfig } from '@sextant/git-cache';
 import { InProcessBus } from '@sextant/messaging';
 import { classifyDatabaseError, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import { loadConfig as loadProjectsConfig, ProjectsModule } from '@sextant/projects';
@@ -33,6 +33,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
   const config = loadConfig(env);
   const gatewayConfig = loadGatewayConfig(env);
   const projectsConfig = loadProjectsConfig(env);
+  const gitCacheConfig = loadGitCacheConfig(env);
   const logger = new JsonLogger('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
 
   let postgres: EmbeddedPostgres | undefined;
@@ -50,7 +51,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
           GatewayModule.register({ config: gatewayConfig, bus }),
           ProjectsModule.register({ database: { ...projectsConfig.database, url: databaseUrl } }),
           VectorSearchModule.register(),
-          GitCacheModule.register(),
+          GitCacheModule.register(gitCacheConfig),
           SymbolIndexerModule.register(),
           WorkspaceRegistryModule.register(),
         ],

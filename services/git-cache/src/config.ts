@@ -1,15 +1,84 @@
-import { CommonEnv, parseEnv } from '@sextant/runtime';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { CommonEnv, env, parseEnv } from '@sextant/runtime';
+
+const HOUR = 3_600_000;
+
+const hostList = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  )
+  .refine((hosts) => hosts.every((h) => /^[a-z0-9.-]+(:\d{1,5})?$/.test(h)), 'must be a comma-separated list of host or host:port');
 
 /** Every environment variable of the git-cache service (documented in the README table). */
-export const GitCacheEnv = CommonEnv;
+export const GitCacheEnv = CommonEnv.extend({
+  SEXTANT_DATA_DIR: z.string().min(1).default('./.sextant'),
+  GIT_CACHE_DIR: z.string().min(1).optional(),
+  GIT_CACHE_MAX_BYTES: env.int(1_000_000, Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
+  GIT_CACHE_REFRESH_AFTER_MS: env.int(0, 365 * 24 * HOUR).default(24 * HOUR),
+  GIT_CACHE_EVICT_AFTER_MS: env.int(60_000, 365 * 24 * HOUR).default(7 * 24 * HOUR),
+  GIT_CLONE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(120_000),
+  GIT_ALLOWED_HOSTS: hostList.default(['github.com']),
+  GIT_ALLOW_FILE_URLS: env.bool().default(false),
+  GREP_ENGINE: z.enum(['auto', 'ripgrep', 'git-grep']).default('auto'),
+  GREP_TIMEOUT_MS: env.int(100, 600_000).default(10_000),
+  GITHUB_API_URL: env.url(['https', 'http']).default('https://api.github.com'),
+  GITCODE_MCP_GITHUB_TOKEN: z.string().min(1).optional(),
+  GITHUB_TIMEOUT_MS: env.int(100, 120_000).default(10_000),
+  GITHUB_RETRIES: env.int(0, 10).default(3),
+  CODEBASE_ROOT: z.string().min(1).optional(),
+  REPO_ROOT: z.string().min(1).optional(),
+  OPEN_FILE_MAX_LINES: env.int(1, 1_000_000).default(2_000),
+  OPEN_FILE_MAX_BYTES: env.int(1_024, 64 * 1024 ** 2).default(1024 ** 2),
+});
 
 export interface GitCacheConfig {
   natsUrl: string | undefined;
   natsPrefix: string | undefined;
   logLevel: string;
+  cache: { root: string; maxBytes: number; refreshAfterMs: number; evictAfterMs: number; cloneTimeoutMs: number };
+  allowedHosts: string[];
+  allowFileUrls: boolean;
+  grep: { engine: 'auto' | 'ripgrep' | 'git-grep'; timeoutMs: number };
+  github: { apiUrl: string; token: string | undefined; timeoutMs: number; retries: number };
+  files: { codebaseRoot: string; repoRoot: string | undefined; maxLines: number; maxBytes: number };
+  /** PATH and HOME handed to git and ripgrep (their environment is otherwise built from scratch). */
+  childEnv: { PATH: string | undefined; HOME: string | undefined };
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv): GitCacheConfig {
-  const e = parseEnv(GitCacheEnv, env);
-  return { natsUrl: e.NATS_URL, natsPrefix: e.SEXTANT_NATS_PREFIX, logLevel: e.LOG_LEVEL };
+export function loadConfig(environment: NodeJS.ProcessEnv): GitCacheConfig {
+  const e = parseEnv(GitCacheEnv, environment);
+  const cacheRoot = resolve(e.GIT_CACHE_DIR ?? join(e.SEXTANT_DATA_DIR, 'git-cache'));
+  return {
+    natsUrl: e.NATS_URL,
+    natsPrefix: e.SEXTANT_NATS_PREFIX,
+    logLevel: e.LOG_LEVEL,
+    cache: {
+      root: cacheRoot,
+      maxBytes: e.GIT_CACHE_MAX_BYTES,
+      refreshAfterMs: e.GIT_CACHE_REFRESH_AFTER_MS,
+      evictAfterMs: e.GIT_CACHE_EVICT_AFTER_MS,
+      cloneTimeoutMs: e.GIT_CLONE_TIMEOUT_MS,
+    },
+    allowedHosts: e.GIT_ALLOWED_HOSTS,
+    allowFileUrls: e.GIT_ALLOW_FILE_URLS,
+    grep: { engine: e.GREP_ENGINE, timeoutMs: e.GREP_TIMEOUT_MS },
+    github: {
+      apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
+      token: e.GITCODE_MCP_GITHUB_TOKEN,
+      timeoutMs: e.GITHUB_TIMEOUT_MS,
+      retries: e.GITHUB_RETRIES,
+    },
+    files: {
+      codebaseRoot: resolve(e.CODEBASE_ROOT ?? cacheRoot),
+      repoRoot: e.REPO_ROOT ? resolve(e.REPO_ROOT) : undefined,
+      maxLines: e.OPEN_FILE_MAX_LINES,
+      maxBytes: e.OPEN_FILE_MAX_BYTES,
+    },
+    childEnv: { PATH: environment.PATH, HOME: environment.HOME },
+  };
 }

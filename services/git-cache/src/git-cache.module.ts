@@ -1,13 +1,54 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { createHealthController } from '@sextant/runtime';
+import { CloneCache } from './cache/clone-cache.js';
 import type { GitCacheConfig } from './config.js';
+import { FileReader } from './files/file-reader.js';
+import { GitCacheController } from './git-cache.controller.js';
+import { GitCacheService } from './git-cache.service.js';
+import { ProcessGitRunner } from './git/git-runner.js';
+import { GitHubSearch } from './github/github-search.js';
+import { createGrepEngine } from './grep/engine.js';
 
-/**
- * Clone cache, grep, refs and files (grep_repository, list_repository_refs, search_repositories, open_file): the tools arrive with their own issue; today the service answers its health subject.
- */
+/** Starts the clone cache with the module and deletes this process's clones at shutdown. */
+class CloneCacheLifecycle implements OnModuleInit, OnApplicationShutdown {
+  constructor(private readonly cache: CloneCache) {}
+  onModuleInit(): Promise<void> {
+    return this.cache.start();
+  }
+  onApplicationShutdown(): Promise<void> {
+    return this.cache.stop();
+  }
+}
+
+/** Clone cache, grep, refs, GitHub search and safe file reads: grep_repository, list_repository_refs, search_repositories, open_file. */
 @Module({})
 export class GitCacheModule {
-  static register(_config?: Partial<GitCacheConfig>): DynamicModule {
-    return { module: GitCacheModule, controllers: [createHealthController('git-cache')] };
+  static register(config: GitCacheConfig): DynamicModule {
+    const protocols = ['https', 'http', 'git', ...(config.allowFileUrls ? ['file'] : [])];
+    const git = new ProcessGitRunner({ protocols, defaultTimeoutMs: config.cache.cloneTimeoutMs, baseEnv: config.childEnv });
+    const cache = new CloneCache({ ...config.cache, git });
+    return {
+      module: GitCacheModule,
+      controllers: [createHealthController('git-cache'), GitCacheController],
+      providers: [
+        { provide: CloneCache, useValue: cache },
+        { provide: CloneCacheLifecycle, useFactory: () => new CloneCacheLifecycle(cache) },
+        {
+          provide: GitCacheService,
+          useFactory: async () =>
+            new GitCacheService({
+              cache,
+              git,
+              engine: await createGrepEngine(config.grep.engine, config.childEnv),
+              github: new GitHubSearch({ ...config.github, backoffMs: 250 }),
+              files: new FileReader(config.files),
+              policy: { allowedHosts: config.allowedHosts, allowFileUrls: config.allowFileUrls },
+              grepTimeoutMs: config.grep.timeoutMs,
+              lsRemoteTimeoutMs: Math.min(config.cache.cloneTimeoutMs, 30_000),
+            }),
+        },
+      ],
+      exports: [CloneCache],
+    };
   }
 }

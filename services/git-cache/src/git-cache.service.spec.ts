@@ -1,0 +1,429 @@
+/**
+ * The git-cache service against real git (bare repositories served by
+ * `git daemon` and over file://), real ripgrep and real `git grep`.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { BusError, GrepRepository } from '@sextant/contracts';
+import { GrepRepository as GrepContract } from '@sextant/contracts';
+import { BareRepository, createSampleRepository, GitDaemon, HangingServer, freePort } from '@sextant/testing';
+import { CloneCache, type CloneCacheOptions } from './cache/clone-cache.js';
+import { FileReader } from './files/file-reader.js';
+import { GitCacheService } from './git-cache.service.js';
+import { GitError, ProcessGitRunner, type GitRunner } from './git/git-runner.js';
+import { GitHubSearch } from './github/github-search.js';
+import type { GrepEngine } from './grep/collector.js';
+import { findRipgrep } from './grep/engine.js';
+import { parseRepository } from './repository/locator.js';
+import { GitGrepEngine } from './grep/git-grep.js';
+import { RipgrepEngine } from './grep/ripgrep.js';
+
+const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+const HOUR = 3_600_000;
+
+async function failure(promise: Promise<unknown>): Promise<BusError> {
+  try {
+    await promise;
+  } catch (error) {
+    const busError = (error as { busError?: BusError }).busError;
+    assert.ok(busError, `expected a ServiceError, got ${String(error)}`);
+    return busError;
+  }
+  assert.fail('expected a failure');
+}
+
+class Clock {
+  now = Date.now();
+  advance(ms: number): void {
+    this.now += ms;
+  }
+}
+
+interface Harness {
+  service: GitCacheService;
+  cache: CloneCache;
+  clock: Clock;
+  root: string;
+}
+
+describe('git-cache service (real git, git daemon, ripgrep)', () => {
+  let workspace: string;
+  let sample: BareRepository;
+  let other: BareRepository;
+  let daemon: GitDaemon;
+  let rg: string;
+  const harnesses: Harness[] = [];
+
+  before(async () => {
+    workspace = mkdtempSync(join(tmpdir(), 'sextant-git-cache-'));
+    const remotes = join(workspace, 'remotes');
+    mkdirSync(remotes);
+    sample = createSampleRepository(remotes, 'sample');
+    other = createSampleRepository(remotes, 'other');
+    daemon = await GitDaemon.start(remotes);
+    const found = await findRipgrep();
+    assert.ok(found, 'ripgrep is installed (@vscode/ripgrep)');
+    rg = found;
+  });
+
+  after(async () => {
+    for (const h of harnesses) await h.cache.stop();
+    await daemon?.stop();
+    sample?.dispose();
+    other?.dispose();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  function harness(
+    options: { engine?: GrepEngine; git?: GitRunner; cache?: Partial<CloneCacheOptions>; grepTimeoutMs?: number } = {},
+  ): Harness {
+    const root = mkdtempSync(join(workspace, 'cache-'));
+    const clock = new Clock();
+    const git = options.git ?? new ProcessGitRunner({ protocols: ['git', 'file', 'http', 'https'], defaultTimeoutMs: 20_000, baseEnv });
+    const cache = new CloneCache({
+      root,
+      maxBytes: 10 * 1024 ** 3,
+      refreshAfterMs: 24 * HOUR,
+      evictAfterMs: 7 * 24 * HOUR,
+      cloneTimeoutMs: 20_000,
+      git,
+      now: () => clock.now,
+      ...options.cache,
+    });
+    const service = new GitCacheService({
+      cache,
+      git,
+      engine: options.engine ?? new RipgrepEngine(rg),
+      github: new GitHubSearch({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, backoffMs: 1 }),
+      files: new FileReader({ codebaseRoot: root, maxLines: 2000, maxBytes: 1024 * 1024 }),
+      policy: { allowedHosts: ['github.com', daemon.host], allowFileUrls: true },
+      grepTimeoutMs: options.grepTimeoutMs ?? 5_000,
+      lsRemoteTimeoutMs: 5_000,
+    });
+    const h = { service, cache, clock, root };
+    harnesses.push(h);
+    return h;
+  }
+
+  function grep(h: Harness, input: Partial<GrepRepository.Request> & { repository: string; pattern: string }) {
+    return h.service.grep(GrepContract.Request.parse(input));
+  }
+
+  const paths = (r: GrepRepository.Response) => r.matches.map((m) => m.path).sort();
+
+  describe('grep_repository', () => {
+    let h: Harness;
+    before(() => {
+      h = harness();
+    });
+
+    it('finds a pattern case-insensitively over git://, skipping binaries and never searching .git', async () => {
+      const result = await grep(h, { repository: daemon.url('sample'), pattern: 'todo' });
+      assert.deepEqual(paths(result), [
+        '.github/workflows/ci.yml',
+        'CHANGELOG.md',
+        'node_modules/dep/index.js',
+        'src/main.ts',
+        'src/nested/deep/util.js',
+        'src/unicode.txt',
+      ]);
+      assert.equal(result.ref, 'main');
+      assert.equal(result.truncated, false);
+      assert.equal(result.stats.files_with_matches, 6);
+      assert.equal(result.stats.total_matches, 6);
+      assert.ok(result.stats.files_searched >= 8, `files_searched ${result.stats.files_searched}`);
+      const gitDir = await grep(h, { repository: daemon.url('sample'), pattern: 'refs/heads' });
+      assert.deepEqual(gitDir.matches, [], '.git is not searched');
+    });
+
+    it('reports ranges as [start, length] in characters, also after non-ASCII text', async () => {
+      const result = await grep(h, { repository: daemon.url('sample'), pattern: 'TODO', file_extensions: ['txt'] });
+      const line = result.matches[0]!.line_matches[0]!;
+      assert.equal(line.line, 'ä TODO über TODO');
+      assert.deepEqual(line.ranges, [
+        [2, 4],
+        [12, 4],
+      ]);
+    });
+
+    it('honours case_sensitive, use_regex, file_extensions, exclude_dirs and context_lines', async () => {
+      const repository = sample.fileUrl;
+      assert.deepEqual(paths(await grep(h, { repository, pattern: 'Hello', case_sensitive: true })), []);
+      assert.deepEqual(paths(await grep(h, { repository, pattern: 'T.DO', use_regex: false })), []);
+      assert.equal((await grep(h, { repository, pattern: 'T.DO' })).stats.total_matches, 6);
+      assert.deepEqual(paths(await grep(h, { repository, pattern: 'todo', file_extensions: ['ts', '.js'] })), [
+        'node_modules/dep/index.js',
+        'src/main.ts',
+        'src/nested/deep/util.js',
+      ]);
+      assert.deepEqual(paths(await grep(h, { repository, pattern: 'todo', file_extensions: ['js'], exclude_dirs: ['node_modules'] })), [
+        'src/nested/deep/util.js',
+      ]);
+      const context = await grep(h, { repository, pattern: 'localize', context_lines: 1 });
+      assert.deepEqual(context.matches[0]!.line_matches[0]!.context_before, ['export function greet(name: string) {']);
+      assert.deepEqual(context.matches[0]!.line_matches[0]!.context_after, ['  return `hello ${name}`;']);
+    });
+
+    it('caps the matches at max_matches and says the result was truncated', async () => {
+      const result = await grep(h, { repository: sample.fileUrl, pattern: 'todo', max_matches: 2 });
+      assert.equal(result.stats.total_matches, 2);
+      assert.equal(result.truncated, true);
+    });
+
+    it('rejects an invalid regex with invalid_input quoting the engine', async () => {
+      const error = await failure(grep(h, { repository: sample.fileUrl, pattern: 'a(' }));
+      assert.equal(error.code, 'invalid_input');
+      assert.match(error.message, /regex parse error|unclosed group/i);
+      assert.ok((error.details as { fields: Record<string, string> }).fields.pattern);
+    });
+
+    it('finishes a catastrophic-backtracking pattern quickly (linear-time engine)', async () => {
+      const started = performance.now();
+      await grep(h, { repository: sample.fileUrl, pattern: '(a+)+$|(x+x+)+y' });
+      assert.ok(performance.now() - started < 5_000);
+    });
+
+    it('refuses bad file_extensions and exclude_dirs', async () => {
+      const error = await failure(
+        grep(h, { repository: sample.fileUrl, pattern: 'x', file_extensions: ['{ts,js}'], exclude_dirs: ['../etc', '*'] }),
+      );
+      assert.equal(error.code, 'invalid_input');
+      assert.deepEqual(Object.keys((error.details as { fields: Record<string, string> }).fields).sort(), [
+        'exclude_dirs.0',
+        'exclude_dirs.1',
+        'file_extensions.0',
+      ]);
+    });
+
+    it('searches a branch or a tag, and falls back to main with a note for a missing branch', async () => {
+      const repository = daemon.url('sample');
+      assert.deepEqual(paths(await grep(h, { repository, pattern: 'only on the branch', ref_name: 'feature' })), ['feature.txt']);
+      const tag = await grep(h, { repository, pattern: 'v1.1', ref_name: 'v1.0' });
+      assert.deepEqual(tag.matches, [], 'the tag predates CHANGELOG.md');
+      assert.equal(tag.ref, 'v1.0');
+      const fallback = await grep(h, { repository, pattern: 'v1.1', ref_name: 'no-such-branch' });
+      assert.equal(fallback.ref, 'main');
+      assert.match(fallback.notes?.[0] ?? '', /no-such-branch.*not found.*main/);
+      assert.deepEqual(paths(fallback), ['CHANGELOG.md']);
+    });
+  });
+
+  describe('clone cache policy', () => {
+    it('makes exactly one clone for 10 simultaneous greps of an uncached repository', async () => {
+      const h = harness();
+      const results = await Promise.all(Array.from({ length: 10 }, () => grep(h, { repository: daemon.url('sample'), pattern: 'hello' })));
+      assert.equal(h.cache.stats().clones, 1);
+      assert.equal(h.cache.stats().refreshes, 0);
+      for (const r of results) assert.deepEqual(paths(r), ['README.md', 'src/main.ts']);
+      const dirs = readdirSync(h.root);
+      assert.equal(dirs.length, 1);
+      assert.match(dirs[0]!, /^mcp_127\.0\.0\.1_\d+_sample_[0-9a-f]{16}$/);
+    });
+
+    it('refreshes a branch older than the refresh age, and when another ref is asked; never pulls a tag again', async () => {
+      const remotes = join(workspace, 'remotes');
+      const moving = createSampleRepository(remotes, 'moving');
+      try {
+        const h = harness();
+        const repository = daemon.url('moving');
+        assert.deepEqual(paths(await grep(h, { repository, pattern: 'fresh-marker' })), []);
+        moving.commit('main', { 'new.txt': 'fresh-marker\n' });
+        assert.deepEqual(paths(await grep(h, { repository, pattern: 'fresh-marker' })), [], 'still fresh: not refreshed');
+        h.clock.advance(25 * HOUR);
+        assert.deepEqual(paths(await grep(h, { repository, pattern: 'fresh-marker' })), ['new.txt'], 'stale: refreshed');
+        assert.equal(h.cache.stats().refreshes, 1);
+        await grep(h, { repository, pattern: 'x', ref_name: 'v1.0' });
+        assert.equal(h.cache.stats().refreshes, 2, 'another ref: refreshed');
+        h.clock.advance(48 * HOUR);
+        await grep(h, { repository, pattern: 'x', ref_name: 'v1.0' });
+        assert.equal(h.cache.stats().refreshes, 2, 'a tag is not pulled again');
+        assert.equal(h.cache.stats().clones, 1);
+      } finally {
+        moving.dispose();
+      }
+    });
+
+    it('evicts clones unused for the eviction age', async () => {
+      const h = harness();
+      await grep(h, { repository: daemon.url('sample'), pattern: 'x' });
+      const first = h.cache.directoryFor(locatorOf(daemon.url('sample')));
+      assert.ok(existsSync(first));
+      h.clock.advance(8 * 24 * HOUR);
+      await grep(h, { repository: daemon.url('other'), pattern: 'x' });
+      await waitFor(() => !existsSync(first));
+      assert.equal(h.cache.stats().entries, 1);
+      assert.equal(h.cache.stats().evictions, 1);
+    });
+
+    it('evicts least-recently-used clones when the total size passes the cap', async () => {
+      const probe = harness();
+      await grep(probe, { repository: daemon.url('sample'), pattern: 'x' });
+      const oneClone = probe.cache.stats().bytes;
+      const h = harness({ cache: { maxBytes: Math.round(oneClone * 1.5) } });
+      await grep(h, { repository: daemon.url('sample'), pattern: 'x' });
+      h.clock.advance(1_000);
+      await grep(h, { repository: daemon.url('other'), pattern: 'x' });
+      assert.equal(h.cache.stats().entries, 1);
+      assert.ok(!existsSync(h.cache.directoryFor(locatorOf(daemon.url('sample')))), 'the older clone went');
+      assert.ok(existsSync(h.cache.directoryFor(locatorOf(daemon.url('other')))), 'the one in use stays');
+    });
+
+    it('removes its clones at shutdown, and what dead processes left at start', async () => {
+      const h = harness();
+      await grep(h, { repository: sample.fileUrl, pattern: 'x' });
+      assert.equal(readdirSync(h.root).length, 1);
+      await h.cache.stop();
+      assert.deepEqual(readdirSync(h.root), []);
+
+      const old = new Date(Date.now() - 8 * 24 * HOUR);
+      for (const name of ['mcp_github.com_o_r_0123456789abcdef', '.tmp-deadbeef-0001']) {
+        mkdirSync(join(h.root, name));
+        utimesSync(join(h.root, name), old, old);
+      }
+      mkdirSync(join(h.root, 'mcp_recent_0123456789abcdef'));
+      const restarted = harness({ cache: { root: h.root } });
+      await restarted.cache.start();
+      assert.deepEqual(readdirSync(h.root), ['mcp_recent_0123456789abcdef']);
+    });
+
+    it('on a full disk evicts idle clones and retries once, then fails with a clear message', async () => {
+      const real = new ProcessGitRunner({ protocols: ['file'], defaultTimeoutMs: 20_000, baseEnv });
+      let diskFullClones = 1;
+      const flaky: GitRunner = {
+        run(args, options) {
+          if (args[0] === 'clone' && args.includes(other.fileUrl) && diskFullClones-- > 0) {
+            return Promise.reject(new GitError('disk_full', 'fatal: write error: No space left on device', args));
+          }
+          return real.run(args, options);
+        },
+      };
+      const h = harness({ git: flaky });
+      await grep(h, { repository: sample.fileUrl, pattern: 'x' });
+      await grep(h, { repository: other.fileUrl, pattern: 'x' });
+      assert.equal(h.cache.stats().evictions, 1, 'the idle clone was evicted to make room');
+
+      diskFullClones = 2;
+      const h2 = harness({ git: flaky });
+      const error = await failure(grep(h2, { repository: other.fileUrl, pattern: 'x' }));
+      assert.equal(error.code, 'unavailable');
+      assert.match(error.message, /no disk space left/);
+      assert.deepEqual(readdirSync(h2.root), [], 'no half-written clone is left');
+    });
+  });
+
+  describe('remote failures leave the cache consistent', () => {
+    it('a repository that does not exist → not_found (git:// and file://)', async () => {
+      const h = harness();
+      for (const repository of [daemon.url('missing'), `file://${join(workspace, 'remotes', 'missing.git')}`]) {
+        const error = await failure(grep(h, { repository, pattern: 'x' }));
+        assert.equal(error.code, 'not_found', `${repository}: ${error.message}`);
+        assert.match(error.message, /was not found/);
+      }
+      assert.deepEqual(readdirSync(h.root), []);
+    });
+
+    it('a ref that does not exist, in a repository without main/master → not_found naming the ref', async () => {
+      const remotes = join(workspace, 'remotes');
+      const trunk = new BareRepository(remotes, 'trunk-only');
+      try {
+        trunk.commit('trunk', { 'a.txt': 'a\n' });
+        const h = harness();
+        const error = await failure(grep(h, { repository: daemon.url('trunk-only'), pattern: 'x', ref_name: 'nope' }));
+        assert.equal(error.code, 'not_found', error.message);
+        assert.match(error.message, /Ref "nope" was not found/);
+        assert.deepEqual(readdirSync(h.root), []);
+      } finally {
+        trunk.dispose();
+      }
+    });
+
+    it('an unreachable remote → unavailable; a remote that hangs → timeout; nothing left behind', async () => {
+      const hanging = await HangingServer.start();
+      const closedPort = await freePort();
+      try {
+        const h = harness({ cache: { cloneTimeoutMs: 1_500 } });
+        (h.service as unknown as { deps: { policy: { allowedHosts: string[] } } }).deps.policy.allowedHosts.push(
+          hanging.host,
+          `127.0.0.1:${closedPort}`,
+        );
+        const unreachable = await failure(grep(h, { repository: `git://127.0.0.1:${closedPort}/x.git`, pattern: 'x' }));
+        assert.equal(unreachable.code, 'unavailable', unreachable.message);
+        const started = performance.now();
+        const hung = await failure(grep(h, { repository: `git://${hanging.host}/x.git`, pattern: 'x' }));
+        assert.equal(hung.code, 'timeout', hung.message);
+        assert.ok(performance.now() - started < 10_000);
+        assert.deepEqual(readdirSync(h.root), []);
+        // The cache still works after the failures.
+        assert.deepEqual(paths(await grep(h, { repository: sample.fileUrl, pattern: 'hello world' })), ['README.md']);
+      } finally {
+        await hanging.stop();
+      }
+    });
+  });
+
+  describe('list_repository_refs', () => {
+    it('lists branches and tags of the remote', async () => {
+      const h = harness();
+      assert.deepEqual(await h.service.listRefs({ repository: daemon.url('sample') }), {
+        branches: ['feature', 'main'],
+        tags: ['v0.9', 'v1.0'],
+      });
+      assert.equal((await failure(h.service.listRefs({ repository: daemon.url('missing') }))).code, 'not_found');
+    });
+  });
+
+  describe('git grep fallback engine', () => {
+    it('gives the same answers as ripgrep for the sample', async () => {
+      const h = harness({ engine: new GitGrepEngine(baseEnv) });
+      const result = await grep(h, { repository: sample.fileUrl, pattern: 'todo' });
+      assert.equal(result.stats.total_matches, 6);
+      assert.ok(!paths(result).includes('assets/blob.bin'));
+      const unicode = await grep(h, { repository: sample.fileUrl, pattern: 'TODO', file_extensions: ['txt'] });
+      assert.deepEqual(unicode.matches[0]!.line_matches[0]!.ranges, [
+        [2, 4],
+        [12, 4],
+      ]);
+      assert.deepEqual(
+        paths(await grep(h, { repository: sample.fileUrl, pattern: 'todo', file_extensions: ['js'], exclude_dirs: ['node_modules'] })),
+        ['src/nested/deep/util.js'],
+      );
+      const context = await grep(h, { repository: sample.fileUrl, pattern: 'localize', context_lines: 1 });
+      assert.deepEqual(context.matches[0]!.line_matches[0]!.context_after, ['  return `hello ${name}`;']);
+      assert.equal((await failure(grep(h, { repository: sample.fileUrl, pattern: 'a(' }))).code, 'invalid_input');
+    });
+
+    it('bounds a backtracking PCRE pattern by the time budget', async () => {
+      const remotes = join(workspace, 'remotes');
+      const evil = createSampleRepository(remotes, 'evil');
+      try {
+        evil.commit('main', { 'evil.txt': `${'a'.repeat(5_000)}!\n`.repeat(200) });
+        const h = harness({ engine: new GitGrepEngine(baseEnv), grepTimeoutMs: 1_000 });
+        const started = performance.now();
+        const outcome = await grep(h, { repository: evil.fileUrl, pattern: '^(a|aa)+$' }).then(
+          () => 'finished',
+          (e: { busError?: BusError }) => e.busError?.code,
+        );
+        // PCRE either finishes, hits its own backtracking limit (reported as a bad pattern) or is stopped by the budget.
+        assert.ok(['finished', 'timeout', 'invalid_input'].includes(String(outcome)), String(outcome));
+        assert.ok(performance.now() - started < 8_000, 'bounded by the budget');
+      } finally {
+        evil.dispose();
+      }
+    });
+  });
+});
+
+function locatorOf(repository: string) {
+  return parseRepository(repository, { allowedHosts: ['127.0.0.1'], allowFileUrls: true });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) assert.fail('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

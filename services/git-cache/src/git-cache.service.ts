@@ -1,0 +1,105 @@
+import { basename, dirname } from 'node:path';
+import type { GrepRepository, ListRepositoryRefs, OpenFile, SearchRepositories } from '@sextant/contracts';
+import { ServiceError } from '@sextant/messaging';
+import type { CloneCache } from './cache/clone-cache.js';
+import type { FileReader } from './files/file-reader.js';
+import { explainGitFailure } from './git/git-errors.js';
+import type { GitRunner } from './git/git-runner.js';
+import type { GitHubSearch } from './github/github-search.js';
+import type { GrepEngine, GrepQuery } from './grep/collector.js';
+import { checkRefName, parseRepository, type LocatorPolicy } from './repository/locator.js';
+
+export interface GitCacheServiceDeps {
+  cache: CloneCache;
+  engine: GrepEngine;
+  git: GitRunner;
+  github: GitHubSearch;
+  files: FileReader;
+  policy: LocatorPolicy;
+  grepTimeoutMs: number;
+  lsRemoteTimeoutMs: number;
+}
+
+const EXTENSION = /^[A-Za-z0-9_+-]{1,32}$/;
+const DIRECTORY = /^[A-Za-z0-9_.@ +-]+(\/[A-Za-z0-9_.@ +-]+)*$/;
+
+/** The four git-cache tools, over the clone cache, a grep engine, git, GitHub search and the safe file reader. */
+export class GitCacheService {
+  constructor(private readonly deps: GitCacheServiceDeps) {}
+
+  async grep(input: GrepRepository.Request): Promise<GrepRepository.Response> {
+    const locator = parseRepository(input.repository, this.deps.policy);
+    const ref = input.ref_name === undefined ? undefined : checkRefName(input.ref_name);
+    const query = this.grepQuery(input);
+    return this.deps.cache.withCheckout(locator, ref, async (checkout) => {
+      const result = await this.deps.engine.search(checkout.dir, query);
+      return { ...result, ref: checkout.ref, ...(checkout.notes.length > 0 ? { notes: checkout.notes } : {}) };
+    });
+  }
+
+  async listRefs(input: ListRepositoryRefs.Request): Promise<ListRepositoryRefs.Response> {
+    const locator = parseRepository(input.repository, this.deps.policy);
+    let output: string;
+    try {
+      output = await this.deps.git.run(['ls-remote', '--heads', '--tags', locator.url], { timeoutMs: this.deps.lsRemoteTimeoutMs });
+    } catch (error) {
+      throw explainGitFailure(error, { locator, operation: 'list the refs of', timeoutMs: this.deps.lsRemoteTimeoutMs });
+    }
+    const branches: string[] = [];
+    const tags: string[] = [];
+    for (const line of output.split('\n')) {
+      const name = line.split('\t')[1];
+      if (!name || name.endsWith('^{}')) continue;
+      if (name.startsWith('refs/heads/')) branches.push(name.slice('refs/heads/'.length));
+      else if (name.startsWith('refs/tags/')) tags.push(name.slice('refs/tags/'.length));
+    }
+    return { branches: branches.sort(), tags: tags.sort() };
+  }
+
+  searchRepositories(input: SearchRepositories.Request): Promise<SearchRepositories.Response> {
+    return this.deps.github.search(input);
+  }
+
+  /**
+   * `repo` is a directory under CODEBASE_ROOT (or ignored under REPO_ROOT).
+   * When it is a repository locator (`github:o/r`, a URL) and no REPO_ROOT is
+   * set, the file is read from that repository's clone in the cache.
+   */
+  async openFile(input: OpenFile.Request): Promise<OpenFile.Response> {
+    if (this.deps.files.singleRepository || !looksLikeLocator(input.repo)) return this.deps.files.open(input);
+    const locator = parseRepository(input.repo, this.deps.policy);
+    return this.deps.cache.withCheckout(locator, undefined, async (checkout) => {
+      const result = await this.deps.files.openIn(dirname(checkout.dir), { ...input, repo: basename(checkout.dir) });
+      return { ...result, repo: input.repo };
+    });
+  }
+
+  private grepQuery(input: GrepRepository.Request): GrepQuery {
+    const fields: Record<string, string> = {};
+    const extensions = (input.file_extensions ?? []).map((e) => e.replace(/^\*?\./, ''));
+    extensions.forEach((ext, i) => {
+      if (!EXTENSION.test(ext)) fields[`file_extensions.${i}`] = `"${ext}" is not a file extension (letters, digits, _ + -)`;
+    });
+    const dirs = (input.exclude_dirs ?? []).map((d) => d.replace(/^\.\//, '').replace(/\/+$/, ''));
+    dirs.forEach((dir, i) => {
+      if (!DIRECTORY.test(dir) || dir.split('/').some((s) => s === '..' || s === '.') || dir.startsWith('-')) {
+        fields[`exclude_dirs.${i}`] = `"${dir}" is not a plain relative directory name (no globs, no "..")`;
+      }
+    });
+    if (Object.keys(fields).length > 0) throw ServiceError.invalid(fields);
+    return {
+      pattern: input.pattern,
+      caseSensitive: input.case_sensitive,
+      useRegex: input.use_regex,
+      fileExtensions: extensions,
+      excludeDirs: dirs,
+      contextLines: input.context_lines,
+      maxMatches: input.max_matches,
+      timeoutMs: this.deps.grepTimeoutMs,
+    };
+  }
+}
+
+function looksLikeLocator(repo: string): boolean {
+  return /^(github:|git@|[a-z][a-z0-9+.-]*:\/\/)/i.test(repo);
+}

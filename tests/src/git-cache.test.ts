@@ -1,0 +1,198 @@
+/**
+ * The git-cache tools end to end, through the gateway: embedded mode (one
+ * process, in-process bus) and distributed mode (git-cache as its own process
+ * behind real NATS). Real git daemon, real ripgrep, a local stand-in for the
+ * GitHub API speaking its wire format.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  callTool,
+  createSampleRepository,
+  GitDaemon,
+  httpClient,
+  startEmbedded,
+  startFakeGitHub,
+  type BareRepository,
+  type FakeGitHub,
+  type Sextant,
+} from '@sextant/testing';
+import { assertMetadata, expectToolError } from './scenarios.js';
+import { distributedStack, type Stack } from './stack.js';
+
+interface GrepBody {
+  matches: Array<{ path: string; line_matches: Array<{ line_number: number; line: string; ranges: Array<[number, number]> }> }>;
+  stats: { files_searched: number; total_matches: number; files_with_matches: number; execution_time_ms: number };
+  truncated: boolean;
+  ref: string;
+}
+
+interface Fixture {
+  workspace: string;
+  sample: BareRepository;
+  daemon: GitDaemon;
+  github: FakeGitHub;
+  env(cacheDir: string): Record<string, string>;
+}
+
+async function fixture(): Promise<Fixture> {
+  const workspace = mkdtempSync(join(tmpdir(), 'sextant-git-e2e-'));
+  mkdirSync(join(workspace, 'remotes'));
+  const sample = createSampleRepository(join(workspace, 'remotes'), 'sample');
+  const daemon = await GitDaemon.start(join(workspace, 'remotes'));
+  const github = await startFakeGitHub();
+  return {
+    workspace,
+    sample,
+    daemon,
+    github,
+    env: (cacheDir) => ({
+      GIT_CACHE_DIR: cacheDir,
+      GIT_ALLOWED_HOSTS: `github.com,${daemon.host}`,
+      GIT_ALLOW_FILE_URLS: 'true',
+      GITHUB_API_URL: github.url,
+      GITCODE_MCP_GITHUB_TOKEN: 'ghp_e2e-secret-token',
+    }),
+  };
+}
+
+async function disposeFixture(f: Fixture | undefined): Promise<void> {
+  if (!f) return;
+  await f.daemon.stop();
+  await f.github.close();
+  f.sample.dispose();
+  rmSync(f.workspace, { recursive: true, force: true });
+}
+
+/** The same scenario in both modes. */
+async function gitScenario(client: Client, f: Fixture): Promise<void> {
+  const grep = await callTool<GrepBody>(client, 'grep_repository', { repository: f.daemon.url('sample'), pattern: 'hello' });
+  assert.equal(grep.isError, false, JSON.stringify(grep.body));
+  assert.deepEqual(grep.body.matches.map((m) => m.path).sort(), ['README.md', 'src/main.ts']);
+  assert.equal(grep.body.ref, 'main');
+  assertMetadata(grep.body.metadata);
+
+  const refs = await callTool<{ branches: string[]; tags: string[] }>(client, 'list_repository_refs', {
+    repository: f.daemon.url('sample'),
+  });
+  assert.deepEqual({ branches: refs.body.branches, tags: refs.body.tags }, { branches: ['feature', 'main'], tags: ['v0.9', 'v1.0'] });
+
+  const file = await callTool<{ content: string; totalLines: number }>(client, 'open_file', {
+    repo: f.daemon.url('sample'),
+    path: 'src/main.ts',
+    startLine: 2,
+    endLine: 2,
+  });
+  assert.equal(file.isError, false, JSON.stringify(file.body));
+  assert.equal(file.body.content, '  // TODO: localize');
+  assert.equal(file.body.totalLines, 4);
+
+  const search = await callTool<{ repositories: Array<{ full_name: string }>; metadata: Record<string, unknown> }>(
+    client,
+    'search_repositories',
+    { query: 'sextant', per_page: 2 },
+  );
+  assert.equal(search.isError, false, JSON.stringify(search.body));
+  assert.equal(typeof search.body.metadata.rate_limit_remaining, 'number');
+  assert.equal(typeof search.body.metadata.rate_limit_reset, 'number');
+  assert.equal(f.github.requests.at(-1)?.headers.authorization, 'Bearer ghp_e2e-secret-token');
+
+  await expectToolError(client, 'grep_repository', { repository: f.daemon.url('sample'), pattern: '' }, 'invalid_input', 'pattern');
+  await expectToolError(client, 'grep_repository', { repository: f.daemon.url('sample'), pattern: 'a(' }, 'invalid_input', 'pattern');
+  await expectToolError(
+    client,
+    'grep_repository',
+    { repository: '--upload-pack=touch /tmp/x', pattern: 'x' },
+    'invalid_input',
+    'repository',
+  );
+  await expectToolError(
+    client,
+    'grep_repository',
+    { repository: 'https://evil.example.org/o/r', pattern: 'x' },
+    'invalid_input',
+    'repository',
+  );
+  await expectToolError(client, 'open_file', { repo: f.daemon.url('sample'), path: '../../../etc/passwd' }, 'forbidden');
+  await expectToolError(client, 'grep_repository', { repository: f.daemon.url('missing'), pattern: 'x' }, 'not_found');
+
+  f.github.fail([{ rateLimitExhausted: true }]);
+  const limited = await expectToolError(client, 'search_repositories', { query: 'x' }, 'rate_limited');
+  assert.match(limited.message, /reset/);
+  assert.equal(typeof limited.details?.rate_limit_reset, 'number');
+  assert.doesNotMatch(JSON.stringify(limited), /ghp_e2e-secret-token/);
+}
+
+describe('git-cache tools through the gateway, embedded mode', () => {
+  let f: Fixture;
+  let sextant: Sextant;
+  let client: Client;
+  let cacheDir: string;
+
+  before(async () => {
+    f = await fixture();
+    cacheDir = join(f.workspace, 'cache');
+    sextant = await startEmbedded(f.env(cacheDir));
+    client = await httpClient(sextant.url);
+    await client.listTools();
+  });
+  after(async () => {
+    await client?.close();
+    await sextant?.stop();
+    await disposeFixture(f);
+  });
+
+  it('greps, lists refs, opens files and searches GitHub', () => gitScenario(client, f));
+
+  it('shares one clone among 10 simultaneous greps of an uncached repository', async () => {
+    const other = createSampleRepository(join(f.workspace, 'remotes'), 'concurrent');
+    try {
+      const before = readdirSync(cacheDir).length;
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          callTool<GrepBody>(client, 'grep_repository', { repository: f.daemon.url('concurrent'), pattern: 'TODO' }),
+        ),
+      );
+      for (const r of results) assert.equal(r.body.stats.total_matches, 6);
+      assert.equal(readdirSync(cacheDir).length, before + 1, 'one new clone directory');
+    } finally {
+      other.dispose();
+    }
+  });
+
+  it('removes its clones when the process stops', async () => {
+    assert.ok(readdirSync(cacheDir).some((d) => d.startsWith('mcp_')));
+    await client.close();
+    await sextant.stop();
+    assert.deepEqual(
+      readdirSync(cacheDir).filter((d) => d.startsWith('mcp_')),
+      [],
+    );
+  });
+});
+
+describe('git-cache tools through the gateway, distributed over NATS', () => {
+  let f: Fixture;
+  let stack: Stack;
+  let client: Client;
+
+  before(async () => {
+    f = await fixture();
+    stack = await distributedStack();
+    await stack.startService('git-cache', f.env(join(f.workspace, 'cache')));
+    await stack.startGateway();
+    client = await httpClient(stack.gateway!.url);
+    await client.listTools();
+  });
+  after(async () => {
+    await client?.close();
+    await stack?.stop();
+    await disposeFixture(f);
+  });
+
+  it('greps, lists refs, opens files and searches GitHub', () => gitScenario(client, f));
+});
