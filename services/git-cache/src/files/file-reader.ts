@@ -32,14 +32,14 @@ export class FileReader {
     return this.options.repoRoot !== undefined;
   }
 
-  open(request: OpenFile.Request): Promise<OpenFile.Response> {
+  async open(request: OpenFile.Request): Promise<OpenFile.Response> {
     if (this.options.repoRoot !== undefined) return this.read(this.options.repoRoot, request);
     checkRepoName(request.repo);
     return this.read(join(this.options.codebaseRoot, request.repo), request);
   }
 
   /** Reads from `<root>/<request.repo>` (the clone cache, for repository locators). */
-  openIn(root: string, request: OpenFile.Request): Promise<OpenFile.Response> {
+  async openIn(root: string, request: OpenFile.Request): Promise<OpenFile.Response> {
     checkRepoName(request.repo);
     return this.read(join(root, request.repo), request);
   }
@@ -74,7 +74,6 @@ export class FileReader {
     const startLine = request.startLine ?? 1;
     const wanted = request.endLine ?? startLine + this.options.maxLines - 1;
     const endLine = Math.min(wanted, startLine + this.options.maxLines - 1);
-    let truncated = wanted > endLine;
     const lines: string[] = [];
     let bytes = 0;
     let total = 0;
@@ -88,7 +87,7 @@ export class FileReader {
       if (full || total < startLine || total > endLine) continue;
       const size = Buffer.byteLength(line) + 1;
       if (bytes + size > this.options.maxBytes) {
-        full = truncated = true;
+        full = true;
         continue;
       }
       bytes += size;
@@ -97,7 +96,8 @@ export class FileReader {
     if (total > 0 && startLine > total) {
       throw ServiceError.invalid({ startLine: `is beyond the end of the file (${total} lines)` });
     }
-    if (request.endLine === undefined && total > endLine) truncated = true;
+    // Cut short: by the byte cap, or by the line cap before the end of what was asked (or of the file).
+    const truncated = full || (total > endLine && wanted > endLine) || (request.endLine === undefined && total > endLine);
     return {
       repo: request.repo,
       path: request.path,

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { BusError, OpenFile } from '@sextant/contracts';
+import { FileReader } from './file-reader.js';
+
+const SECRET = 'TOP-SECRET-OUTSIDE-THE-REPOSITORY';
+
+async function failure(promise: Promise<unknown>): Promise<BusError> {
+  try {
+    await promise;
+  } catch (error) {
+    const busError = (error as { busError?: BusError }).busError;
+    assert.ok(busError, `expected a ServiceError, got ${String(error)}`);
+    return busError;
+  }
+  assert.fail('expected a failure');
+}
+
+describe('open_file: FileReader', () => {
+  let base: string;
+  let root: string;
+  let reader: FileReader;
+  const open = (repo: string, path: string, extra: Partial<OpenFile.Request> = {}) => reader.open({ repo, path, ...extra });
+
+  before(() => {
+    base = mkdtempSync(join(tmpdir(), 'sextant-files-'));
+    root = join(base, 'codebase');
+    const alpha = join(root, 'alpha');
+    mkdirSync(join(alpha, 'src', 'deep'), { recursive: true });
+    mkdirSync(join(root, 'alphabeta'), { recursive: true });
+    mkdirSync(join(base, 'outside'));
+    writeFileSync(join(base, 'outside', 'secret.txt'), SECRET);
+    writeFileSync(join(base, 'secret.txt'), SECRET);
+    writeFileSync(join(root, 'secret.txt'), SECRET);
+    writeFileSync(join(root, 'alphabeta', 'secret.txt'), SECRET);
+    writeFileSync(join(alpha, 'README.md'), 'line 1\nline 2\nline 3\n');
+    writeFileSync(join(alpha, 'src', 'deep', 'code.ts'), 'export const x = 1;\n');
+    writeFileSync(join(alpha, 'crlf.txt'), 'one\r\ntwo\r\nthree');
+    writeFileSync(join(alpha, 'big.txt'), Array.from({ length: 10_000 }, (_, i) => `line ${i + 1}`).join('\n'));
+    writeFileSync(join(alpha, 'blob.bin'), Buffer.from([0x50, 0x4b, 0, 0, 1, 2]));
+    writeFileSync(join(alpha, 'file:'), 'a file whose name has a colon');
+    symlinkSync('README.md', join(alpha, 'inside-link'));
+    symlinkSync(join(base, 'outside', 'secret.txt'), join(alpha, 'escape-link'));
+    symlinkSync('../../secret.txt', join(alpha, 'relative-escape'));
+    symlinkSync(join(base, 'outside'), join(alpha, 'outside-dir'));
+    symlinkSync('../alphabeta', join(alpha, 'sibling'));
+    symlinkSync('/etc/passwd', join(alpha, 'passwd'));
+    reader = new FileReader({ codebaseRoot: root, maxLines: 100, maxBytes: 64 * 1024 });
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  const escapes: Array<[string, string]> = [
+    ['alpha', '../secret.txt'],
+    ['alpha', '../../secret.txt'],
+    ['alpha', 'src/../../secret.txt'],
+    ['alpha', 'src/deep/../../../secret.txt'],
+    ['alpha', './../secret.txt'],
+    ['alpha', 'src/..'],
+    ['alpha', '..'],
+    ['alpha', '../alphabeta/secret.txt'],
+    ['alpha', '/etc/passwd'],
+    ['alpha', join(tmpdir(), 'secret.txt')],
+    ['alpha', '//etc/passwd'],
+    ['alpha', '%2e%2e/secret.txt'],
+    ['alpha', '%2e%2e%2fsecret.txt'],
+    ['alpha', '..%2fsecret.txt'],
+    ['alpha', '%2E%2E%2F%2E%2E%2Fsecret.txt'],
+    ['alpha', '%252e%252e%252fsecret.txt'],
+    ['alpha', '%25252e%25252e%25252fsecret.txt'],
+    ['alpha', '%2fetc%2fpasswd'],
+    ['alpha', '..\\secret.txt'],
+    ['alpha', '..%5csecret.txt'],
+    ['alpha', 'src\\..\\..\\secret.txt'],
+    ['alpha', 'C:\\Windows\\win.ini'],
+    ['alpha', 'C:/Windows/win.ini'],
+    ['alpha', '\\\\server\\share\\secret.txt'],
+    ['alpha', 'README.md\u0000.png'],
+    ['alpha', 'README.md%00.png'],
+    ['alpha', 'escape-link'],
+    ['alpha', 'relative-escape'],
+    ['alpha', 'passwd'],
+    ['alpha', 'outside-dir/secret.txt'],
+    ['alpha', 'sibling/secret.txt'],
+    ['..', 'secret.txt'],
+    ['.', 'secret.txt'],
+    ['', 'secret.txt'],
+    ['alpha/..', 'secret.txt'],
+    ['../codebase', 'secret.txt'],
+    ['a/b', 'secret.txt'],
+    ['%2e%2e', 'secret.txt'],
+    ['alpha%2f..', 'secret.txt'],
+    ['alpha\\..', 'secret.txt'],
+    ['alpha\u0000', 'README.md'],
+  ];
+
+  for (const [repo, path] of escapes) {
+    it(`refuses repo=${JSON.stringify(repo)} path=${JSON.stringify(path)} with forbidden, reading nothing outside`, async () => {
+      const error = await failure(open(repo, path));
+      assert.equal(error.code, 'forbidden', error.message);
+      assert.doesNotMatch(JSON.stringify(error), new RegExp(SECRET));
+      assert.ok(!error.message.includes(base), 'the server path is not disclosed');
+    });
+  }
+
+  it('has at least 30 distinct escape attempts', () => assert.ok(new Set(escapes.map((e) => e.join('|'))).size >= 30));
+
+  it('reads a whole small file and a line window', async () => {
+    const whole = await open('alpha', 'README.md');
+    assert.deepEqual(whole, {
+      repo: 'alpha',
+      path: 'README.md',
+      startLine: 1,
+      endLine: 3,
+      totalLines: 3,
+      content: 'line 1\nline 2\nline 3',
+      truncated: false,
+    });
+    const window = await open('alpha', 'README.md', { startLine: 2, endLine: 2 });
+    assert.equal(window.content, 'line 2');
+    assert.equal(window.endLine, 2);
+    assert.equal((await open('alpha', 'README.md', { startLine: 2, endLine: 50 })).endLine, 3);
+  });
+
+  it('strips CRLF line ends and reads nested paths, names with colons and symlinks inside the repository', async () => {
+    assert.equal((await open('alpha', 'crlf.txt')).content, 'one\ntwo\nthree');
+    assert.equal((await open('alpha', 'src/deep/code.ts')).content, 'export const x = 1;');
+    assert.equal((await open('alpha', './src/deep/code.ts')).content, 'export const x = 1;');
+    assert.equal((await open('alpha', 'file:')).content, 'a file whose name has a colon');
+    assert.equal((await open('alpha', 'inside-link')).totalLines, 3);
+  });
+
+  it('caps the lines returned and says the result was truncated', async () => {
+    const capped = await open('alpha', 'big.txt');
+    assert.equal(capped.totalLines, 10_000);
+    assert.equal(capped.endLine, 100);
+    assert.equal(capped.truncated, true);
+    const wide = await open('alpha', 'big.txt', { startLine: 9_950, endLine: 10_500 });
+    assert.equal(wide.startLine, 9_950);
+    assert.equal(wide.endLine, 10_000);
+    assert.equal(wide.truncated, false);
+    const tooMany = await open('alpha', 'big.txt', { startLine: 1, endLine: 5_000 });
+    assert.equal(tooMany.endLine, 100);
+    assert.equal(tooMany.truncated, true);
+    const bytes = await new FileReader({ codebaseRoot: root, maxLines: 10_000, maxBytes: 2_000 }).open({ repo: 'alpha', path: 'big.txt' });
+    assert.ok(Buffer.byteLength(bytes.content) <= 2_000);
+    assert.equal(bytes.truncated, true);
+  });
+
+  it('answers invalid_input for binaries, directories and a start past the end; not_found for missing files and repositories', async () => {
+    assert.equal((await failure(open('alpha', 'blob.bin'))).code, 'invalid_input');
+    assert.equal((await failure(open('alpha', 'src'))).code, 'invalid_input');
+    const past = await failure(open('alpha', 'README.md', { startLine: 9 }));
+    assert.equal(past.code, 'invalid_input');
+    assert.match(past.message, /3 lines/);
+    assert.equal((await failure(open('alpha', 'nope.txt'))).code, 'not_found');
+    assert.equal((await failure(open('gamma', 'README.md'))).code, 'not_found');
+  });
+
+  it('in REPO_ROOT mode reads from that root whatever repo says, and echoes repo', async () => {
+    const single = new FileReader({ codebaseRoot: '/nonexistent', repoRoot: join(root, 'alpha'), maxLines: 100, maxBytes: 65536 });
+    const result = await single.open({ repo: 'anything', path: 'README.md' });
+    assert.equal(result.repo, 'anything');
+    assert.equal(result.totalLines, 3);
+    assert.equal((await failure(single.open({ repo: 'anything', path: '../secret.txt' }))).code, 'forbidden');
+    assert.equal((await failure(single.open({ repo: 'anything', path: 'escape-link' }))).code, 'forbidden');
+  });
+});

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SearchRepositories, type BusError } from '@sextant/contracts';
+import { startFakeGitHub, type FakeGitHub } from '@sextant/testing';
+import { GitHubSearch, type GitHubSearchOptions } from './github-search.js';
+
+const TOKEN = 'ghp_unit-test-secret';
+
+async function failure(promise: Promise<unknown>): Promise<BusError> {
+  try {
+    await promise;
+  } catch (error) {
+    const busError = (error as { busError?: BusError }).busError;
+    assert.ok(busError, `expected a ServiceError, got ${String(error)}`);
+    assert.doesNotMatch(JSON.stringify(busError), new RegExp(TOKEN), 'the token never appears in an error');
+    return busError;
+  }
+  assert.fail('expected a failure');
+}
+
+describe('search_repositories: GitHubSearch against a GitHub stand-in', () => {
+  let github: FakeGitHub;
+  const sleeps: number[] = [];
+  const client = (options: Partial<GitHubSearchOptions> = {}) =>
+    new GitHubSearch({
+      apiUrl: github.url,
+      token: TOKEN,
+      timeoutMs: 2_000,
+      retries: 2,
+      backoffMs: 100,
+      sleep: async (ms) => void sleeps.push(ms),
+      ...options,
+    });
+  const search = (c: GitHubSearch, input: Record<string, unknown>) => c.search(SearchRepositories.Request.parse(input));
+
+  before(async () => {
+    github = await startFakeGitHub();
+  });
+  after(() => github.close());
+
+  it('maps every field of the contract and the rate-limit headers', async () => {
+    const result = await search(client(), { query: 'sextant' });
+    SearchRepositories.Response.parse(result);
+    assert.equal(result.total_count, 2);
+    assert.deepEqual(result.repositories.map((r) => r.full_name).sort(), ['sextant-dev/sextant', 'sextant-dev/sextant-helm']);
+    const main = result.repositories.find((r) => r.name === 'sextant')!;
+    assert.deepEqual(main.license, { key: 'mit', name: 'MIT License', spdx_id: 'MIT', url: 'https://api.github.com/licenses/mit' });
+    assert.deepEqual(main.topics, ['mcp', 'search']);
+    assert.equal(main.visibility, 'public');
+    assert.equal(result.rate_limit?.remaining, 4999);
+    assert.ok((result.rate_limit?.reset ?? 0) > Date.now() / 1000);
+    assert.equal(github.requests.at(-1)?.headers.authorization, `Bearer ${TOKEN}`);
+    assert.equal(github.requests.at(-1)?.headers.accept, 'application/vnd.github+json');
+  });
+
+  it('passes sort, order and pagination; relevance sends no sort; no token sends no Authorization', async () => {
+    const sorted = await search(client({ token: undefined }), {
+      query: 'sextant tree nats',
+      sort_by: 'stars',
+      order: 'asc',
+      per_page: 2,
+      page: 2,
+    });
+    const url = new URL(github.requests.at(-1)!.url, 'http://x');
+    assert.equal(url.searchParams.get('sort'), 'stars');
+    assert.equal(url.searchParams.get('order'), 'asc');
+    assert.equal(url.searchParams.get('per_page'), '2');
+    assert.equal(url.searchParams.get('page'), '2');
+    assert.equal(github.requests.at(-1)?.headers.authorization, undefined);
+    assert.deepEqual(
+      sorted.repositories.map((r) => r.name),
+      ['nats-server', 'tree-sitter'],
+    );
+    await search(client(), { query: 'x' });
+    assert.equal(new URL(github.requests.at(-1)!.url, 'http://x').searchParams.get('sort'), null);
+  });
+
+  it('works with a GitHub Enterprise base path', async () => {
+    const result = await search(client({ apiUrl: `${github.url}/api/v3/` }), { query: 'hello' });
+    assert.equal(result.repositories[0]?.full_name, 'octo/hello-world');
+    assert.equal(result.repositories[0]?.license, null);
+    assert.match(github.requests.at(-1)!.url, /^\/api\/v3\/search\/repositories\?/);
+  });
+
+  it('maps 401 and plain 403 to forbidden, 422 to invalid_input', async () => {
+    github.fail([{ status: 401, body: { message: 'Bad credentials' } }]);
+    assert.equal((await failure(search(client(), { query: 'x' }))).code, 'forbidden');
+    github.fail([{ status: 403, body: { message: 'Resource not accessible by integration' } }]);
+    assert.match((await failure(search(client(), { query: 'x' }))).message, /not accessible/);
+    github.fail([
+      { status: 422, body: { message: 'Validation Failed', errors: [{ message: 'The search is longer than 256 characters.' }] } },
+    ]);
+    const invalid = await failure(search(client(), { query: 'x' }));
+    assert.equal(invalid.code, 'invalid_input');
+    assert.match(JSON.stringify(invalid.details), /longer than 256/);
+  });
+
+  it('reports an exhausted rate limit (403 or 429) as rate_limited with the reset time', async () => {
+    github.fail([{ rateLimitExhausted: true }]);
+    const limited = await failure(search(client(), { query: 'x' }));
+    assert.equal(limited.code, 'rate_limited');
+    const reset = (limited.details as { rate_limit_reset: number }).rate_limit_reset;
+    assert.ok(reset > Date.now() / 1000);
+    assert.ok(limited.message.includes(new Date(reset * 1000).toISOString()));
+    assert.equal((limited.details as { rate_limit_remaining: number }).rate_limit_remaining, 0);
+
+    github.fail([{ status: 429, body: { message: 'You have exceeded a secondary rate limit' }, headers: { 'retry-after': '60' } }]);
+    const secondary = await failure(search(client(), { query: 'x' }));
+    assert.equal(secondary.code, 'rate_limited');
+    assert.ok((secondary.details as { rate_limit_reset: number }).rate_limit_reset >= Math.floor(Date.now() / 1000) + 59);
+  });
+
+  it('retries 5xx and network errors with exponential backoff, bounded', async () => {
+    sleeps.length = 0;
+    const before = github.requests.length;
+    github.fail([{ status: 502 }, { drop: true }]);
+    const result = await search(client(), { query: 'sextant' });
+    assert.equal(result.total_count, 2);
+    assert.equal(github.requests.length - before, 3);
+    assert.equal(sleeps.length, 2);
+    assert.ok(sleeps[1]! > sleeps[0]! * 1.0 || sleeps[1]! >= 100, `backoff grows: ${sleeps.join(', ')}`);
+
+    github.fail([{ status: 500 }, { status: 503 }, { status: 500 }]);
+    const failed = await failure(search(client(), { query: 'x' }));
+    assert.equal(failed.code, 'api_error');
+
+    github.fail([{ drop: true }, { drop: true }, { drop: true }]);
+    assert.equal((await failure(search(client(), { query: 'x' }))).code, 'unavailable');
+  });
+
+  it('times out a GitHub that does not answer', async () => {
+    github.fail([{ hang: true }]);
+    const started = performance.now();
+    const error = await failure(search(client({ timeoutMs: 200, retries: 0 }), { query: 'x' }));
+    assert.equal(error.code, 'timeout');
+    assert.ok(performance.now() - started < 2_000);
+  });
+});
