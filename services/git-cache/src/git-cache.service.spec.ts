@@ -186,6 +186,43 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       assert.ok(performance.now() - started < 5_000);
     });
 
+    it('reads a multi-megabyte minified line in bounded time: line cut, ranges kept within the cut (both engines)', async () => {
+      const remotes = join(workspace, 'remotes');
+      const minified = new BareRepository(remotes, 'minified');
+      try {
+        // 3 MB on one line, ~600,000 matches of "e" on it: the cost must not grow with the matches on a line.
+        const line = `ä ${'let e=1;'.repeat(350_000)}`;
+        minified.commit('main', { 'dist/bundle.min.js': `${line}\nfin\n`, 'src/a.ts': 'const e = 1;\n' });
+        for (const engine of [new RipgrepEngine(rg), new GitGrepEngine(baseEnv)]) {
+          const started = performance.now();
+          const result = await grep(harness({ engine }), {
+            repository: minified.fileUrl,
+            pattern: 'e',
+            max_matches: 10_000,
+            context_lines: 1,
+          });
+          const elapsed = performance.now() - started;
+          assert.ok(elapsed < 5_000, `${engine.name} took ${elapsed.toFixed(0)} ms`);
+          const bundle = result.matches.find((m) => m.path === 'dist/bundle.min.js')!;
+          const first = bundle.line_matches[0]!;
+          assert.equal(first.line_number, 1);
+          assert.equal(first.line.length, 1_000);
+          assert.ok(first.line.startsWith('ä let e=1;let e=1;'));
+          // "ä" is one character but two bytes: the "e"s of "ä let e=1;let e=1;" are at characters 3, 6 and 11.
+          assert.deepEqual(first.ranges.slice(0, 3), [
+            [3, 1],
+            [6, 1],
+            [11, 1],
+          ]);
+          assert.ok(first.ranges.every(([start]) => start < 1_000));
+          assert.deepEqual(first.context_after, ['fin']);
+          assert.equal(result.stats.total_matches, 2, `${engine.name}: one matching line per file`);
+        }
+      } finally {
+        minified.dispose();
+      }
+    });
+
     it('refuses bad file_extensions and exclude_dirs', async () => {
       const error = await failure(
         grep(h, { repository: sample.fileUrl, pattern: 'x', file_extensions: ['{ts,js}'], exclude_dirs: ['../etc', '*'] }),

@@ -32,8 +32,9 @@ export class GitCacheService {
     const ref = input.ref_name === undefined ? undefined : checkRefName(input.ref_name);
     const query = this.grepQuery(input);
     return this.deps.cache.withCheckout(locator, ref, async (checkout) => {
-      const result = await this.deps.engine.search(checkout.dir, query);
-      return { ...result, ref: checkout.ref, ...(checkout.notes.length > 0 ? { notes: checkout.notes } : {}) };
+      const { notes: engineNotes = [], ...found } = await this.deps.engine.search(checkout.dir, query);
+      const notes = [...checkout.notes, ...engineNotes];
+      return { ...found, ref: checkout.ref, ...(notes.length > 0 ? { notes } : {}) };
     });
   }
 

@@ -1,6 +1,6 @@
 import type { GrepRepository } from '@sextant/contracts';
 
-export type GrepResult = Omit<GrepRepository.Response, 'ref' | 'notes'>;
+export type GrepResult = Omit<GrepRepository.Response, 'ref'>;
 type FileMatches = GrepResult['matches'][number];
 type LineMatch = FileMatches['line_matches'][number];
 
@@ -25,17 +25,28 @@ export interface GrepEngine {
 export const MAX_LINE_CHARS = 1_000;
 
 /**
+ * Bytes of a line that are ever looked at: enough for MAX_LINE_CHARS UTF-16
+ * units of any UTF-8 text (at least one unit per 3 bytes). The rest of a long
+ * line is never decoded, so a 5 MB minified line costs no more than a short one.
+ */
+export const MAX_LINE_BYTES = MAX_LINE_CHARS * 4;
+
+/**
  * Builds the `grep_repository` result from an engine's stream of matching and
  * context lines, keeping at most `maxMatches` matching lines in memory. Ranges
  * are `[start, length]` in UTF-16 code units of the line (JavaScript string
- * indices), converted from the engines' byte offsets.
+ * indices), converted from the engines' byte offsets. Every step is linear in
+ * the (cut) line, whatever the number of matches on it.
  */
 export class MatchCollector {
   private readonly files: FileMatches[] = [];
+  private readonly byPath = new Map<string, FileMatches>();
   private current: FileMatches | undefined;
   /** Context lines seen in the current file, for the next match's `context_before`. */
   private recentContext: Array<{ n: number; text: string }> = [];
   private matchedLines = 0;
+  /** Matching lines the engine reported in a form that could not be read (see `skipUnreadable`). */
+  private unreadable = 0;
   truncated = false;
 
   constructor(private readonly query: GrepQuery) {}
@@ -49,15 +60,15 @@ export class MatchCollector {
     return this.matchedLines;
   }
 
-  match(path: string, lineNumber: number, rawLine: Buffer | string, byteRanges: Array<[number, number]>): void {
+  /** `byteRanges` are [start, end) byte offsets into `rawLine`, in ascending order. */
+  match(path: string, lineNumber: number, rawLine: Buffer, byteRanges: Array<[number, number]>): void {
     if (this.matchedLines >= this.query.maxMatches) {
       this.truncated = true;
       return;
     }
     const file = this.fileFor(path);
-    const line = trimEol(typeof rawLine === 'string' ? rawLine : rawLine.toString('utf8'));
-    const bytes = typeof rawLine === 'string' ? Buffer.from(rawLine, 'utf8') : rawLine;
-    const entry: LineMatch = { line_number: lineNumber, line: cut(line), ranges: toCharRanges(bytes, byteRanges) };
+    const head = rawLine.subarray(0, MAX_LINE_BYTES);
+    const entry: LineMatch = { line_number: lineNumber, line: lineText(head), ranges: toCharRanges(head, byteRanges) };
     if (this.query.contextLines > 0) {
       entry.context_before = this.recentContext
         .filter((c) => c.n >= lineNumber - this.query.contextLines && c.n < lineNumber)
@@ -68,15 +79,23 @@ export class MatchCollector {
     this.matchedLines++;
   }
 
-  context(path: string, lineNumber: number, rawLine: Buffer | string): void {
+  context(path: string, lineNumber: number, rawLine: Buffer): void {
     if (this.query.contextLines === 0) return;
     const file = this.fileFor(path);
-    const text = cut(trimEol(typeof rawLine === 'string' ? rawLine : rawLine.toString('utf8')));
-    for (const m of file.line_matches) {
-      if (lineNumber > m.line_number && lineNumber <= m.line_number + this.query.contextLines) m.context_after!.push(text);
+    const text = lineText(rawLine.subarray(0, MAX_LINE_BYTES));
+    // Matches arrive in line order: only the last few can be within reach of this line.
+    for (let i = file.line_matches.length - 1; i >= 0; i--) {
+      const m = file.line_matches[i]!;
+      if (m.line_number < lineNumber - this.query.contextLines) break;
+      if (lineNumber > m.line_number) m.context_after!.push(text);
     }
     this.recentContext.push({ n: lineNumber, text });
     if (this.recentContext.length > this.query.contextLines) this.recentContext.shift();
+  }
+
+  /** A matching line whose engine output could not be read: counted, and reported in `notes` rather than lost silently. */
+  skipUnreadable(): void {
+    this.unreadable++;
   }
 
   result(stats: { filesSearched: number | undefined; elapsedMs: number }): GrepResult {
@@ -90,38 +109,56 @@ export class MatchCollector {
         execution_time_ms: Math.round(stats.elapsedMs * 100) / 100,
       },
       truncated: this.truncated,
+      ...(this.unreadable > 0
+        ? { notes: [`${this.unreadable} matching line(s) could not be read from the engine's output and were skipped.`] }
+        : {}),
     };
   }
 
   private fileFor(path: string): FileMatches {
     const clean = path.startsWith('./') ? path.slice(2) : path;
     if (this.current?.path !== clean) {
-      this.current = this.files.find((f) => f.path === clean) ?? { path: clean, line_matches: [] };
-      if (!this.files.includes(this.current)) this.files.push(this.current);
+      let file = this.byPath.get(clean);
+      if (!file) {
+        file = { path: clean, line_matches: [] };
+        this.byPath.set(clean, file);
+        this.files.push(file);
+      }
+      this.current = file;
       this.recentContext = [];
     }
     return this.current;
   }
 }
 
-function trimEol(line: string): string {
-  return line.endsWith('\r\n') ? line.slice(0, -2) : line.endsWith('\n') ? line.slice(0, -1) : line;
+function lineText(head: Buffer): string {
+  const line = head.toString('utf8');
+  const withoutLf = line.endsWith('\n') ? line.slice(0, -1) : line;
+  const trimmed = withoutLf.endsWith('\r') ? withoutLf.slice(0, -1) : withoutLf;
+  return trimmed.length > MAX_LINE_CHARS ? trimmed.slice(0, MAX_LINE_CHARS) : trimmed;
 }
 
-function cut(line: string): string {
-  return line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line;
-}
-
-/** Byte offsets → character offsets; identical for ASCII lines, which is most code. */
-function toCharRanges(bytes: Buffer, byteRanges: Array<[number, number]>): Array<[number, number]> {
-  const ascii = isAscii(bytes);
-  const chars = (offset: number) => (ascii ? offset : bytes.subarray(0, offset).toString('utf8').length);
+/** Byte ranges → [start, length] in UTF-16 units, for the ranges that start within the cut line. */
+function toCharRanges(head: Buffer, byteRanges: Array<[number, number]>): Array<[number, number]> {
+  const units = isAscii(head) ? undefined : utf16Offsets(head);
+  const chars = (offset: number) => (units ? units[Math.min(offset, head.length)]! : Math.min(offset, head.length));
   const ranges: Array<[number, number]> = [];
   for (const [start, end] of byteRanges) {
     const s = chars(start);
-    if (s < MAX_LINE_CHARS) ranges.push([s, Math.min(chars(end), MAX_LINE_CHARS) - s]);
+    if (start >= head.length || s >= MAX_LINE_CHARS) break;
+    ranges.push([s, Math.min(chars(end), MAX_LINE_CHARS) - s]);
   }
   return ranges;
+}
+
+/** For each byte offset of UTF-8 `bytes`, the UTF-16 units before it (lead bytes count; 4-byte sequences count two). */
+function utf16Offsets(bytes: Buffer): Uint32Array {
+  const units = new Uint32Array(bytes.length + 1);
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    units[i + 1] = units[i]! + ((b & 0xc0) === 0x80 ? 0 : b >= 0xf0 ? 2 : 1);
+  }
+  return units;
 }
 
 function isAscii(bytes: Buffer): boolean {

@@ -1,8 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { MatchCollector, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
+import { MatchCollector, MAX_LINE_BYTES, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
+import { headOf, splitLines } from './lines.js';
 import { invalidPattern, timeoutError } from './ripgrep.js';
 
 function pathspecs(query: GrepQuery): string[] {
@@ -48,15 +48,23 @@ export class GitGrepEngine implements GrepEngine {
       child.kill('SIGKILL');
     }, query.timeoutMs);
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (raw) => {
+    const onLine = (raw: Buffer) => {
       if (!collector.wantsMore) return;
-      const [path, lineNumber, ...rest] = raw.split('\0');
-      const line = rest.join('\0');
-      const bytes = Buffer.from(line, 'utf8');
-      const ranges = finder(line).map(([s, e]) => [byteOffset(line, s), byteOffset(line, e)] as [number, number]);
-      collector.match(path!, Number(lineNumber), bytes, ranges);
+      const pathEnd = raw.indexOf(0);
+      const numberEnd = raw.indexOf(0, pathEnd + 1);
+      // Only the start of a long line is shown, so only its start is decoded and searched for ranges.
+      const content = raw.subarray(numberEnd + 1, numberEnd + 1 + MAX_LINE_BYTES);
+      const line = content.toString('utf8');
+      collector.match(
+        raw.toString('utf8', 0, pathEnd),
+        Number(raw.toString('latin1', pathEnd + 1, numberEnd)),
+        content,
+        byteRanges(line, finder(line)),
+      );
       if (!collector.wantsMore) child.kill('SIGKILL');
-    });
+    };
+    // A line too long to buffer: its path, number and first bytes are all at its start.
+    splitLines(child.stdout, onLine, (start) => headOf(start, 64 * 1024, onLine));
     return new Promise((resolve, reject) => {
       child.on('error', reject);
       child.on('close', (code) => {
@@ -69,8 +77,16 @@ export class GitGrepEngine implements GrepEngine {
   }
 }
 
-function byteOffset(line: string, chars: number): number {
-  return Buffer.byteLength(line.slice(0, chars), 'utf8');
+/** [start, end) string indices in ascending order → byte offsets, in one pass over the line. */
+function byteRanges(line: string, ranges: Array<[number, number]>): Array<[number, number]> {
+  let chars = 0;
+  let bytes = 0;
+  const at = (index: number) => {
+    bytes += Buffer.byteLength(line.slice(chars, index), 'utf8');
+    chars = index;
+    return bytes;
+  };
+  return ranges.map(([s, e]) => [at(s), at(e)]);
 }
 
 /** Every match of the query in a line, as [start, end) string indices. */

@@ -1,27 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { ServiceError } from '@sextant/messaging';
 import { MatchCollector, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
-
-interface RgText {
-  text?: string;
-  bytes?: string;
-}
-interface RgMessage {
-  type: 'begin' | 'match' | 'context' | 'end' | 'summary';
-  data: {
-    path?: RgText;
-    lines?: RgText;
-    line_number?: number;
-    submatches?: Array<{ start: number; end: number }>;
-    stats?: { searches: number };
-  };
-}
-
-function decode(value: RgText | undefined): Buffer {
-  if (!value) return Buffer.alloc(0);
-  return value.text !== undefined ? Buffer.from(value.text, 'utf8') : Buffer.from(value.bytes ?? '', 'base64');
-}
+import { splitLines } from './lines.js';
+import { longMessage, parseMessage, type RgEvent } from './rg-json.js';
 
 /** ripgrep's arguments for a query. The pattern goes after `-e`, so it can never be read as an option. */
 export function ripgrepArgs(query: GrepQuery): string[] {
@@ -44,9 +25,10 @@ export function ripgrepArgs(query: GrepQuery): string[] {
 
 /**
  * ripgrep with structured output (`--json`), read as a stream: the process
- * is stopped as soon as `max_matches` lines were collected, so memory stays
- * bounded whatever the repository holds. Binary files are skipped by
- * ripgrep itself; `.git` is excluded.
+ * is stopped as soon as `max_matches` lines were collected, and a message
+ * too long to buffer (a match in a minified line) is read in passing (see
+ * rg-json.ts), so memory stays bounded whatever the repository holds. Binary
+ * files are skipped by ripgrep itself; `.git` is excluded.
  */
 export class RipgrepEngine implements GrepEngine {
   readonly name = 'ripgrep' as const;
@@ -67,21 +49,26 @@ export class RipgrepEngine implements GrepEngine {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       if (stderr.length < 4096) stderr += chunk;
     });
-    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
-    lines.on('line', (raw) => {
+    const onEvent = (event: RgEvent) => {
       if (!collector.wantsMore) return;
-      const message = JSON.parse(raw) as RgMessage;
-      const path = () => decode(message.data.path).toString('utf8');
-      if (message.type === 'match') {
-        const ranges = (message.data.submatches ?? []).map((m) => [m.start, m.end] as [number, number]);
-        collector.match(path(), message.data.line_number ?? 0, decode(message.data.lines), ranges);
+      if (event.type === 'match') {
+        collector.match(event.path.toString('utf8'), event.lineNumber, event.line, event.ranges);
         if (!collector.wantsMore) child.kill('SIGKILL');
-      } else if (message.type === 'context') {
-        collector.context(path(), message.data.line_number ?? 0, decode(message.data.lines));
-      } else if (message.type === 'summary') {
-        filesSearched = message.data.stats?.searches;
+      } else if (event.type === 'context') {
+        collector.context(event.path.toString('utf8'), event.lineNumber, event.line);
+      } else if (event.type === 'summary') {
+        filesSearched = event.searches;
       }
-    });
+    };
+    splitLines(
+      child.stdout,
+      (line) => onEvent(parseMessage(line)),
+      (start) =>
+        longMessage(start, (line) => {
+          if (line) onEvent(line);
+          else if (start.toString('latin1', 0, 16) === '{"type":"match",') collector.skipUnreadable();
+        }),
+    );
 
     return new Promise((resolve, reject) => {
       child.on('error', (error) => {
