@@ -8,15 +8,21 @@ import { GitCacheService } from './git-cache.service.js';
 import { ProcessGitRunner } from './git/git-runner.js';
 import { GitHubSearch } from './github/github-search.js';
 import { createGrepEngine } from './grep/engine.js';
+import { LauncherSpawner } from './process/launcher.js';
+import type { Spawner } from './process/spawner.js';
 
-/** Starts the clone cache with the module and deletes this process's clones at shutdown. */
+/** Starts the clone cache with the module; at shutdown deletes this process's clones and stops the launcher. */
 class CloneCacheLifecycle implements OnModuleInit, OnApplicationShutdown {
-  constructor(private readonly cache: CloneCache) {}
+  constructor(
+    private readonly cache: CloneCache,
+    private readonly spawner: Spawner,
+  ) {}
   onModuleInit(): Promise<void> {
     return this.cache.start();
   }
-  onApplicationShutdown(): Promise<void> {
-    return this.cache.stop();
+  async onApplicationShutdown(): Promise<void> {
+    await this.cache.stop();
+    await this.spawner.close();
   }
 }
 
@@ -25,21 +31,22 @@ class CloneCacheLifecycle implements OnModuleInit, OnApplicationShutdown {
 export class GitCacheModule {
   static register(config: GitCacheConfig): DynamicModule {
     const protocols = ['https', 'http', 'git', ...(config.allowFileUrls ? ['file'] : [])];
-    const git = new ProcessGitRunner({ protocols, defaultTimeoutMs: config.cache.cloneTimeoutMs, baseEnv: config.childEnv });
+    const spawner = new LauncherSpawner();
+    const git = new ProcessGitRunner({ protocols, defaultTimeoutMs: config.cache.cloneTimeoutMs, baseEnv: config.childEnv, spawner });
     const cache = new CloneCache({ ...config.cache, git });
     return {
       module: GitCacheModule,
       controllers: [createHealthController('git-cache'), GitCacheController],
       providers: [
         { provide: CloneCache, useValue: cache },
-        { provide: CloneCacheLifecycle, useFactory: () => new CloneCacheLifecycle(cache) },
+        { provide: CloneCacheLifecycle, useFactory: () => new CloneCacheLifecycle(cache, spawner) },
         {
           provide: GitCacheService,
           useFactory: async () =>
             new GitCacheService({
               cache,
               git,
-              engine: await createGrepEngine(config.grep.engine, config.childEnv),
+              engine: await createGrepEngine(config.grep.engine, config.childEnv, spawner),
               github: new GitHubSearch({ ...config.github, backoffMs: 250 }),
               files: new FileReader(config.files),
               policy: { allowedHosts: config.allowedHosts, allowFileUrls: config.allowFileUrls },

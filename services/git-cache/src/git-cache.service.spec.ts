@@ -20,6 +20,10 @@ import { findRipgrep } from './grep/engine.js';
 import { parseRepository } from './repository/locator.js';
 import { GitGrepEngine } from './grep/git-grep.js';
 import { RipgrepEngine } from './grep/ripgrep.js';
+import { LauncherSpawner } from './process/launcher.js';
+
+// Children are started as in production: through the launcher process.
+const spawner = new LauncherSpawner();
 
 const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
 const HOUR = 3_600_000;
@@ -71,6 +75,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
 
   after(async () => {
     for (const h of harnesses) await h.cache.stop();
+    await spawner.close();
     await daemon?.stop();
     sample?.dispose();
     other?.dispose();
@@ -82,7 +87,8 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
   ): Harness {
     const root = mkdtempSync(join(workspace, 'cache-'));
     const clock = new Clock();
-    const git = options.git ?? new ProcessGitRunner({ protocols: ['git', 'file', 'http', 'https'], defaultTimeoutMs: 20_000, baseEnv });
+    const git =
+      options.git ?? new ProcessGitRunner({ protocols: ['git', 'file', 'http', 'https'], defaultTimeoutMs: 20_000, baseEnv, spawner });
     const cache = new CloneCache({
       root,
       maxBytes: 10 * 1024 ** 3,
@@ -96,7 +102,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
     const service = new GitCacheService({
       cache,
       git,
-      engine: options.engine ?? new RipgrepEngine(rg),
+      engine: options.engine ?? new RipgrepEngine(rg, spawner),
       github: new GitHubSearch({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, backoffMs: 1 }),
       files: new FileReader({ codebaseRoot: root, maxLines: 2000, maxBytes: 1024 * 1024 }),
       policy: { allowedHosts: ['github.com', daemon.host], allowFileUrls: true },
@@ -193,7 +199,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
         // 3 MB on one line, ~600,000 matches of "e" on it: the cost must not grow with the matches on a line.
         const line = `ä ${'let e=1;'.repeat(350_000)}`;
         minified.commit('main', { 'dist/bundle.min.js': `${line}\nfin\n`, 'src/a.ts': 'const e = 1;\n' });
-        for (const engine of [new RipgrepEngine(rg), new GitGrepEngine(baseEnv)]) {
+        for (const engine of [new RipgrepEngine(rg, spawner), new GitGrepEngine(baseEnv, spawner)]) {
           const started = performance.now();
           const result = await grep(harness({ engine }), {
             repository: minified.fileUrl,
@@ -327,7 +333,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
     });
 
     it('on a full disk evicts idle clones and retries once, then fails with a clear message', async () => {
-      const real = new ProcessGitRunner({ protocols: ['file'], defaultTimeoutMs: 20_000, baseEnv });
+      const real = new ProcessGitRunner({ protocols: ['file'], defaultTimeoutMs: 20_000, baseEnv, spawner });
       let diskFullClones = 1;
       const flaky: GitRunner = {
         run(args, options) {
@@ -414,7 +420,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
 
   describe('git grep fallback engine', () => {
     it('gives the same answers as ripgrep for the sample', async () => {
-      const h = harness({ engine: new GitGrepEngine(baseEnv) });
+      const h = harness({ engine: new GitGrepEngine(baseEnv, spawner) });
       const result = await grep(h, { repository: sample.fileUrl, pattern: 'todo' });
       assert.equal(result.stats.total_matches, 6);
       assert.ok(!paths(result).includes('assets/blob.bin'));
@@ -437,7 +443,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       const evil = createSampleRepository(remotes, 'evil');
       try {
         evil.commit('main', { 'evil.txt': `${'a'.repeat(5_000)}!\n`.repeat(200) });
-        const h = harness({ engine: new GitGrepEngine(baseEnv), grepTimeoutMs: 1_000 });
+        const h = harness({ engine: new GitGrepEngine(baseEnv, spawner), grepTimeoutMs: 1_000 });
         const started = performance.now();
         const outcome = await grep(h, { repository: evil.fileUrl, pattern: '^(a|aa)+$' }).then(
           () => 'finished',

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { runToCompletion, type Spawner } from '../process/spawner.js';
 
 /**
  * Runs git with arguments as an array (never through a shell), with a time
@@ -73,6 +73,7 @@ export interface GitRunnerOptions {
   /** PATH and HOME for git; nothing else of the service's environment reaches it. */
   baseEnv: { PATH: string | undefined; HOME: string | undefined };
   gitBinary?: string;
+  spawner: Spawner;
 }
 
 const HARDENING = [
@@ -108,19 +109,16 @@ export class ProcessGitRunner implements GitRunner {
     };
   }
 
-  run(args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<string> {
-    const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
-    return new Promise((resolve, reject) => {
-      execFile(
-        this.options.gitBinary ?? 'git',
-        [...HARDENING, ...args],
-        { cwd: options.cwd, env: this.env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
-        (error, stdout, stderr) => {
-          if (!error) return resolve(stdout);
-          const killed = (error as { killed?: boolean }).killed === true;
-          reject(new GitError(killed ? 'timeout' : classifyGitFailure(stderr), stderr || error.message, args));
-        },
-      );
+  async run(args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<string> {
+    const request = { command: this.options.gitBinary ?? 'git', args: [...HARDENING, ...args], cwd: options.cwd, env: this.env };
+    const result = await runToCompletion(this.options.spawner, request, {
+      timeoutMs: options.timeoutMs ?? this.options.defaultTimeoutMs,
+    }).catch((error: Error) => {
+      throw new GitError('other', error.message, args);
     });
+    if (result.timedOut) throw new GitError('timeout', result.stderr || 'killed after its time budget', args);
+    if (result.code !== 0)
+      throw new GitError(classifyGitFailure(result.stderr), result.stderr || `exit ${result.code ?? result.signal}`, args);
+    return result.stdout;
   }
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
+import type { Spawner } from '../process/spawner.js';
 import type { GrepEngine } from './collector.js';
 import { GitGrepEngine } from './git-grep.js';
 import { RipgrepEngine } from './ripgrep.js';
@@ -20,16 +21,17 @@ export async function findRipgrep(): Promise<string | undefined> {
 export async function createGrepEngine(
   choice: 'auto' | 'ripgrep' | 'git-grep',
   baseEnv: { PATH: string | undefined; HOME: string | undefined },
+  spawner: Spawner,
 ): Promise<GrepEngine> {
   const log = new Logger('Grep');
   if (choice !== 'git-grep') {
     const rg = await findRipgrep();
     if (rg) {
       log.log(`grep engine: ripgrep (${rg})`);
-      return new RipgrepEngine(rg);
+      return new RipgrepEngine(rg, spawner);
     }
     if (choice === 'ripgrep') throw new Error('GREP_ENGINE=ripgrep but no ripgrep binary was found (@vscode/ripgrep or rg on PATH)');
     log.warn('no ripgrep binary found; grep falls back to git grep (slower, PCRE bounded by GREP_TIMEOUT_MS)');
   }
-  return new GitGrepEngine(baseEnv);
+  return new GitGrepEngine(baseEnv, spawner);
 }

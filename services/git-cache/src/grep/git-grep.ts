@@ -1,8 +1,8 @@
-import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MatchCollector, MAX_LINE_BYTES, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
-import { headOf, splitLines } from './lines.js';
+import { runToCompletion, type RunningChild, type Spawner } from '../process/spawner.js';
+import { headOf, lineSplitter } from './lines.js';
 import { invalidPattern, timeoutError } from './ripgrep.js';
 
 function pathspecs(query: GrepQuery): string[] {
@@ -23,7 +23,10 @@ export class GitGrepEngine implements GrepEngine {
   readonly name = 'git-grep' as const;
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor(baseEnv: { PATH: string | undefined; HOME: string | undefined }) {
+  constructor(
+    baseEnv: { PATH: string | undefined; HOME: string | undefined },
+    private readonly spawner: Spawner,
+  ) {
     this.env = { ...baseEnv, LC_ALL: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
   }
 
@@ -31,23 +34,21 @@ export class GitGrepEngine implements GrepEngine {
     const started = performance.now();
     const collector = new MatchCollector(query);
     const finder = rangeFinder(query);
-    const [, filesSearched] = await Promise.all([this.grep(dir, query, collector, finder), countFiles(dir, query, this.env)]);
+    const [, filesSearched] = await Promise.all([this.grep(dir, query, collector, finder), this.countFiles(dir, query)]);
     if (query.contextLines > 0) await addContext(dir, collector, query.contextLines);
     return collector.result({ filesSearched: collector.truncated ? undefined : filesSearched, elapsedMs: performance.now() - started });
   }
 
-  private grep(dir: string, query: GrepQuery, collector: MatchCollector, finder: (line: string) => Array<[number, number]>): Promise<void> {
+  private async grep(
+    dir: string,
+    query: GrepQuery,
+    collector: MatchCollector,
+    finder: (line: string) => Array<[number, number]>,
+  ): Promise<void> {
     const args = ['grep', '-n', '-z', '-I', '--no-color', '--full-name', query.useRegex ? '-P' : '-F'];
     if (!query.caseSensitive) args.push('-i');
     args.push('-e', query.pattern, '--', ...pathspecs(query));
-    const child = spawn('git', args, { cwd: dir, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, query.timeoutMs);
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const onLine = (raw: Buffer) => {
       if (!collector.wantsMore) return;
       const pathEnd = raw.indexOf(0);
@@ -61,19 +62,34 @@ export class GitGrepEngine implements GrepEngine {
         content,
         byteRanges(line, finder(line)),
       );
-      if (!collector.wantsMore) child.kill('SIGKILL');
+      if (!collector.wantsMore) child.kill();
     };
-    // A line too long to buffer: its path, number and first bytes are all at its start.
-    splitLines(child.stdout, onLine, (start) => headOf(start, 64 * 1024, onLine));
-    return new Promise((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        if (collector.truncated || code === 0 || code === 1) return resolve();
-        if (timedOut) return reject(timeoutError(query.timeoutMs));
-        reject(invalidPattern(stderr));
-      });
-    });
+    const child: RunningChild = this.spawner.spawn(
+      { command: 'git', args, cwd: dir, env: this.env },
+      {
+        // A line too long to buffer: its path, number and first bytes are all at its start.
+        stdout: lineSplitter(onLine, (start) => headOf(start, 64 * 1024, onLine)),
+        stderr: (chunk) => void (stderr += chunk.toString('utf8')),
+      },
+    );
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill();
+    }, query.timeoutMs);
+    const { code } = await child.exit.finally(() => clearTimeout(timer));
+    if (collector.truncated || code === 0 || code === 1) return;
+    if (timedOut) throw timeoutError(query.timeoutMs);
+    throw invalidPattern(stderr);
+  }
+
+  private async countFiles(dir: string, query: GrepQuery): Promise<number | undefined> {
+    const listed = await runToCompletion(
+      this.spawner,
+      { command: 'git', args: ['ls-files', '-z', '--', ...pathspecs(query)], cwd: dir, env: this.env },
+      { timeoutMs: query.timeoutMs, maxBytes: 256 * 1024 * 1024 },
+    ).catch(() => undefined);
+    return listed?.code === 0 ? listed.stdout.split('\0').filter(Boolean).length : undefined;
   }
 }
 
@@ -107,14 +123,6 @@ function rangeFinder(query: GrepQuery): (line: string) => Array<[number, number]
     }
     return ranges;
   };
-}
-
-function countFiles(dir: string, query: GrepQuery, env: NodeJS.ProcessEnv): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    execFile('git', ['ls-files', '-z', '--', ...pathspecs(query)], { cwd: dir, env, maxBuffer: 256 * 1024 * 1024 }, (error, stdout) =>
-      resolve(error ? undefined : stdout.split('\0').filter(Boolean).length),
-    );
-  });
 }
 
 /** git grep's -z output cannot tell context from matches, so context comes from the files themselves. */

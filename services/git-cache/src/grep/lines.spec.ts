@@ -1,23 +1,20 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { headOf, splitLines } from './lines.js';
+import { headOf, lineSplitter } from './lines.js';
 
 function split(chunks: string[], maxBytes: number, keep = 8): { lines: string[]; long: string[] } {
-  const stream = new PassThrough();
   const lines: string[] = [];
   const long: string[] = [];
-  splitLines(
-    stream,
+  const feed = lineSplitter(
     (line) => lines.push(line.toString()),
     (start) => headOf(start, keep, (head) => long.push(head.toString())),
     maxBytes,
   );
-  for (const chunk of chunks) stream.write(Buffer.from(chunk));
+  for (const chunk of chunks) feed(Buffer.from(chunk));
   return { lines, long };
 }
 
-describe('splitLines', () => {
+describe('lineSplitter', () => {
   it('joins lines across chunks and splits several lines in one chunk', () => {
     assert.deepEqual(split(['ab', 'c\nd', 'e\nf\n', '\n'], 100).lines, ['abc', 'de', 'f', '']);
   });

@@ -16,20 +16,20 @@ export interface LineSink {
 export const MAX_BUFFERED_LINE_BYTES = 2 ** 20;
 
 /**
- * Calls `onLine` for each `\n`-terminated line of `stream` (without the `\n`)
- * of at most `maxBytes`. For a longer line, `onLong(start)` is called with the
- * bytes received so far and returns the sink that gets the rest.
+ * Returns a function to feed output chunks to: it calls `onLine` for each
+ * `\n`-terminated line (without the `\n`) of at most `maxBytes`. For a longer
+ * line, `onLong(start)` is called with the bytes received so far and returns
+ * the sink that gets the rest of it.
  */
-export function splitLines(
-  stream: NodeJS.ReadableStream,
+export function lineSplitter(
   onLine: (line: Buffer) => void,
   onLong: (start: Buffer) => LineSink,
   maxBytes = MAX_BUFFERED_LINE_BYTES,
-): void {
+): (chunk: Buffer) => void {
   let parts: Buffer[] = [];
   let length = 0;
   let sink: LineSink | undefined;
-  stream.on('data', (chunk: Buffer) => {
+  return (chunk) => {
     let from = 0;
     while (from < chunk.length) {
       const newline = chunk.indexOf(10, from);
@@ -53,7 +53,7 @@ export function splitLines(
       sink = undefined;
       from = newline + 1;
     }
-  });
+  };
 }
 
 /** A sink that keeps only the first `keep` bytes of a line and hands them over at its end. */

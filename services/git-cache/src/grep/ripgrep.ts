@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { ServiceError } from '@sextant/messaging';
 import { MatchCollector, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
-import { splitLines } from './lines.js';
+import type { RunningChild, Spawner } from '../process/spawner.js';
+import { lineSplitter } from './lines.js';
 import { longMessage, parseMessage, type RgEvent } from './rg-json.js';
 
 /** ripgrep's arguments for a query. The pattern goes after `-e`, so it can never be read as an option. */
@@ -33,62 +33,57 @@ export function ripgrepArgs(query: GrepQuery): string[] {
 export class RipgrepEngine implements GrepEngine {
   readonly name = 'ripgrep' as const;
 
-  constructor(private readonly binary: string) {}
+  constructor(
+    private readonly binary: string,
+    private readonly spawner: Spawner,
+  ) {}
 
-  search(dir: string, query: GrepQuery): Promise<GrepResult> {
+  async search(dir: string, query: GrepQuery): Promise<GrepResult> {
     const started = performance.now();
     const collector = new MatchCollector(query);
-    const child = spawn(this.binary, ripgrepArgs(query), { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let filesSearched: number | undefined;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, query.timeoutMs);
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stderr.length < 4096) stderr += chunk;
-    });
     const onEvent = (event: RgEvent) => {
       if (!collector.wantsMore) return;
       if (event.type === 'match') {
         collector.match(event.path.toString('utf8'), event.lineNumber, event.line, event.ranges);
-        if (!collector.wantsMore) child.kill('SIGKILL');
+        if (!collector.wantsMore) child.kill();
       } else if (event.type === 'context') {
         collector.context(event.path.toString('utf8'), event.lineNumber, event.line);
       } else if (event.type === 'summary') {
         filesSearched = event.searches;
       }
     };
-    splitLines(
-      child.stdout,
-      (line) => onEvent(parseMessage(line)),
-      (start) =>
-        longMessage(start, (line) => {
-          if (line) onEvent(line);
-          else if (start.toString('latin1', 0, 16) === '{"type":"match",') collector.skipUnreadable();
-        }),
+    const child: RunningChild = this.spawner.spawn(
+      { command: this.binary, args: ripgrepArgs(query), cwd: dir },
+      {
+        stdout: lineSplitter(
+          (line) => onEvent(parseMessage(line)),
+          (start) =>
+            longMessage(start, (line) => {
+              if (line) onEvent(line);
+              else if (start.toString('latin1', 0, 16) === '{"type":"match",') collector.skipUnreadable();
+            }),
+        ),
+        stderr: (chunk) => {
+          if (stderr.length < 4096) stderr += chunk.toString('utf8');
+        },
+      },
     );
-
-    return new Promise((resolve, reject) => {
-      child.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        if (collector.truncated) return resolve(collector.result({ filesSearched: undefined, elapsedMs: performance.now() - started }));
-        if (timedOut) return reject(timeoutError(query.timeoutMs));
-        if (code === 2 && /regex parse error|error parsing regex|regex.*(too large|exceeded)/i.test(stderr)) {
-          return reject(invalidPattern(stderr));
-        }
-        // Exit 2 with a summary means some files could not be read; the results stand.
-        if (code !== 0 && code !== 1 && filesSearched === undefined) {
-          return reject(ServiceError.of('internal_error', `ripgrep failed: ${stderr.trim().split('\n')[0] ?? `exit ${code}`}`));
-        }
-        resolve(collector.result({ filesSearched, elapsedMs: performance.now() - started }));
-      });
-    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill();
+    }, query.timeoutMs);
+    const { code } = await child.exit.finally(() => clearTimeout(timer));
+    if (collector.truncated) return collector.result({ filesSearched: undefined, elapsedMs: performance.now() - started });
+    if (timedOut) throw timeoutError(query.timeoutMs);
+    if (code === 2 && /regex parse error|error parsing regex|regex.*(too large|exceeded)/i.test(stderr)) throw invalidPattern(stderr);
+    // Exit 2 with a summary means some files could not be read; the results stand.
+    if (code !== 0 && code !== 1 && filesSearched === undefined) {
+      throw ServiceError.of('internal_error', `ripgrep failed: ${stderr.trim().split('\n')[0] ?? `exit ${code}`}`);
+    }
+    return collector.result({ filesSearched, elapsedMs: performance.now() - started });
   }
 }
 
