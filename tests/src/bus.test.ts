@@ -19,6 +19,11 @@ class ProbeController {
     throw ServiceError.of('forbidden', 'Not for you.');
   }
 
+  @MessagePattern('projects.huge.v1')
+  huge(@Payload() data: { bytes: number }) {
+    return { blob: 'x'.repeat(data.bytes) };
+  }
+
   @MessagePattern('projects.sleep.v1')
   async sleep() {
     await new Promise((r) => setTimeout(r, 1_000));
@@ -77,6 +82,15 @@ describe('NATS bus', () => {
     const started = performance.now();
     assert.equal(await code(otherPrefix.request('projects.probe.v1', { n: 1 })), 'unavailable');
     assert.ok(performance.now() - started < 250, 'no-responders arrives before the timeout');
+  });
+
+  it('answers a reply larger than max_payload with an error at once, not a timeout', async () => {
+    const started = performance.now();
+    const error = await bus.request('projects.huge.v1', { bytes: 2_000_000 }).catch((e: unknown) => e);
+    assert.ok(error instanceof BusRequestError);
+    assert.equal(error.error.code, 'internal_error');
+    assert.match(error.error.message, /projects service's answer \(\d+ bytes\) is larger than the message bus carries/);
+    assert.ok(performance.now() - started < 300, 'before the 300 ms timeout');
   });
 
   it('answers timeout when the service is slower than the timeout', async () => {

@@ -17,7 +17,7 @@ import {
   httpClient,
   startEmbedded,
   startFakeGitHub,
-  type BareRepository,
+  BareRepository,
   type FakeGitHub,
   type Sextant,
 } from '@sextant/testing';
@@ -29,11 +29,14 @@ interface GrepBody {
   stats: { files_searched: number; total_matches: number; files_with_matches: number; execution_time_ms: number };
   truncated: boolean;
   ref: string;
+  notes?: string[];
 }
 
 interface Fixture {
   workspace: string;
   sample: BareRepository;
+  /** 20,000 matching lines (2.4 MB): more than one bus message (NATS max_payload, 1 MiB) can carry. */
+  big: BareRepository;
   daemon: GitDaemon;
   github: FakeGitHub;
   env(cacheDir: string): Record<string, string>;
@@ -43,11 +46,14 @@ async function fixture(): Promise<Fixture> {
   const workspace = mkdtempSync(join(tmpdir(), 'sextant-git-e2e-'));
   mkdirSync(join(workspace, 'remotes'));
   const sample = createSampleRepository(join(workspace, 'remotes'), 'sample');
+  const big = new BareRepository(join(workspace, 'remotes'), 'big');
+  big.commit('main', { 'haystack.txt': Array.from({ length: 20_000 }, (_, i) => `${i} needle ${'hay '.repeat(28)}`).join('\n') });
   const daemon = await GitDaemon.start(join(workspace, 'remotes'));
   const github = await startFakeGitHub();
   return {
     workspace,
     sample,
+    big,
     daemon,
     github,
     env: (cacheDir) => ({
@@ -65,6 +71,7 @@ async function disposeFixture(f: Fixture | undefined): Promise<void> {
   await f.daemon.stop();
   await f.github.close();
   f.sample.dispose();
+  f.big.dispose();
   rmSync(f.workspace, { recursive: true, force: true });
 }
 
@@ -76,6 +83,23 @@ async function gitScenario(client: Client, f: Fixture): Promise<void> {
   assert.equal(grep.body.ref, 'main');
   assertMetadata(grep.body.metadata);
 
+  // Answers larger than one bus message are cut to a size budget, never lost to a timeout.
+  const many = await callTool<GrepBody>(client, 'grep_repository', {
+    repository: f.daemon.url('big'),
+    pattern: 'needle',
+    max_matches: 10_000,
+  });
+  assert.equal(many.isError, false, JSON.stringify(many.body).slice(0, 500));
+  assert.equal(many.body.truncated, true);
+  assert.ok(many.body.stats.total_matches > 1_000 && many.body.stats.total_matches < 10_000, `${many.body.stats.total_matches} lines`);
+  assert.match(many.body.notes?.[0] ?? '', /GREP_MAX_RESULT_BYTES/);
+  const whole = await callTool<{ truncated: boolean; content: string }>(client, 'open_file', {
+    repo: f.daemon.url('big'),
+    path: 'haystack.txt',
+  });
+  assert.equal(whole.isError, false, JSON.stringify(whole.body).slice(0, 500));
+  assert.equal(whole.body.truncated, true);
+  assert.ok(whole.body.content.length <= 512 * 1024);
   const refs = await callTool<{ branches: string[]; tags: string[] }>(client, 'list_repository_refs', {
     repository: f.daemon.url('sample'),
   });

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { RpcException } from '@nestjs/microservices';
 import { busError, isBusError, invalidInput, type BusError, type ErrorCode } from '@sextant/contracts';
 import { z } from 'zod';
+import { serviceOf } from './bus-client.js';
 
 /**
  * Thrown by service code for an expected failure. It carries a `BusError`
@@ -70,4 +71,18 @@ function describe(err: unknown): string {
   if (typeof err === 'string') return err;
   if (err && typeof err === 'object' && 'message' in err) return String((err as { message: unknown }).message);
   return 'unknown error';
+}
+
+/**
+ * What a service sends instead of a reply larger than the bus carries (NATS
+ * `max_payload`, 1 MiB by default; the in-process bus applies the same limit).
+ * Tools bound their answers below it, so reaching this is a service defect,
+ * reported as one instead of a silent timeout.
+ */
+export function oversizedReplyError(subject: string, bytes: number, limitBytes: number): BusError {
+  return busError(
+    'internal_error',
+    `The ${serviceOf(subject)} service's answer (${bytes} bytes) is larger than the message bus carries (${limitBytes} bytes); narrow the request.`,
+    { reply_bytes: bytes, limit_bytes: limitBytes },
+  );
 }

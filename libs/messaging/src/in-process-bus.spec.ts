@@ -31,6 +31,11 @@ class ProbeController {
     throw ServiceError.of('not_found', 'No such thing.', { id: 7 });
   }
 
+  @MessagePattern('probe.huge.v1')
+  huge(@Payload() data: { bytes: number }) {
+    return { blob: 'x'.repeat(data.bytes) };
+  }
+
   @MessagePattern('probe.crash.v1')
   crash() {
     throw new Error('password=hunter2 at /srv/secret.ts:12');
@@ -95,6 +100,15 @@ describe('InProcessBus', () => {
     assert.equal(error.code, 'internal_error');
     assert.doesNotMatch(error.message, /hunter2|secret\.ts/);
     assert.match(error.message, /ref [a-z0-9]+/);
+  });
+
+  it('refuses a reply larger than NATS would carry (1 MiB), as an error instead of a timeout', async () => {
+    assert.equal(((await bus.request('probe.huge.v1', { bytes: 1_000_000 })) as { blob: string }).blob.length, 1_000_000);
+    const error = await bus.request('probe.huge.v1', { bytes: 1_100_000 }).catch((e: unknown) => e);
+    assert.ok(error instanceof BusRequestError);
+    assert.equal(error.error.code, 'internal_error');
+    assert.match(error.error.message, /probe service's answer \(\d+ bytes\) is larger than the message bus carries \(1048576 bytes\)/);
+    assert.equal((error.error.details as { limit_bytes: number }).limit_bytes, 1_048_576);
   });
 
   it('times out with the timeout code', async () => {

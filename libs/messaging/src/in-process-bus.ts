@@ -3,7 +3,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { busError } from '@sextant/contracts';
 import { injectTraceContext } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
-import { BusRequestError, replyError } from './errors.js';
+import { BusRequestError, oversizedReplyError, replyError } from './errors.js';
 import type { ReplyPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
 
@@ -11,6 +11,9 @@ import { traceServer } from './tracing-hooks.js';
 function roundTrip<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
+
+/** NATS's default `max_payload`: embedded mode refuses the same replies a default NATS would. */
+export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
 
 /**
  * The bus of embedded mode: a Nest transport strategy (services register
@@ -23,7 +26,7 @@ export class InProcessBus extends Server implements CustomTransportStrategy, Bus
   override transportId = Symbol('in-process');
   private listening = false;
 
-  constructor(private readonly options: { timeoutMs: number }) {
+  constructor(private readonly options: { timeoutMs: number; maxPayloadBytes?: number }) {
     super();
     traceServer(this, 'embedded');
   }
@@ -82,7 +85,10 @@ export class InProcessBus extends Server implements CustomTransportStrategy, Bus
         timeout,
       );
       const respond = (packet: ReplyPacket) => {
-        const reply = roundTrip(packet);
+        const json = JSON.stringify(packet);
+        const limit = this.options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
+        const bytes = Buffer.byteLength(json);
+        const reply: ReplyPacket = bytes > limit ? { err: oversizedReplyError(subject, bytes, limit) } : (JSON.parse(json) as ReplyPacket);
         if (reply.err !== undefined && reply.err !== null) settle(() => reject(new BusRequestError(replyError(reply.err, subject))));
         else if ('response' in reply || reply.isDisposed) settle(() => resolve(reply.response as T));
       };

@@ -1,10 +1,17 @@
 import { Logger } from '@nestjs/common';
-import { ServerNats } from '@nestjs/microservices';
-import { connect, errors as natsErrors, headers as natsHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { ServerNats, type NatsContext } from '@nestjs/microservices';
+import {
+  connect,
+  errors as natsErrors,
+  headers as natsHeaders,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
 import { busError, queueGroup, type BusError, type ServiceName } from '@sextant/contracts';
 import { injectTraceContext, markSpanError, SpanKind, context, trace, tracer } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
-import { BusRequestError, replyError } from './errors.js';
+import { BusRequestError, oversizedReplyError, replyError } from './errors.js';
 import { nextPacketId, type ReplyPacket, type RequestPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
 
@@ -163,17 +170,44 @@ export interface NatsServerOptions {
   prefix?: string;
 }
 
-/** `ServerNats` subscribing to prefixed subjects while handlers stay keyed by the plain subject. */
-class PrefixedServerNats extends ServerNats {
+/**
+ * Nest's `ServerNats`, with three changes: subjects may carry an
+ * installation prefix while handlers stay keyed by the plain subject; a
+ * handler is looked up without first trying `JSON.parse` on the subject (Nest
+ * does so for object patterns; ours are strings, and the thrown SyntaxError
+ * cost a stack capture on every message); and a reply larger than the
+ * server's `max_payload` becomes an error reply instead of a failed publish
+ * that would leave the caller waiting for its timeout.
+ */
+class SextantServerNats extends ServerNats {
   constructor(
     options: ConstructorParameters<typeof ServerNats>[0] & { queue: string },
-    private readonly prefix: string,
+    private readonly prefix: string | undefined,
     private readonly queue = options.queue,
   ) {
     super(options);
   }
 
+  override getRouteFromPattern(pattern: string): string {
+    return pattern.startsWith('{') ? super.getRouteFromPattern(pattern) : this.normalizePattern(pattern);
+  }
+
+  override getPublisher(natsMsg: Msg, id: string, _ctx: NatsContext): (response: Record<string, unknown>) => void {
+    if (!natsMsg.reply) return () => undefined;
+    return (response) => {
+      let outgoing = this.serializer.serialize({ ...response, id }) as { data: string; headers?: Msg['headers'] };
+      const limit = (this as unknown as { natsClient?: NatsConnection }).natsClient?.info?.max_payload;
+      const bytes = Buffer.byteLength(outgoing.data);
+      if (limit && bytes > limit) {
+        const subject = this.prefix ? natsMsg.subject.slice(this.prefix.length + 1) : natsMsg.subject;
+        outgoing = this.serializer.serialize({ id, err: oversizedReplyError(subject, bytes, limit) }) as typeof outgoing;
+      }
+      natsMsg.respond(outgoing.data, { headers: outgoing.headers });
+    };
+  }
+
   override bindEvents(client: NatsConnection): void {
+    if (!this.prefix) return super.bindEvents(client);
     // `subscriptions` is private in the typings; ServerNats unsubscribes them on graceful shutdown.
     const subscriptions = (this as unknown as { subscriptions: Subscription[] }).subscriptions;
     for (const channel of this.messageHandlers.keys()) {
@@ -197,7 +231,7 @@ export function natsServer({ servers, service, prefix }: NatsServerOptions): Ser
     gracePeriod: 2000,
     ...CONNECTION_DEFAULTS,
   };
-  const server = prefix ? new PrefixedServerNats(options, prefix) : new ServerNats(options);
+  const server = new SextantServerNats(options, prefix);
   traceServer(server, service, prefix);
   return server;
 }

@@ -119,8 +119,13 @@ export function freePort(): Promise<number> {
 
 /** Resident set size of a process in bytes (Linux `/proc`). */
 export async function rssBytes(pid: number): Promise<number> {
+  return (await memory(pid)).rss;
+}
+
+/** Resident memory of a process now (`VmRSS`) and at its peak so far (`VmHWM`), in bytes (Linux). */
+export async function memory(pid: number): Promise<{ rss: number; peak: number }> {
   const { readFile } = await import('node:fs/promises');
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1]);
-  return kb * 1024;
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1]) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }

@@ -26,6 +26,8 @@ export const GitCacheEnv = CommonEnv.extend({
   GIT_ALLOW_FILE_URLS: env.bool().default(false),
   GREP_ENGINE: z.enum(['auto', 'ripgrep', 'git-grep']).default('auto'),
   GREP_TIMEOUT_MS: env.int(100, 600_000).default(10_000),
+  // Below NATS's default max_payload (1 MiB), which every answer must fit in.
+  GREP_MAX_RESULT_BYTES: env.int(16 * 1024, 64 * 1024 ** 2).default(768 * 1024),
   GITHUB_API_URL: env.url(['https', 'http']).default('https://api.github.com'),
   GITCODE_MCP_GITHUB_TOKEN: z.string().min(1).optional(),
   GITHUB_TIMEOUT_MS: env.int(100, 120_000).default(10_000),
@@ -33,7 +35,7 @@ export const GitCacheEnv = CommonEnv.extend({
   CODEBASE_ROOT: z.string().min(1).optional(),
   REPO_ROOT: z.string().min(1).optional(),
   OPEN_FILE_MAX_LINES: env.int(1, 1_000_000).default(2_000),
-  OPEN_FILE_MAX_BYTES: env.int(1_024, 64 * 1024 ** 2).default(1024 ** 2),
+  OPEN_FILE_MAX_BYTES: env.int(1_024, 64 * 1024 ** 2).default(512 * 1024),
 });
 
 export interface GitCacheConfig {
@@ -43,7 +45,7 @@ export interface GitCacheConfig {
   cache: { root: string; maxBytes: number; refreshAfterMs: number; evictAfterMs: number; cloneTimeoutMs: number };
   allowedHosts: string[];
   allowFileUrls: boolean;
-  grep: { engine: 'auto' | 'ripgrep' | 'git-grep'; timeoutMs: number };
+  grep: { engine: 'auto' | 'ripgrep' | 'git-grep'; timeoutMs: number; maxResultBytes: number };
   github: { apiUrl: string; token: string | undefined; timeoutMs: number; retries: number };
   files: { codebaseRoot: string; repoRoot: string | undefined; maxLines: number; maxBytes: number };
   /** PATH and HOME handed to git and ripgrep (their environment is otherwise built from scratch). */
@@ -66,7 +68,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): GitCacheConfig {
     },
     allowedHosts: e.GIT_ALLOWED_HOSTS,
     allowFileUrls: e.GIT_ALLOW_FILE_URLS,
-    grep: { engine: e.GREP_ENGINE, timeoutMs: e.GREP_TIMEOUT_MS },
+    grep: { engine: e.GREP_ENGINE, timeoutMs: e.GREP_TIMEOUT_MS, maxResultBytes: e.GREP_MAX_RESULT_BYTES },
     github: {
       apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
       token: e.GITCODE_MCP_GITHUB_TOKEN,

@@ -51,6 +51,7 @@ export class GitCacheModule {
               files: new FileReader(config.files),
               policy: { allowedHosts: config.allowedHosts, allowFileUrls: config.allowFileUrls },
               grepTimeoutMs: config.grep.timeoutMs,
+              grepMaxResultBytes: config.grep.maxResultBytes,
               lsRemoteTimeoutMs: Math.min(config.cache.cloneTimeoutMs, 30_000),
             }),
         },

@@ -6,7 +6,7 @@ import type { FileReader } from './files/file-reader.js';
 import { explainGitFailure } from './git/git-errors.js';
 import type { GitRunner } from './git/git-runner.js';
 import type { GitHubSearch } from './github/github-search.js';
-import type { GrepEngine, GrepQuery } from './grep/collector.js';
+import { DEFAULT_MAX_RESULT_BYTES, type GrepEngine, type GrepQuery } from './grep/collector.js';
 import { checkRefName, parseRepository, type LocatorPolicy } from './repository/locator.js';
 
 export interface GitCacheServiceDeps {
@@ -17,6 +17,8 @@ export interface GitCacheServiceDeps {
   files: FileReader;
   policy: LocatorPolicy;
   grepTimeoutMs: number;
+  /** Size budget of one grep answer (GREP_MAX_RESULT_BYTES); default 768 KiB. */
+  grepMaxResultBytes?: number;
   lsRemoteTimeoutMs: number;
 }
 
@@ -97,6 +99,7 @@ export class GitCacheService {
       contextLines: input.context_lines,
       maxMatches: input.max_matches,
       timeoutMs: this.deps.grepTimeoutMs,
+      maxResultBytes: this.deps.grepMaxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     };
   }
 }

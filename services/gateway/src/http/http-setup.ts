@@ -7,8 +7,13 @@ import { jsonRpcError } from './json-rpc-error.js';
  * Express middleware in front of every route: DNS-rebinding protection
  * (Host and Origin allowlists), the JSON body parser with its size limit,
  * and parse failures answered as JSON-RPC errors (400, 413) instead of crashes.
+ * No ETag: every MCP response is a fresh POST answer, and hashing each body
+ * (a grep result runs to megabytes) would be work for nothing.
  */
 export function configureHttp(app: INestApplication, config: GatewayConfig): void {
+  const server = app.getHttpAdapter().getInstance() as express.Express;
+  server.set('etag', false);
+  server.disable('x-powered-by');
   app.use(hostAndOriginGuard(config));
   app.use(express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
   app.use((error: Error & { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction) => {

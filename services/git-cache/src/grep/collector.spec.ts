@@ -3,7 +3,15 @@ import { describe, it } from 'node:test';
 import { MatchCollector } from './collector.js';
 
 describe('MatchCollector', () => {
-  const query = { pattern: 'x', caseSensitive: false, useRegex: true, fileExtensions: [], excludeDirs: [], timeoutMs: 1000 };
+  const query = {
+    pattern: 'x',
+    caseSensitive: false,
+    useRegex: true,
+    fileExtensions: [],
+    excludeDirs: [],
+    timeoutMs: 1000,
+    maxResultBytes: 1_000_000,
+  };
 
   it('converts byte ranges to UTF-16 offsets, astral characters counting two', () => {
     const c = new MatchCollector({ ...query, contextLines: 0, maxMatches: 10 });
@@ -53,5 +61,15 @@ describe('MatchCollector', () => {
     assert.equal(result.truncated, true);
     assert.equal(result.stats.total_matches, 1);
     assert.match(result.notes![0]!, /^1 matching line\(s\) could not be read/);
+  });
+
+  it('stops when the answer would pass its size budget, and says so in notes', () => {
+    const c = new MatchCollector({ ...query, contextLines: 0, maxMatches: 1000, maxResultBytes: 500 });
+    for (let n = 1; n <= 100 && c.wantsMore; n++) c.match('src/file.ts', n, Buffer.from(`${'x'.repeat(60)}\n`), [[0, 1]]);
+    const result = c.result({ filesSearched: 1, elapsedMs: 0 });
+    assert.equal(result.truncated, true);
+    assert.ok(result.stats.total_matches > 0 && result.stats.total_matches < 10, `${result.stats.total_matches} lines`);
+    assert.ok(Buffer.byteLength(JSON.stringify(result.matches)) <= 500);
+    assert.match(result.notes![0]!, /cut at \d+ matching lines to stay under 500 bytes \(GREP_MAX_RESULT_BYTES\)/);
   });
 });

@@ -13,6 +13,8 @@ export interface GrepQuery {
   excludeDirs: readonly string[];
   contextLines: number;
   maxMatches: number;
+  /** Size budget of the answer (JSON bytes of its matches): it must fit in one bus message. */
+  maxResultBytes: number;
   timeoutMs: number;
 }
 
@@ -20,6 +22,9 @@ export interface GrepEngine {
   readonly name: 'ripgrep' | 'git-grep';
   search(dir: string, query: GrepQuery): Promise<GrepResult>;
 }
+
+/** GREP_MAX_RESULT_BYTES's default: room under NATS's default 1 MiB message for the rest of the reply. */
+export const DEFAULT_MAX_RESULT_BYTES = 768 * 1024;
 
 /** Long lines (minified code) are cut to this many characters; ranges past the cut are dropped. */
 export const MAX_LINE_CHARS = 1_000;
@@ -45,6 +50,9 @@ export class MatchCollector {
   /** Context lines seen in the current file, for the next match's `context_before`. */
   private recentContext: Array<{ n: number; text: string }> = [];
   private matchedLines = 0;
+  /** JSON bytes of what was collected so far, against `maxResultBytes`. */
+  private bytes = 0;
+  private cutForSize = false;
   /** Matching lines the engine reported in a form that could not be read (see `skipUnreadable`). */
   private unreadable = 0;
   truncated = false;
@@ -66,7 +74,6 @@ export class MatchCollector {
       this.truncated = true;
       return;
     }
-    const file = this.fileFor(path);
     const head = rawLine.subarray(0, MAX_LINE_BYTES);
     const entry: LineMatch = { line_number: lineNumber, line: lineText(head), ranges: toCharRanges(head, byteRanges) };
     if (this.query.contextLines > 0) {
@@ -75,7 +82,9 @@ export class MatchCollector {
         .map((c) => c.text);
       entry.context_after = [];
     }
-    file.line_matches.push(entry);
+    const pathBytes = this.current?.path === clean(path) ? 0 : Buffer.byteLength(path) + 40;
+    if (!this.fits(Buffer.byteLength(JSON.stringify(entry)) + pathBytes)) return;
+    this.fileFor(path).line_matches.push(entry);
     this.matchedLines++;
   }
 
@@ -83,6 +92,8 @@ export class MatchCollector {
     if (this.query.contextLines === 0) return;
     const file = this.fileFor(path);
     const text = lineText(rawLine.subarray(0, MAX_LINE_BYTES));
+    // A context line can be copied into up to `contextLines` neighbours (before and after).
+    if (!this.fits(Buffer.byteLength(JSON.stringify(text)) * this.query.contextLines)) return;
     // Matches arrive in line order: only the last few can be within reach of this line.
     for (let i = file.line_matches.length - 1; i >= 0; i--) {
       const m = file.line_matches[i]!;
@@ -91,6 +102,17 @@ export class MatchCollector {
     }
     this.recentContext.push({ n: lineNumber, text });
     if (this.recentContext.length > this.query.contextLines) this.recentContext.shift();
+  }
+
+  /** Counts `bytes` against the size budget; once past it, collection stops as if max_matches were reached. */
+  private fits(bytes: number): boolean {
+    if (this.bytes + bytes > this.query.maxResultBytes) {
+      this.truncated = true;
+      this.cutForSize = true;
+      return false;
+    }
+    this.bytes += bytes;
+    return true;
   }
 
   /** A matching line whose engine output could not be read: counted, and reported in `notes` rather than lost silently. */
@@ -109,19 +131,28 @@ export class MatchCollector {
         execution_time_ms: Math.round(stats.elapsedMs * 100) / 100,
       },
       truncated: this.truncated,
-      ...(this.unreadable > 0
-        ? { notes: [`${this.unreadable} matching line(s) could not be read from the engine's output and were skipped.`] }
-        : {}),
+      ...(this.notes().length > 0 ? { notes: this.notes() } : {}),
     };
   }
 
+  private notes(): string[] {
+    const notes: string[] = [];
+    if (this.cutForSize) {
+      notes.push(
+        `The answer was cut at ${this.matchedLines} matching lines to stay under ${this.query.maxResultBytes} bytes (GREP_MAX_RESULT_BYTES); narrow the pattern, file_extensions or exclude_dirs for the rest.`,
+      );
+    }
+    if (this.unreadable > 0) notes.push(`${this.unreadable} matching line(s) could not be read from the engine's output and were skipped.`);
+    return notes;
+  }
+
   private fileFor(path: string): FileMatches {
-    const clean = path.startsWith('./') ? path.slice(2) : path;
-    if (this.current?.path !== clean) {
-      let file = this.byPath.get(clean);
+    const name = clean(path);
+    if (this.current?.path !== name) {
+      let file = this.byPath.get(name);
       if (!file) {
-        file = { path: clean, line_matches: [] };
-        this.byPath.set(clean, file);
+        file = { path: name, line_matches: [] };
+        this.byPath.set(name, file);
         this.files.push(file);
       }
       this.current = file;
@@ -129,6 +160,10 @@ export class MatchCollector {
     }
     return this.current;
   }
+}
+
+function clean(path: string): string {
+  return path.startsWith('./') ? path.slice(2) : path;
 }
 
 function lineText(head: Buffer): string {
