@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Agent, request } from 'node:http';
 import { repoPath } from './paths.js';
 
 export interface ToolCall<T = Record<string, unknown>> {
@@ -54,6 +55,58 @@ export async function callTool<T = Record<string, unknown>>(
     throw new Error(`tool ${name} did not return the same JSON as structuredContent and text: ${JSON.stringify(result)}`);
   }
   return { isError: result.isError === true, body: structured };
+}
+
+/** Calls one tool and returns `{isError, body}` (the structured content). */
+export type ToolCaller = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) => Promise<ToolCall<T>>;
+
+/** A `ToolCaller` over an MCP SDK client. */
+export function sdkCaller(client: Client): ToolCaller {
+  return (name, args) => callTool(client, name, args);
+}
+
+/**
+ * The least a client can do: one keep-alive HTTP POST of a `tools/call`
+ * JSON-RPC message per call, no SDK. Benchmarks use it to charge the server,
+ * not a client library, for the time a call takes.
+ */
+export function leanCaller(url: string): ToolCaller & { close(): void } {
+  const agent = new Agent({ keepAlive: true });
+  const target = new URL(url);
+  let id = 0;
+  const call = <T>(name: string, args: Record<string, unknown>) =>
+    new Promise<ToolCall<T>>((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } });
+      const req = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            try {
+              const reply = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+                result?: { isError?: boolean; structuredContent: ToolCall<T>['body'] };
+                error?: unknown;
+              };
+              if (!reply.result) return reject(new Error(`tools/call ${name} failed: ${JSON.stringify(reply.error)}`));
+              resolve({ isError: reply.result.isError === true, body: reply.result.structuredContent });
+            } catch (error) {
+              reject(error as Error);
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return Object.assign(call, { close: () => agent.destroy() });
 }
 
 /** Raw JSON-RPC over HTTP, for what the SDK client would refuse to send (malformed bodies, wrong methods). */

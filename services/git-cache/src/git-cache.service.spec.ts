@@ -289,6 +289,33 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       }
     });
 
+    it('refreshes an unchanged branch with one ls-remote and no fetch; a moved one with a fetch', async () => {
+      const remotes = join(workspace, 'remotes');
+      const steady = createSampleRepository(remotes, 'steady');
+      try {
+        const commands: string[] = [];
+        const real = new ProcessGitRunner({ protocols: ['git', 'file'], defaultTimeoutMs: 20_000, baseEnv, spawner });
+        const h = harness({ git: { run: (args, options) => (commands.push(args[0]!), real.run(args, options)) } });
+        for (const ref_name of [undefined, 'feature']) {
+          const repository = daemon.url('steady');
+          await grep(h, { repository, pattern: 'x', ref_name });
+          commands.length = 0;
+          h.clock.advance(25 * HOUR);
+          await grep(h, { repository, pattern: 'x', ref_name });
+          assert.deepEqual(commands, ['ls-remote'], `${ref_name ?? 'default branch'}: unchanged, no fetch`);
+        }
+        steady.commit('feature', { 'later.txt': 'later-marker\n' });
+        commands.length = 0;
+        h.clock.advance(25 * HOUR);
+        assert.deepEqual(paths(await grep(h, { repository: daemon.url('steady'), pattern: 'later-marker', ref_name: 'feature' })), [
+          'later.txt',
+        ]);
+        assert.deepEqual(commands, ['ls-remote', 'fetch', 'checkout']);
+      } finally {
+        steady.dispose();
+      }
+    });
+
     it('evicts clones unused for the eviction age', async () => {
       const h = harness();
       await grep(h, { repository: daemon.url('sample'), pattern: 'x' });

@@ -244,8 +244,17 @@ export class CloneCache {
     }
   }
 
-  /** Fetch the ref (shallow), move the checkout if it changed. An unchanged branch costs one fetch and a file read. */
+  /**
+   * Brings the checkout to the remote's ref. The same branch, unchanged on the
+   * remote (the usual case), costs one `ls-remote` — a ref advertisement, no
+   * pack negotiation; otherwise fetch the ref (shallow) and move the checkout.
+   */
   private async refresh(entry: Entry, ref: string | undefined): Promise<void> {
+    if (entry.requested === ref && (await this.remoteTip(entry, ref)) === entry.commit) {
+      entry.fetchedAt = this.now();
+      this.counters.refreshes++;
+      return;
+    }
     try {
       const { actual, notes } = await this.withFallback(entry.locator, ref, (target) =>
         this.options.git.run(['fetch', '--depth=1', '--no-tags', 'origin', target ?? 'HEAD'], {
@@ -269,6 +278,18 @@ export class CloneCache {
       this.counters.refreshes++;
     } catch (error) {
       throw explainGitFailure(error, { locator: entry.locator, ref, operation: 'refresh', timeoutMs: this.options.cloneTimeoutMs });
+    }
+  }
+
+  /** The commit the remote's branch (its HEAD when `ref` is undefined) points at, or undefined when that cannot be told. */
+  private async remoteTip(entry: Entry, ref: string | undefined): Promise<string | undefined> {
+    const pattern = ref === undefined ? 'HEAD' : `refs/heads/${ref}`;
+    try {
+      const listed = await this.options.git.run(['ls-remote', entry.locator.url, pattern], { timeoutMs: this.options.cloneTimeoutMs });
+      const line = listed.split('\n').find((l) => l.endsWith(`\t${pattern}`));
+      return line?.slice(0, 40);
+    } catch {
+      return undefined; // the fetch that follows reports the failure in its own words
     }
   }
 
