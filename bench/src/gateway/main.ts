@@ -24,6 +24,7 @@ import {
   startService,
   type RunningProcess,
 } from '@sextant/testing';
+import { summarize, verdict } from '../stats.js';
 
 const quick = process.argv.includes('--quick');
 const SEQUENTIAL = quick ? 500 : 3_000;
@@ -51,10 +52,6 @@ interface Figures {
   rssEndMb?: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-}
-
 async function getProject(client: Client, project: string): Promise<void> {
   const result = await callTool(client, 'get_project', { project });
   if (result.isError) throw new Error(`get_project failed: ${JSON.stringify(result.body)}`);
@@ -80,10 +77,7 @@ async function sequential(targets: Target[]): Promise<Array<{ p50: number; p99: 
       await client.close();
     }
   }
-  return latencies.map((l) => {
-    l.sort((a, b) => a - b);
-    return { p50: percentile(l, 0.5), p99: percentile(l, 0.99) };
-  });
+  return latencies.map(summarize);
 }
 
 // The SDK client's fetch leaves one abort listener per call on a shared signal until GC;
@@ -218,7 +212,7 @@ function report([a, b, c]: Figures[]): void {
     [`gateway RSS growth < 10 % over ${LEAK_CALLS} calls`, growth, growth < 0.1],
   ] as const;
   console.log('\ntargets:');
-  for (const [name, ratio, ok] of checks) console.log(`  ${ok ? 'PASS' : 'MISS'}  ${name}  (ratio ${ratio.toFixed(3)})`);
+  for (const [name, ratio, ok] of checks) console.log(verdict(ok, name, `ratio ${ratio.toFixed(3)}`));
 }
 
 await main();
