@@ -43,6 +43,10 @@ export class RipgrepEngine implements GrepEngine {
     const collector = new MatchCollector(query);
     let stderr = '';
     let filesSearched: number | undefined;
+    // The summary is the last thing ripgrep prints: with it, the answer is complete
+    // and need not wait for the process to wind down and its exit to be relayed.
+    let summarized!: () => void;
+    const summary = new Promise<void>((resolve) => (summarized = resolve));
     const onEvent = (event: RgEvent) => {
       if (!collector.wantsMore) return;
       if (event.type === 'match') {
@@ -52,6 +56,7 @@ export class RipgrepEngine implements GrepEngine {
         collector.context(event.path.toString('utf8'), event.lineNumber, event.line);
       } else if (event.type === 'summary') {
         filesSearched = event.searches;
+        summarized();
       }
     };
     const child: RunningChild = this.spawner.spawn(
@@ -75,7 +80,13 @@ export class RipgrepEngine implements GrepEngine {
       timedOut = true;
       child.kill();
     }, query.timeoutMs);
-    const { code } = await child.exit.finally(() => clearTimeout(timer));
+    const exit = child.exit.finally(() => clearTimeout(timer));
+    const ended = await Promise.race([exit, summary]);
+    if (!ended) {
+      exit.catch(() => undefined);
+      return collector.result({ filesSearched, elapsedMs: performance.now() - started });
+    }
+    const { code } = ended;
     if (collector.truncated) return collector.result({ filesSearched: undefined, elapsedMs: performance.now() - started });
     if (timedOut) throw timeoutError(query.timeoutMs);
     if (code === 2 && /regex parse error|error parsing regex|regex.*(too large|exceeded)/i.test(stderr)) throw invalidPattern(stderr);
