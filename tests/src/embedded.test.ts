@@ -142,6 +142,34 @@ describe('embedded mode over Streamable HTTP', () => {
       assert.equal(notification.status, 202);
     });
 
+    it('answers a single tools/call directly exactly as the SDK path answers the same call in a batch', async () => {
+      const calls = [
+        { name: 'list_projects', arguments: {} },
+        { name: 'get_project', arguments: { project: 'no such project' } },
+        { name: 'get_project', arguments: { project: 42 } },
+        { name: 'no_such_tool', arguments: {} },
+        { name: 'list_projects' },
+      ];
+      // Per-call values (ids, timings) differ; everything else, including the text copy, must not.
+      const volatile = (body: unknown): unknown =>
+        JSON.parse(JSON.stringify(body), (key, value: unknown) =>
+          ['request_id', 'execution_time_ms', 'trace_id'].includes(key)
+            ? '*'
+            : key === 'text' && typeof value === 'string' && value.startsWith('{')
+              ? volatile(JSON.parse(value))
+              : value,
+        );
+      for (const [i, params] of calls.entries()) {
+        const message = { jsonrpc: '2.0', id: `call-${i}`, method: 'tools/call', params };
+        const direct = await postRaw(sextant.url, JSON.stringify(message));
+        const viaSdk = await postRaw(sextant.url, JSON.stringify([message]));
+        assert.equal(direct.status, 200);
+        assert.match(direct.headers.get('content-type') ?? '', /^application\/json/);
+        assert.deepEqual(volatile(direct.json), volatile(viaSdk.json[0]), `${params.name}: same answer both ways`);
+        if (direct.json.result) assert.equal(direct.json.result.content[0].text, JSON.stringify(direct.json.result.structuredContent));
+      }
+    });
+
     it('enforces the Accept, Content-Type and protocol-version rules of Streamable HTTP', async () => {
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
       assert.equal((await postRaw(sextant.url, body, { accept: 'application/json' })).status, 406);

@@ -18,6 +18,7 @@ import {
   httpClient,
   infrastructure,
   READY,
+  cpuMs,
   rssBytes,
   startGateway,
   startNode,
@@ -178,25 +179,39 @@ function row(label: string, f: Figures): string {
 async function main(): Promise<void> {
   console.log(
     `bench/gateway: ${SEQUENTIAL} sequential calls per target (interleaved in batches of ${BATCH}), ` +
-      `${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY}, leak check over ${LEAK_CALLS} calls`,
+      `${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY}, leak check over ${LEAK_CALLS} calls after as many to warm up`,
   );
   const targets: Target[] = [];
   try {
     for (const start of [floor, embedded, distributed]) targets.push(await start());
     const latency = await sequential(targets);
     const throughput: number[] = [];
+    const cpu: string[] = [];
     for (const target of targets) {
       await concurrent(target.url, target.project, WARMUP * 4);
+      const before = await Promise.all(target.processes.map((p) => cpuMs(p.pid)));
       throughput.push(await concurrent(target.url, target.project, CONCURRENT_CALLS));
+      const after = await Promise.all(target.processes.map((p) => cpuMs(p.pid)));
+      const perCall = target.processes.map((p, i) => `${p.name} ${((after[i]! - before[i]!) / CONCURRENT_CALLS).toFixed(3)}`);
+      cpu.push(`  ${target.label.padEnd(32)} ${perCall.join(', ')} ms`);
     }
     const gateway = targets[2];
-    const rssStart = await rssBytes(gateway.gatewayPid);
+    // Leak check: RSS sampled every tenth of the run, after a run as long to let V8 size its heap. A leak
+    // grows with the calls; the heap's sawtooth does not. Compare the medians of the first and last samples.
     await concurrent(gateway.url, gateway.project, LEAK_CALLS);
-    const rssEnd = await rssBytes(gateway.gatewayPid);
+    const samples: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      await concurrent(gateway.url, gateway.project, LEAK_CALLS / 10);
+      samples.push(await rssBytes(gateway.gatewayPid));
+    }
+    const rssStart = summarize(samples.slice(0, 3)).p50;
+    const rssEnd = summarize(samples.slice(-3)).p50;
     const figures: Figures[] = targets.map((_, i) => ({ ...latency[i], callsPerSecond: throughput[i] }));
     figures[2].rssStartMb = rssStart / 2 ** 20;
     figures[2].rssEndMb = rssEnd / 2 ** 20;
     for (const [i, target] of targets.entries()) console.log(row(target.label, figures[i]));
+    console.log('\nCPU per call at concurrency 16 (this machine has 2 cores; NATS, Postgres and the client share them):');
+    for (const line of cpu) console.log(line);
     report(figures);
   } finally {
     for (const target of targets) await target.stop();

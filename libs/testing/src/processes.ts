@@ -5,6 +5,8 @@ import { repoPath } from './paths.js';
 export interface RunningProcess {
   readonly child: ChildProcess;
   readonly pid: number;
+  /** Short name for reports: the script's package (`gateway`, `projects`, `sextant`) or file name. */
+  readonly name: string;
   /** Everything the process wrote, stdout and stderr interleaved by line. */
   output(): string;
   /** Resolves with the first output line matching `pattern` (or rejects after `timeoutMs`). */
@@ -65,6 +67,7 @@ export async function startNode(script: string, args: string[] = [], options: St
   const running: RunningProcess = {
     child,
     pid: child.pid!,
+    name: script.match(/(?:services|apps)\/([^/]+)\//)?.[1] ?? script.split('/').pop()!.replace(/\.[cm]?js$/, ''),
     output: () => lines.join('\n'),
     exited,
     waitFor(pattern, timeoutMs = 30_000) {
@@ -120,6 +123,15 @@ export function freePort(): Promise<number> {
 /** Resident set size of a process in bytes (Linux `/proc`). */
 export async function rssBytes(pid: number): Promise<number> {
   return (await memory(pid)).rss;
+}
+
+/** CPU time (user + system) a process has used so far, in milliseconds (Linux `/proc`). */
+export async function cpuMs(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start after the last ')'; utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ)
 }
 
 /** Resident memory of a process now (`VmRSS`) and at its peak so far (`VmHWM`), in bytes (Linux). */

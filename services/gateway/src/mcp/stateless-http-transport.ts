@@ -14,6 +14,33 @@ import { jsonRpcError } from '../http/json-rpc-error.js';
 export const MAX_BATCH = 100;
 
 /**
+ * The header checks of Streamable HTTP for a POST (Accept, Content-Type,
+ * protocol version). On failure the error response is written and false returned.
+ */
+export function acceptsPost(req: Request, res: Response): boolean {
+  const accept = req.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    jsonRpcError(res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream.');
+    return false;
+  }
+  if (!req.is('application/json')) {
+    jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json.');
+    return false;
+  }
+  const version = req.headers['mcp-protocol-version'];
+  if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    jsonRpcError(
+      res,
+      400,
+      -32000,
+      `Bad Request: unsupported protocol version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`,
+    );
+    return false;
+  }
+  return true;
+}
+
+/**
  * Streamable HTTP, stateless, JSON responses — one instance per POST.
  *
  * It does what the SDK's `StreamableHTTPServerTransport` does in this mode
@@ -44,24 +71,8 @@ export class StatelessHttpTransport implements Transport {
     this.onclose?.();
   }
 
-  /** Validates the POST and hands its messages to the server; the reply is written when every request is answered. */
-  handle(req: Request, body: unknown): void {
-    const accept = req.headers.accept ?? '';
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-      return jsonRpcError(this.res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream.');
-    }
-    if (!req.is('application/json')) {
-      return jsonRpcError(this.res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json.');
-    }
-    const version = req.headers['mcp-protocol-version'];
-    if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return jsonRpcError(
-        this.res,
-        400,
-        -32000,
-        `Bad Request: unsupported protocol version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`,
-      );
-    }
+  /** Hands the messages of a POST (headers already checked by `acceptsPost`) to the server; the reply is written when every request is answered. */
+  handle(body: unknown): void {
     this.batch = Array.isArray(body);
     const raw = this.batch ? (body as unknown[]) : [body];
     if (raw.length === 0 || raw.length > MAX_BATCH) {
