@@ -51,7 +51,10 @@ export interface CorpusRepository {
 const DONE = '.sextant-corpus-complete';
 
 function repositoryName(spec: string): string {
-  return spec.replace(/@[^@/]+$/, '').replace(/^@/, '').replace(/\//g, '-');
+  return spec
+    .replace(/@[^@/]+$/, '')
+    .replace(/^@/, '')
+    .replace(/\//g, '-');
 }
 
 function treeBytes(dir: string): number {

@@ -145,8 +145,9 @@ async function cold(repos: CorpusRepository[], daemon: GitDaemon, modes: Mode[])
     const url = daemon.url(repo.path).replace(/\.git$/, '');
     const scratch = mkdtempSync(join(tmpdir(), 'sextant-bench-clone-'));
     const baseline =
-      (await timed(async () => execFileSync('git', ['clone', '-q', '--depth=1', '--single-branch', '--no-tags', url, join(scratch, 'c')]))) +
-      (await timed(() => bareRipgrep(join(scratch, 'c'), probe)));
+      (await timed(async () =>
+        execFileSync('git', ['clone', '-q', '--depth=1', '--single-branch', '--no-tags', url, join(scratch, 'c')]),
+      )) + (await timed(() => bareRipgrep(join(scratch, 'c'), probe)));
     rmSync(scratch, { recursive: true, force: true });
     totals[0] += baseline;
     const line = [`  ${repo.name.padEnd(14)} ${(repo.bytes / MB).toFixed(0).padStart(4)} MB  clone+rg ${ms(baseline)}`];
@@ -279,9 +280,13 @@ async function main(): Promise<void> {
     for (const [i, mode] of modes.entries()) {
       const s = summarize(samples.modes[i]!);
       const o = summarize(samples.overhead[i]!);
-      console.log(`  ${`grep_repository, ${mode.label}`.padEnd(34)} p50 ${ms(s.p50)}   p99 ${ms(s.p99)}   over rg: p50 ${ms(o.p50)}  p99 ${ms(o.p99)}`);
+      console.log(
+        `  ${`grep_repository, ${mode.label}`.padEnd(34)} p50 ${ms(s.p50)}   p99 ${ms(s.p99)}   over rg: p50 ${ms(o.p50)}  p99 ${ms(o.p99)}`,
+      );
     }
-    console.log(`  ${samples.rg.length} queries per way; ${truncated} answers hit max_matches; ${mismatched} match counts differed from bare rg`);
+    console.log(
+      `  ${samples.rg.length} queries per way; ${truncated} answers hit max_matches; ${mismatched} match counts differed from bare rg`,
+    );
 
     const stress = [...repos].sort((a, b) => b.bytes - a.bytes).slice(0, 3);
     for (const repo of stress) {
@@ -301,7 +306,9 @@ async function main(): Promise<void> {
     const refreshCost = fetched.with - fetched.without;
     console.log(`  p50 refreshing on every call ${ms(fetched.with)}, without ${ms(fetched.without)} → refresh ${ms(refreshCost)}`);
     const remote = bareRemote(daemon, repos[0]!);
-    console.log(`  the same remote, bare git: ls-remote ${ms(remote.lsRemote)}, fetch --depth 1 of the unchanged branch ${ms(remote.fetch)}`);
+    console.log(
+      `  the same remote, bare git: ls-remote ${ms(remote.lsRemote)}, fetch --depth 1 of the unchanged branch ${ms(remote.fetch)}`,
+    );
 
     console.log('\ntargets:');
     for (const [i, mode] of targeted.entries()) {
@@ -313,7 +320,11 @@ async function main(): Promise<void> {
     for (const [i, mode] of targeted.entries()) {
       const ratio = coldTotals[i + 1]! / coldTotals[0]!;
       console.log(
-        verdict(ratio <= 1.3, `cold clone + first grep ${mode.label} ≤ 1.3 × git clone --depth 1 + rg`, `ratio ${ratio.toFixed(3)} over the corpus`),
+        verdict(
+          ratio <= 1.3,
+          `cold clone + first grep ${mode.label} ≤ 1.3 × git clone --depth 1 + rg`,
+          `ratio ${ratio.toFixed(3)} over the corpus`,
+        ),
       );
     }
     console.log(verdict(mem.peak < 300 * MB, 'git-cache peak RSS < 300 MB', `${(mem.peak / MB).toFixed(0)} MB`));

@@ -2,7 +2,17 @@ export { infrastructure, type Infrastructure } from './infra.js';
 export { createTestDatabase, queryOnce, type TestDatabase } from './databases.js';
 export { cpuMs, freePort, memory, rssBytes, startNode, type RunningProcess, type StartOptions } from './processes.js';
 export { READY, startEmbedded, startGateway, startService, type Sextant } from './sextant.js';
-export { callTool, httpClient, leanCaller, postRaw, sdkCaller, stdioClient, type ErrorBody, type ToolCall, type ToolCaller } from './mcp.js';
+export {
+  callTool,
+  httpClient,
+  leanCaller,
+  postRaw,
+  sdkCaller,
+  stdioClient,
+  type ErrorBody,
+  type ToolCall,
+  type ToolCaller,
+} from './mcp.js';
 export { FaultProxy } from './tcp-proxy.js';
 export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 export { repoPath } from './paths.js';

@@ -67,7 +67,12 @@ export async function startNode(script: string, args: string[] = [], options: St
   const running: RunningProcess = {
     child,
     pid: child.pid!,
-    name: script.match(/(?:services|apps)\/([^/]+)\//)?.[1] ?? script.split('/').pop()!.replace(/\.[cm]?js$/, ''),
+    name:
+      script.match(/(?:services|apps)\/([^/]+)\//)?.[1] ??
+      script
+        .split('/')
+        .pop()!
+        .replace(/\.[cm]?js$/, ''),
     output: () => lines.join('\n'),
     exited,
     waitFor(pattern, timeoutMs = 30_000) {
