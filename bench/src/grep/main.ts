@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rgPath } from '@vscode/ripgrep';
+import { DEFAULT_MAX_RESULT_BYTES, ripgrepArgs } from '@sextant/git-cache';
 import {
   GitDaemon,
   httpClient,
@@ -84,28 +85,25 @@ interface Mode {
   call: ToolCaller;
 }
 
-/** Exactly the arguments the git-cache service hands ripgrep for a case-insensitive query (see services/git-cache/src/grep/ripgrep.ts). */
-function ripgrepArgs({ pattern, regex }: Pattern): string[] {
-  return [
-    '--json',
-    '--no-config',
-    '--hidden',
-    '--no-ignore',
-    '--glob',
-    '!.git',
-    '--ignore-case',
-    ...(regex ? [] : ['--fixed-strings']),
-    '--regexp',
+/** The arguments the git-cache service hands ripgrep for this query (its own function, so they cannot drift apart). */
+function rgArgs({ pattern, regex }: Pattern): string[] {
+  return ripgrepArgs({
     pattern,
-    '--',
-    '.',
-  ];
+    useRegex: regex,
+    caseSensitive: false,
+    fileExtensions: [],
+    excludeDirs: [],
+    contextLines: 0,
+    maxMatches: MAX_MATCHES,
+    maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
+    timeoutMs: 60_000,
+  });
 }
 
 /** Bare ripgrep from this process: spawn, read all of stdout, wait for exit. Returns the number of matching lines. */
 function bareRipgrep(dir: string, pattern: Pattern): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, ripgrepArgs(pattern), { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(rgPath, rgArgs(pattern), { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] });
     let matches = 0;
     const marker = '{"type":"match"';
     let tail = ''; // too short to hold a whole marker, so none is counted twice
