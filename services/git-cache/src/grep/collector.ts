@@ -121,6 +121,7 @@ export class MatchCollector {
   }
 
   result(stats: { filesSearched: number | undefined; elapsedMs: number }): GrepResult {
+    const notes = this.notes();
     return {
       matches: this.files,
       stats: {
@@ -131,7 +132,7 @@ export class MatchCollector {
         execution_time_ms: Math.round(stats.elapsedMs * 100) / 100,
       },
       truncated: this.truncated,
-      ...(this.notes().length > 0 ? { notes: this.notes() } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
     };
   }
 

@@ -84,5 +84,6 @@ describe('launcher process', () => {
     await spawner.close();
     assert.throws(() => process.kill(launcher.pid, 0), /ESRCH/);
     assert.match(String(await running), /launcher process exited/);
+    await assert.rejects(runToCompletion(spawner, { command: 'echo', args: ['late'] }, { timeoutMs: 1_000 }), /launcher is closed/);
   });
 });

@@ -33,8 +33,10 @@ export class LauncherSpawner implements Spawner {
   private child: ChildProcess | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  private closed = false;
 
   spawn(request: SpawnRequest, output: OutputHandlers): RunningChild {
+    if (this.closed) return { kill: () => undefined, exit: Promise.reject(new Error('the launcher is closed (shutting down)')) };
     const id = this.nextId++;
     const exit = new Promise<ExitStatus>((resolve, reject) => this.pending.set(id, { output, resolve, reject }));
     const launcher = this.launcher();
@@ -54,7 +56,9 @@ export class LauncherSpawner implements Spawner {
     };
   }
 
+  /** Stops the launcher and what it runs; later spawns fail. */
   async close(): Promise<void> {
+    this.closed = true;
     const child = this.child;
     this.child = undefined;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
