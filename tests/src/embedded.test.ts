@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -118,6 +120,41 @@ describe('embedded mode over Streamable HTTP', () => {
       const { status, json } = await postRaw(sextant.url, huge);
       assert.equal(status, 413);
       assert.equal(json.error.data.error, 'invalid_input');
+      assert.equal((await callTool(client, 'list_projects', {})).isError, false);
+    });
+
+    it('answers an oversized chunked body (no Content-Length) with 413, a compressed one with 415, and stays up', async () => {
+      const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const url = new URL(sextant.url);
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          },
+        );
+        req.on('error', reject);
+        for (let i = 0; i < 40; i++) req.write('x'.repeat(32 * 1024)); // 1.25 MiB in chunks, over the 64 KiB limit of this instance
+        req.end();
+      });
+      assert.equal(chunked.status, 413);
+      assert.match(JSON.parse(chunked.body).error.message, /SEXTANT_MAX_BODY_BYTES/);
+      const message = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      const gzipped = await fetch(sextant.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', accept: 'application/json, text/event-stream' },
+        body: gzipSync(message),
+      });
+      assert.equal(gzipped.status, 415);
+      const withQuery = await postRaw(`${sextant.url}?client=x`, message);
+      assert.equal(withQuery.status, 200);
       assert.equal((await callTool(client, 'list_projects', {})).isError, false);
     });
 

@@ -6,6 +6,7 @@ import { ServiceDirectory } from './discovery/service-directory.js';
 import { HealthController } from './health/health.controller.js';
 import { HealthService } from './health/health.service.js';
 import { McpController } from './mcp/mcp.controller.js';
+import { McpEndpoint } from './mcp/mcp-endpoint.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
 import { ToolDispatcher } from './mcp/tool-dispatcher.js';
 import { GATEWAY_CONFIG } from './tokens.js';
@@ -30,6 +31,7 @@ export class GatewayModule {
         ContractDocuments,
         ToolDispatcher,
         McpServerFactory,
+        McpEndpoint,
         HealthService,
       ],
       exports: [McpServerFactory],

@@ -1,12 +1,15 @@
+import type { Server } from 'node:http';
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { GatewayConfig } from './config.js';
 import { configureHttp } from './http/http-setup.js';
+import { McpEndpoint } from './mcp/mcp-endpoint.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
 
 /** Serves MCP over Streamable HTTP at `POST /mcp` and `POST /`; resolves with the bound URL. */
 export async function serveHttp(app: INestApplication, config: GatewayConfig): Promise<string> {
   configureHttp(app, config);
+  app.get(McpEndpoint).install(app.getHttpServer() as Server);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address() as { port: number };
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

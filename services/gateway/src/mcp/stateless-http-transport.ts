@@ -7,8 +7,8 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Request, Response } from 'express';
-import { jsonRpcError } from '../http/json-rpc-error.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonRpcError, writeJson } from '../http/json-rpc-error.js';
 
 /** Most messages one POST may carry as a JSON-RPC batch. */
 export const MAX_BATCH = 100;
@@ -17,13 +17,14 @@ export const MAX_BATCH = 100;
  * The header checks of Streamable HTTP for a POST (Accept, Content-Type,
  * protocol version). On failure the error response is written and false returned.
  */
-export function acceptsPost(req: Request, res: Response): boolean {
+export function acceptsPost(req: IncomingMessage, res: ServerResponse): boolean {
   const accept = req.headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     jsonRpcError(res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream.');
     return false;
   }
-  if (!req.is('application/json')) {
+  const contentType = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (contentType !== 'application/json') {
     jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json.');
     return false;
   }
@@ -61,7 +62,7 @@ export class StatelessHttpTransport implements Transport {
   private batch = false;
   private closed = false;
 
-  constructor(private readonly res: Response) {}
+  constructor(private readonly res: ServerResponse) {}
 
   async start(): Promise<void> {}
 
@@ -88,7 +89,10 @@ export class StatelessHttpTransport implements Transport {
       return jsonRpcError(this.res, 400, -32600, 'Invalid Request: initialize must be sent alone.');
     }
     for (const message of messages) if (isJSONRPCRequest(message)) this.pending.add(message.id);
-    if (this.pending.size === 0) this.res.status(202).end();
+    if (this.pending.size === 0) {
+      this.res.writeHead(202);
+      this.res.end();
+    }
     for (const message of messages) this.onmessage?.(message);
   }
 
@@ -98,6 +102,6 @@ export class StatelessHttpTransport implements Transport {
     if (id === undefined || isJSONRPCRequest(message) || !this.pending.delete(id)) return;
     this.responses.push(message);
     if (this.pending.size > 0 || this.res.headersSent || this.closed) return;
-    this.res.status(200).json(this.batch ? this.responses : this.responses[0]);
+    writeJson(this.res, 200, this.batch ? this.responses : this.responses[0]!);
   }
 }

@@ -1,0 +1,134 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { context, extractTraceContext } from '@sextant/telemetry';
+import type { GatewayConfig } from '../config.js';
+import { hostOrOriginRefusal } from '../http/http-setup.js';
+import { jsonRpcError, writeJson } from '../http/json-rpc-error.js';
+import { GATEWAY_CONFIG } from '../tokens.js';
+import { directToolCall, toolCallError, toolCallResponse } from './direct-tool-call.js';
+import { McpServerFactory } from './mcp-server.factory.js';
+import { acceptsPost, StatelessHttpTransport } from './stateless-http-transport.js';
+import { ToolDispatcher } from './tool-dispatcher.js';
+
+const MCP_PATHS = new Set(['/mcp', '/']);
+
+/**
+ * MCP over Streamable HTTP, stateless, JSON responses: `POST /mcp` and
+ * `POST /`, served straight from `node:http` in front of Express (which keeps
+ * every other route: health, 404s, 405s). Routing, body parsing and Nest's
+ * request pipeline were about a seventh of the gateway's CPU per call for
+ * work this handler does in a few lines. A single plain `tools/call` goes
+ * straight to the dispatcher; every other POST gets a fresh SDK server and
+ * transport (docs/adr/0011).
+ */
+@Injectable()
+export class McpEndpoint {
+  private readonly logger = new Logger('McpEndpoint');
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly factory: McpServerFactory,
+    private readonly dispatcher: ToolDispatcher,
+  ) {}
+
+  /** Puts this endpoint in front of the HTTP server's existing request listener (Express). */
+  install(server: Server): void {
+    const others = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === 'POST' && MCP_PATHS.has(pathOf(req.url))) {
+        this.handle(req, res).catch((error: unknown) => {
+          this.logger.error(`MCP request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error; it was logged.');
+        });
+      } else {
+        for (const listener of others) listener(req, res);
+      }
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refusal = hostOrOriginRefusal(req.headers, this.config);
+    if (refusal) return jsonRpcError(res, 403, -32000, refusal);
+    if (!acceptsPost(req, res)) return;
+    const body = await readJson(req, res, this.config.maxBodyBytes);
+    if (body === NO_BODY) return;
+    // A client may send its own W3C traceparent; the call then joins the client's trace.
+    const parent = extractTraceContext({ get: (name) => header(req, name), set: () => undefined });
+    const call = directToolCall(body);
+    if (call) {
+      const answer = await context.with(parent, () =>
+        this.dispatcher.call(call.name, call.arguments).then(
+          (result) => toolCallResponse(call.id, result),
+          (error: unknown) => toolCallError(call.id, error),
+        ),
+      );
+      return writeJson(res, 200, answer);
+    }
+    const server = this.factory.create();
+    const transport = new StatelessHttpTransport(res);
+    res.on('close', () => void server.close());
+    await server.connect(transport);
+    context.with(parent, () => transport.handle(body));
+  }
+}
+
+const NO_BODY = Symbol('no body');
+
+/**
+ * Reads and parses a JSON body of at most `limit` bytes. On a failure the
+ * error response (413, 415, 400) is written and NO_BODY returned; the rest
+ * of a refused body is read and dropped (by Node once the answer is sent, or
+ * here for one refused midway), so the connection stays usable.
+ */
+function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
+  const tooLarge = () =>
+    jsonRpcError(res, 413, -32600, `Request body larger than ${limit} bytes (SEXTANT_MAX_BODY_BYTES).`, {
+      error: 'invalid_input',
+      limit_bytes: limit,
+    });
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding !== 'identity') {
+    jsonRpcError(res, 415, -32000, `Unsupported Content-Encoding "${encoding}": send the JSON body uncompressed.`);
+    return Promise.resolve(NO_BODY);
+  }
+  if (Number(req.headers['content-length'] ?? 0) > limit) {
+    tooLarge();
+    return Promise.resolve(NO_BODY);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    let refused = false;
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      length += chunk.length;
+      if (length > limit) {
+        refused = true;
+        tooLarge();
+        return resolve(NO_BODY);
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', reject);
+    req.on('end', () => {
+      if (refused) return;
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks, length).toString('utf8')));
+      } catch {
+        jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON.');
+        resolve(NO_BODY);
+      }
+    });
+  });
+}
+
+function pathOf(url: string | undefined): string {
+  const path = (url ?? '/').split('?', 1)[0]!;
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
