@@ -77,9 +77,13 @@ function describe(err: unknown): string {
  * What a service sends instead of a reply larger than the bus carries (NATS
  * `max_payload`, 1 MiB by default; the in-process bus applies the same limit).
  * Tools bound their answers below it, so reaching this is a service defect,
- * reported as one instead of a silent timeout.
+ * reported as one instead of a silent timeout. Returns undefined when the
+ * serialized reply `json` fits.
  */
-export function oversizedReplyError(subject: string, bytes: number, limitBytes: number): BusError {
+export function oversizedReply(subject: string, json: string, limitBytes: number | undefined): BusError | undefined {
+  if (!limitBytes || json.length <= limitBytes / 3) return undefined; // cannot be over: at most 3 UTF-8 bytes per UTF-16 unit
+  const bytes = Buffer.byteLength(json);
+  if (bytes <= limitBytes) return undefined;
   return busError(
     'internal_error',
     `The ${serviceOf(subject)} service's answer (${bytes} bytes) is larger than the message bus carries (${limitBytes} bytes); narrow the request.`,

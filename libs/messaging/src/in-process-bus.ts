@@ -3,7 +3,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { busError } from '@sextant/contracts';
 import { injectTraceContext } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
-import { BusRequestError, oversizedReplyError, replyError } from './errors.js';
+import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import type { ReplyPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
 
@@ -86,9 +86,8 @@ export class InProcessBus extends Server implements CustomTransportStrategy, Bus
       );
       const respond = (packet: ReplyPacket) => {
         const json = JSON.stringify(packet);
-        const limit = this.options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
-        const bytes = Buffer.byteLength(json);
-        const reply: ReplyPacket = bytes > limit ? { err: oversizedReplyError(subject, bytes, limit) } : (JSON.parse(json) as ReplyPacket);
+        const tooLarge = oversizedReply(subject, json, this.options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES);
+        const reply: ReplyPacket = tooLarge ? { err: tooLarge } : (JSON.parse(json) as ReplyPacket);
         if (reply.err !== undefined && reply.err !== null) settle(() => reject(new BusRequestError(replyError(reply.err, subject))));
         else if ('response' in reply || reply.isDisposed) settle(() => resolve(reply.response as T));
       };

@@ -11,7 +11,7 @@ import {
 import { busError, queueGroup, type BusError, type ServiceName } from '@sextant/contracts';
 import { injectTraceContext, markSpanError, SpanKind, context, trace, tracer } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
-import { BusRequestError, oversizedReplyError, replyError } from './errors.js';
+import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import { nextPacketId, type ReplyPacket, type RequestPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
 
@@ -197,11 +197,9 @@ class SextantServerNats extends ServerNats {
     return (response) => {
       let outgoing = this.serializer.serialize({ ...response, id }) as { data: string; headers?: Msg['headers'] };
       const limit = (this as unknown as { natsClient?: NatsConnection }).natsClient?.info?.max_payload;
-      const bytes = Buffer.byteLength(outgoing.data);
-      if (limit && bytes > limit) {
-        const subject = this.prefix ? natsMsg.subject.slice(this.prefix.length + 1) : natsMsg.subject;
-        outgoing = this.serializer.serialize({ id, err: oversizedReplyError(subject, bytes, limit) }) as typeof outgoing;
-      }
+      const subject = this.prefix ? natsMsg.subject.slice(this.prefix.length + 1) : natsMsg.subject;
+      const tooLarge = oversizedReply(subject, outgoing.data, limit);
+      if (tooLarge) outgoing = this.serializer.serialize({ id, err: tooLarge }) as typeof outgoing;
       natsMsg.respond(outgoing.data, { headers: outgoing.headers });
     };
   }

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 
 /** Writes `body` as a JSON response (works on Express's response too, which is a `ServerResponse`). */
-export function writeJson(res: ServerResponse, status: number, body: string | object, headers: Record<string, string> = {}): void {
+export function writeJson(res: ServerResponse, status: number, body: string | object): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 

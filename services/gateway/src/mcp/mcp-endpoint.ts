@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { context, extractTraceContext } from '@sextant/telemetry';
 import type { GatewayConfig } from '../config.js';
 import { hostOrOriginRefusal } from '../http/http-setup.js';
@@ -7,7 +8,7 @@ import { jsonRpcError, writeJson } from '../http/json-rpc-error.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 import { directToolCall, toolCallError, toolCallResponse } from './direct-tool-call.js';
 import { McpServerFactory } from './mcp-server.factory.js';
-import { acceptsPost, StatelessHttpTransport } from './stateless-http-transport.js';
+import { StatelessHttpTransport } from './stateless-http-transport.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
 
 const MCP_PATHS = new Set(['/mcp', '/']);
@@ -71,6 +72,34 @@ export class McpEndpoint {
     await server.connect(transport);
     context.with(parent, () => transport.handle(body));
   }
+}
+
+/**
+ * The header checks of Streamable HTTP for a POST (Accept, Content-Type,
+ * protocol version). On failure the error response is written and false returned.
+ */
+function acceptsPost(req: IncomingMessage, res: ServerResponse): boolean {
+  const accept = req.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    jsonRpcError(res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream.');
+    return false;
+  }
+  const contentType = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (contentType !== 'application/json') {
+    jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json.');
+    return false;
+  }
+  const version = req.headers['mcp-protocol-version'];
+  if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    jsonRpcError(
+      res,
+      400,
+      -32000,
+      `Bad Request: unsupported protocol version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`,
+    );
+    return false;
+  }
+  return true;
 }
 
 const NO_BODY = Symbol('no body');

@@ -3,43 +3,14 @@ import {
   isInitializeRequest,
   isJSONRPCRequest,
   JSONRPCMessageSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { jsonRpcError, writeJson } from '../http/json-rpc-error.js';
 
 /** Most messages one POST may carry as a JSON-RPC batch. */
 export const MAX_BATCH = 100;
-
-/**
- * The header checks of Streamable HTTP for a POST (Accept, Content-Type,
- * protocol version). On failure the error response is written and false returned.
- */
-export function acceptsPost(req: IncomingMessage, res: ServerResponse): boolean {
-  const accept = req.headers.accept ?? '';
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-    jsonRpcError(res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream.');
-    return false;
-  }
-  const contentType = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-  if (contentType !== 'application/json') {
-    jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json.');
-    return false;
-  }
-  const version = req.headers['mcp-protocol-version'];
-  if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    jsonRpcError(
-      res,
-      400,
-      -32000,
-      `Bad Request: unsupported protocol version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`,
-    );
-    return false;
-  }
-  return true;
-}
 
 /**
  * Streamable HTTP, stateless, JSON responses — one instance per POST.
@@ -72,7 +43,7 @@ export class StatelessHttpTransport implements Transport {
     this.onclose?.();
   }
 
-  /** Hands the messages of a POST (headers already checked by `acceptsPost`) to the server; the reply is written when every request is answered. */
+  /** Hands the messages of a POST (headers already checked by McpEndpoint) to the server; the reply is written when every request is answered. */
   handle(body: unknown): void {
     this.batch = Array.isArray(body);
     const raw = this.batch ? (body as unknown[]) : [body];

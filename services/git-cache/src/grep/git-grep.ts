@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MatchCollector, MAX_LINE_BYTES, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
-import { runToCompletion, type RunningChild, type Spawner } from '../process/spawner.js';
+import { runToCompletion, spawnWithin, type BudgetedChild, type Spawner } from '../process/spawner.js';
 import { headOf, lineSplitter } from './lines.js';
 import { invalidPattern, timeoutError } from './ripgrep.js';
 
@@ -64,20 +64,17 @@ export class GitGrepEngine implements GrepEngine {
       );
       if (!collector.wantsMore) child.kill();
     };
-    const child: RunningChild = this.spawner.spawn(
+    const child: BudgetedChild = spawnWithin(
+      this.spawner,
       { command: 'git', args, cwd: dir, env: this.env },
       {
         // A line too long to buffer: its path, number and first bytes are all at its start.
         stdout: lineSplitter(onLine, (start) => headOf(start, 64 * 1024, onLine)),
         stderr: (chunk) => void (stderr += chunk.toString('utf8')),
       },
+      query.timeoutMs,
     );
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill();
-    }, query.timeoutMs);
-    const { code } = await child.exit.finally(() => clearTimeout(timer));
+    const { code, timedOut } = await child.exit;
     if (collector.truncated || code === 0 || code === 1) return;
     if (timedOut) throw timeoutError(query.timeoutMs);
     throw invalidPattern(stderr);

@@ -1,6 +1,6 @@
 import { ServiceError } from '@sextant/messaging';
 import { MatchCollector, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
-import type { RunningChild, Spawner } from '../process/spawner.js';
+import { spawnWithin, type BudgetedChild, type Spawner } from '../process/spawner.js';
 import { lineSplitter } from './lines.js';
 import { longMessage, parseMessage, type RgEvent } from './rg-json.js';
 
@@ -59,7 +59,8 @@ export class RipgrepEngine implements GrepEngine {
         summarized();
       }
     };
-    const child: RunningChild = this.spawner.spawn(
+    const child: BudgetedChild = spawnWithin(
+      this.spawner,
       { command: this.binary, args: ripgrepArgs(query), cwd: dir },
       {
         stdout: lineSplitter(
@@ -74,19 +75,14 @@ export class RipgrepEngine implements GrepEngine {
           if (stderr.length < 4096) stderr += chunk.toString('utf8');
         },
       },
+      query.timeoutMs,
     );
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill();
-    }, query.timeoutMs);
-    const exit = child.exit.finally(() => clearTimeout(timer));
-    const ended = await Promise.race([exit, summary]);
+    const ended = await Promise.race([child.exit, summary]);
     if (!ended) {
-      exit.catch(() => undefined);
+      child.exit.catch(() => undefined);
       return collector.result({ filesSearched, elapsedMs: performance.now() - started });
     }
-    const { code } = ended;
+    const { code, timedOut } = ended;
     if (collector.truncated) return collector.result({ filesSearched: undefined, elapsedMs: performance.now() - started });
     if (timedOut) throw timeoutError(query.timeoutMs);
     if (code === 2 && /regex parse error|error parsing regex|regex.*(too large|exceeded)/i.test(stderr)) throw invalidPattern(stderr);

@@ -1,64 +1,58 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { LauncherSpawner } from './launcher.js';
-import { DirectSpawner, runToCompletion, type Spawner } from './spawner.js';
+import { runToCompletion } from './spawner.js';
 
-const spawners: Array<[string, Spawner]> = [
-  ['launcher', new LauncherSpawner()],
-  ['direct', new DirectSpawner()],
-];
+describe('launcher spawner', () => {
+  const spawner = new LauncherSpawner();
+  after(() => spawner.close());
 
-for (const [name, spawner] of spawners) {
-  describe(`${name} spawner`, () => {
-    after(() => spawner.close());
-
-    it('delivers all of stdout and stderr, in order, before the exit status', async () => {
-      const script = 'for i in $(seq 1 20000); do echo "line $i"; done; echo oops >&2; exit 3';
-      const result = await runToCompletion(spawner, { command: 'sh', args: ['-c', script] }, { timeoutMs: 10_000 });
-      const lines = result.stdout.trimEnd().split('\n');
-      assert.equal(lines.length, 20_000);
-      assert.equal(lines[0], 'line 1');
-      assert.equal(lines[19_999], 'line 20000');
-      assert.equal(result.stderr, 'oops\n');
-      assert.deepEqual([result.code, result.signal, result.timedOut], [3, null, false]);
-    });
-
-    it('passes arguments verbatim (no shell), the working directory and exactly the given environment', async () => {
-      const result = await runToCompletion(
-        spawner,
-        {
-          command: 'sh',
-          args: ['-c', 'printf "%s|%s|%s" "$1" "$(pwd)" "$ONLY"', 'sh', '$(echo hi); `x`'],
-          cwd: '/tmp',
-          env: { ONLY: 'yes' },
-        },
-        { timeoutMs: 10_000 },
-      );
-      assert.equal(result.stdout, '$(echo hi); `x`|/tmp|yes');
-    });
-
-    it('kills a child past its time budget', async () => {
-      const started = performance.now();
-      const result = await runToCompletion(spawner, { command: 'sleep', args: ['30'] }, { timeoutMs: 200 });
-      assert.equal(result.timedOut, true);
-      assert.equal(result.signal, 'SIGKILL');
-      assert.ok(performance.now() - started < 10_000);
-    });
-
-    it('rejects when the program does not exist', async () => {
-      await assert.rejects(runToCompletion(spawner, { command: '/nonexistent/program', args: [] }, { timeoutMs: 5_000 }), /ENOENT/);
-    });
-
-    it('runs many children at once without mixing their output', async () => {
-      const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          runToCompletion(spawner, { command: 'sh', args: ['-c', `seq ${i} 1000 | tail -n 1; echo ${i}`] }, { timeoutMs: 10_000 }),
-        ),
-      );
-      results.forEach((r, i) => assert.equal(r.stdout, `1000\n${i}\n`));
-    });
+  it('delivers all of stdout and stderr, in order, before the exit status', async () => {
+    const script = 'for i in $(seq 1 20000); do echo "line $i"; done; echo oops >&2; exit 3';
+    const result = await runToCompletion(spawner, { command: 'sh', args: ['-c', script] }, { timeoutMs: 10_000 });
+    const lines = result.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 20_000);
+    assert.equal(lines[0], 'line 1');
+    assert.equal(lines[19_999], 'line 20000');
+    assert.equal(result.stderr, 'oops\n');
+    assert.deepEqual([result.code, result.signal, result.timedOut], [3, null, false]);
   });
-}
+
+  it('passes arguments verbatim (no shell), the working directory and exactly the given environment', async () => {
+    const result = await runToCompletion(
+      spawner,
+      {
+        command: 'sh',
+        args: ['-c', 'printf "%s|%s|%s" "$1" "$(pwd)" "$ONLY"', 'sh', '$(echo hi); `x`'],
+        cwd: '/tmp',
+        env: { ONLY: 'yes' },
+      },
+      { timeoutMs: 10_000 },
+    );
+    assert.equal(result.stdout, '$(echo hi); `x`|/tmp|yes');
+  });
+
+  it('kills a child past its time budget', async () => {
+    const started = performance.now();
+    const result = await runToCompletion(spawner, { command: 'sleep', args: ['30'] }, { timeoutMs: 200 });
+    assert.equal(result.timedOut, true);
+    assert.equal(result.signal, 'SIGKILL');
+    assert.ok(performance.now() - started < 10_000);
+  });
+
+  it('rejects when the program does not exist', async () => {
+    await assert.rejects(runToCompletion(spawner, { command: '/nonexistent/program', args: [] }, { timeoutMs: 5_000 }), /ENOENT/);
+  });
+
+  it('runs many children at once without mixing their output', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        runToCompletion(spawner, { command: 'sh', args: ['-c', `seq ${i} 1000 | tail -n 1; echo ${i}`] }, { timeoutMs: 10_000 }),
+      ),
+    );
+    results.forEach((r, i) => assert.equal(r.stdout, `1000\n${i}\n`));
+  });
+});
 
 describe('launcher process', () => {
   it('reports the children of a launcher that died as failed, and starts a new launcher for the next one', async () => {

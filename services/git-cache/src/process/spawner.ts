@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-
 /** A program to run: never through a shell, arguments as an array. */
 export interface SpawnRequest {
   command: string;
@@ -33,24 +31,22 @@ export interface Spawner {
   close(): Promise<void>;
 }
 
-/**
- * `child_process.spawn` from this process. Fine for a small process; a large
- * one pays for fork() copying its page tables on every spawn (see
- * LauncherSpawner), which is why the service does not use this one.
- */
-export class DirectSpawner implements Spawner {
-  spawn(request: SpawnRequest, output: OutputHandlers): RunningChild {
-    const child = spawn(request.command, request.args, { cwd: request.cwd, env: request.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', output.stdout);
-    child.stderr.on('data', (chunk: Buffer) => output.stderr?.(chunk));
-    const exit = new Promise<ExitStatus>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (code, signal) => resolve({ code, signal }));
-    });
-    return { kill: () => void child.kill('SIGKILL'), exit };
-  }
+/** A child whose exit also says whether its time budget killed it. */
+export interface BudgetedChild {
+  kill(): void;
+  readonly exit: Promise<ExitStatus & { timedOut: boolean }>;
+}
 
-  async close(): Promise<void> {}
+/** Spawns a child that is killed once it runs past `timeoutMs`. */
+export function spawnWithin(spawner: Spawner, request: SpawnRequest, output: OutputHandlers, timeoutMs: number): BudgetedChild {
+  const child = spawner.spawn(request, output);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill();
+  }, timeoutMs);
+  const exit = child.exit.then((status) => ({ ...status, timedOut })).finally(() => clearTimeout(timer));
+  return { kill: () => child.kill(), exit };
 }
 
 export interface RunOptions {
@@ -65,32 +61,24 @@ export interface RunResult extends ExitStatus {
   timedOut: boolean;
 }
 
-/** Runs a child to completion, collecting its output as text, killed past `timeoutMs`. */
+/** Runs a child to completion, collecting its output as text (each stream up to `maxBytes`), killed past `timeoutMs`. */
 export async function runToCompletion(spawner: Spawner, request: SpawnRequest, options: RunOptions): Promise<RunResult> {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  let outBytes = 0;
-  let errBytes = 0;
-  const child = spawner.spawn(request, {
-    stdout: (chunk) => {
-      if (outBytes < maxBytes) out.push(chunk.subarray(0, maxBytes - outBytes));
-      outBytes += chunk.length;
+  const stdout = capped(maxBytes);
+  const stderr = capped(maxBytes);
+  const status = await spawnWithin(spawner, request, { stdout: stdout.add, stderr: stderr.add }, options.timeoutMs).exit;
+  return { ...status, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** Collects chunks up to `maxBytes`, dropping the rest. */
+function capped(maxBytes: number): { add(chunk: Buffer): void; text(): string } {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  return {
+    add: (chunk) => {
+      if (bytes < maxBytes) chunks.push(chunk.subarray(0, maxBytes - bytes));
+      bytes += chunk.length;
     },
-    stderr: (chunk) => {
-      if (errBytes < maxBytes) err.push(chunk.subarray(0, maxBytes - errBytes));
-      errBytes += chunk.length;
-    },
-  });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill();
-  }, options.timeoutMs);
-  try {
-    const status = await child.exit;
-    return { ...status, timedOut, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
-  } finally {
-    clearTimeout(timer);
-  }
+    text: () => Buffer.concat(chunks).toString('utf8'),
+  };
 }
