@@ -21,18 +21,32 @@ export function text(min: number, max: number) {
   );
 }
 
+/**
+ * An integer between `min` and `max`. The bounds are checked before
+ * integrality, so `1e308` is told the documented maximum, not JavaScript's
+ * safe-integer limit.
+ */
+export function intIn(min: number, max: number) {
+  return z
+    .number({ error: 'must be a number' })
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`)
+    .int('must be an integer');
+}
+
 /** Integer with bounds, optional, with its default documented in the schema. */
 export function boundedInt(min: number, max: number, fallback: number) {
-  return z.int().min(min).max(max).default(fallback);
+  return intIn(min, max).default(fallback);
 }
 
 export const IsoDateTime = z.string().describe('ISO 8601 timestamp (UTC)');
 
 /** The optional `workspace` parameter every repository-implying tool accepts [003]. */
-export const Workspace = z
-  .string()
-  .min(1)
-  .max(4096)
+export const Workspace = text(1, 4096)
+  .refine(
+    (path) => path.startsWith('/') && !path.split('/').some((segment) => segment === '.' || segment === '..'),
+    'must be an absolute path (starting with "/") without "." or ".." segments',
+  )
   .describe('Absolute path of a registered workspace; omitted means the default workspace.');
 
 /** Name of a repository as the indexers know it (e.g. `owner/repo` or a checkout directory name). */

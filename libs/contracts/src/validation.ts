@@ -36,7 +36,11 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 /** The `invalid_input` error for a failed parse, naming each bad field. */
 export function invalidInput(error: z.ZodError, input?: unknown, what = 'arguments'): BusError {
-  const fields = fieldErrors(error, input);
+  return invalidFields(fieldErrors(error, input), what);
+}
+
+/** `invalid_input` naming each bad field (`details.fields`: field → problem) and summarizing the first five. */
+export function invalidFields(fields: Record<string, string>, what = 'arguments'): BusError {
   const names = Object.keys(fields);
   const summary = names
     .slice(0, 5)
@@ -46,11 +50,37 @@ export function invalidInput(error: z.ZodError, input?: unknown, what = 'argumen
   return busError('invalid_input', `Invalid ${what}: ${summary}${more}.`, { fields });
 }
 
+// In `u` mode a surrogate pair is one code point, so this matches only lone surrogates.
+const LONE_SURROGATE = /\p{Cs}/u;
+const MAX_DEPTH = 32;
+
+/**
+ * Text no tool accepts, in any string of the arguments: NUL (Postgres cannot
+ * store it, C libraries cut strings at it) and lone surrogates (not Unicode;
+ * they would be stored as U+FFFD and come back different). Returns
+ * `details.fields` entries, empty when every string is clean.
+ */
+export function unacceptableText(value: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const visit = (node: unknown, path: string[]): void => {
+    if (typeof node === 'string') {
+      if (node.includes('\0')) fields[joinPath(path)] = 'must not contain NUL (\\u0000) characters';
+      else if (LONE_SURROGATE.test(node)) fields[joinPath(path)] = 'must be valid Unicode text (it holds a lone UTF-16 surrogate)';
+    } else if (node !== null && typeof node === 'object' && path.length < MAX_DEPTH) {
+      for (const [key, child] of Object.entries(node)) visit(child, [...path, key]);
+    }
+  };
+  visit(value, []);
+  return fields;
+}
+
 /** Parses or returns the `invalid_input` error; never throws. */
 export function safeParseInput<S extends z.ZodType>(
   schema: S,
   value: unknown,
 ): { ok: true; value: z.output<S> } | { ok: false; error: BusError } {
+  const badText = unacceptableText(value);
+  if (Object.keys(badText).length > 0) return { ok: false, error: invalidFields(badText) };
   const result = schema.safeParse(value);
   return result.success ? { ok: true, value: result.data } : { ok: false, error: invalidInput(result.error, value) };
 }

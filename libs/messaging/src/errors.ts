@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { RpcException } from '@nestjs/microservices';
-import { busError, isBusError, invalidInput, type BusError, type ErrorCode } from '@sextant/contracts';
+import { busError, isBusError, invalidFields, invalidInput, type BusError, type ErrorCode } from '@sextant/contracts';
 import { z } from 'zod';
 import { serviceOf } from './bus-client.js';
 
@@ -20,10 +20,7 @@ export class ServiceError extends RpcException {
 
   /** `invalid_input` for checks a schema cannot express, in the same shape as schema failures: `details.fields` maps field → problem. */
   static invalid(fields: Record<string, string>): ServiceError {
-    const summary = Object.entries(fields)
-      .map(([field, problem]) => `${field}: ${problem}`)
-      .join('; ');
-    return new ServiceError(busError('invalid_input', `Invalid input: ${summary}.`, { fields }));
+    return new ServiceError(invalidFields(fields, 'input'));
   }
 }
 

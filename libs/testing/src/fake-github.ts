@@ -3,7 +3,11 @@ import type { Socket } from 'node:net';
 
 /** A scripted answer for the next request instead of a search result. */
 export type GitHubFault =
-  { status: number; body?: unknown; headers?: Record<string, string> } | { rateLimitExhausted: true } | { drop: true } | { hang: true };
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  | { status: number; html: string }
+  | { rateLimitExhausted: true }
+  | { drop: true }
+  | { hang: true };
 
 export interface FakeGitHub {
   /** Base URL, like https://api.github.com (serves `/search/repositories` and `/api/v3/search/repositories`). */
@@ -104,6 +108,10 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
           'x-ratelimit-reset': String(reset()),
         },
       );
+    }
+    if (fault && 'html' in fault) {
+      res.writeHead(fault.status, { 'content-type': 'text/html' });
+      return res.end(fault.html);
     }
     if (fault) return send(res, fault.status, fault.body ?? { message: `status ${fault.status}` }, { ...rateHeaders, ...fault.headers });
 

@@ -32,6 +32,7 @@ export const GitCacheEnv = CommonEnv.extend({
   GITCODE_MCP_GITHUB_TOKEN: z.string().min(1).optional(),
   GITHUB_TIMEOUT_MS: env.int(100, 120_000).default(10_000),
   GITHUB_RETRIES: env.int(0, 10).default(3),
+  GITHUB_MAX_RESULT_BYTES: env.int(16 * 1024, 64 * 1024 ** 2).default(768 * 1024),
   CODEBASE_ROOT: z.string().min(1).optional(),
   REPO_ROOT: z.string().min(1).optional(),
   OPEN_FILE_MAX_LINES: env.int(1, 1_000_000).default(2_000),
@@ -46,7 +47,7 @@ export interface GitCacheConfig {
   allowedHosts: string[];
   allowFileUrls: boolean;
   grep: { engine: 'auto' | 'ripgrep' | 'git-grep'; timeoutMs: number; maxResultBytes: number };
-  github: { apiUrl: string; token: string | undefined; timeoutMs: number; retries: number };
+  github: { apiUrl: string; token: string | undefined; timeoutMs: number; retries: number; maxResultBytes: number };
   files: { codebaseRoot: string; repoRoot: string | undefined; maxLines: number; maxBytes: number };
   /** PATH and HOME handed to git and ripgrep (their environment is otherwise built from scratch). */
   childEnv: { PATH: string | undefined; HOME: string | undefined };
@@ -74,6 +75,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): GitCacheConfig {
       token: e.GITCODE_MCP_GITHUB_TOKEN,
       timeoutMs: e.GITHUB_TIMEOUT_MS,
       retries: e.GITHUB_RETRIES,
+      maxResultBytes: e.GITHUB_MAX_RESULT_BYTES,
     },
     files: {
       codebaseRoot: resolve(e.CODEBASE_ROOT ?? cacheRoot),

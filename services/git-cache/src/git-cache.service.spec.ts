@@ -103,7 +103,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       cache,
       git,
       engine: options.engine ?? new RipgrepEngine(rg, spawner),
-      github: new GitHubSearch({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, backoffMs: 1 }),
+      github: new GitHubSearch({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, backoffMs: 1, maxResultBytes: 768 * 1024 }),
       files: new FileReader({ codebaseRoot: root, maxLines: 2000, maxBytes: 1024 * 1024 }),
       policy: { allowedHosts: ['github.com', daemon.host], allowFileUrls: true },
       grepTimeoutMs: options.grepTimeoutMs ?? 5_000,
@@ -241,16 +241,46 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       ]);
     });
 
-    it('searches a branch or a tag, and falls back to main with a note for a missing branch', async () => {
+    it('searches a branch or a tag; a named ref that does not exist is not_found with the closest names, never another branch', async () => {
       const repository = daemon.url('sample');
       assert.deepEqual(paths(await grep(h, { repository, pattern: 'only on the branch', ref_name: 'feature' })), ['feature.txt']);
       const tag = await grep(h, { repository, pattern: 'v1.1', ref_name: 'v1.0' });
       assert.deepEqual(tag.matches, [], 'the tag predates CHANGELOG.md');
       assert.equal(tag.ref, 'v1.0');
-      const fallback = await grep(h, { repository, pattern: 'v1.1', ref_name: 'no-such-branch' });
-      assert.equal(fallback.ref, 'main');
-      assert.match(fallback.notes?.[0] ?? '', /no-such-branch.*not found.*main/);
-      assert.deepEqual(paths(fallback), ['CHANGELOG.md']);
+      const missing = await failure(grep(h, { repository, pattern: 'v1.1', ref_name: 'featur' }));
+      assert.equal(missing.code, 'not_found', missing.message);
+      assert.match(missing.message, /Ref "featur" was not found in git:\/\/127\.0\.0\.1:\d+\/sample \(closest branches: feature/);
+      assert.deepEqual((missing.details as { closest_branches: string[] }).closest_branches, ['feature']);
+      for (const ref_name of ['FETCH_HEAD', 'ORIG_HEAD', 'refs/heads/nope']) {
+        assert.equal((await failure(grep(h, { repository, pattern: 'x', ref_name }))).code, 'not_found', ref_name);
+      }
+      assert.equal((await grep(h, { repository, pattern: 'x', ref_name: 'HEAD' })).ref, 'main', 'HEAD names the default branch');
+      assert.equal((await failure(grep(h, { repository, pattern: 'x', ref_name: '.git' }))).code, 'invalid_input');
+      // The default branch when no ref is named.
+      assert.equal((await grep(h, { repository, pattern: 'v1.1' })).ref, 'main');
+    });
+
+    it('keeps one clone per transport: a git:// clone never answers an https:// request', async () => {
+      const plain = await grep(h, { repository: daemon.url('other'), pattern: 'hello' });
+      assert.ok(plain.matches.length > 0);
+      // The git daemon serves no TLS: the https:// request must go to the network (and fail), not to the plaintext clone.
+      const tls = await failure(grep(h, { repository: daemon.url('other').replace(/^git:/, 'https:'), pattern: 'hello' }));
+      assert.equal(tls.code, 'unavailable', tls.message);
+    });
+
+    it('answers workspace_not_registered for a workspace, since none is registered yet', async () => {
+      const error = await failure(grep(h, { repository: daemon.url('sample'), pattern: 'x', workspace: '/srv/ws' }));
+      assert.equal(error.code, 'workspace_not_registered');
+      const refs = await failure(h.service.listRefs({ repository: daemon.url('sample'), workspace: '/srv/ws' }));
+      assert.equal(refs.code, 'workspace_not_registered');
+    });
+
+    it('matches file_extensions in any case and exclude_dirs in any script', async () => {
+      const repository = sample.fileUrl;
+      assert.deepEqual(
+        paths(await grep(h, { repository, pattern: 'todo', file_extensions: ['JS'], exclude_dirs: ['node_modules', 'données'] })),
+        ['src/nested/deep/util.js'],
+      );
     });
   });
 
@@ -263,7 +293,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       for (const r of results) assert.deepEqual(paths(r), ['README.md', 'src/main.ts']);
       const dirs = readdirSync(h.root);
       assert.equal(dirs.length, 1);
-      assert.match(dirs[0]!, /^mcp_127\.0\.0\.1_\d+_sample_[0-9a-f]{16}$/);
+      assert.match(dirs[0]!, /^mcp_git_127\.0\.0\.1_\d+_sample_[0-9a-f]{16}$/);
     });
 
     it('refreshes a branch older than the refresh age, and when another ref is asked; never pulls a tag again', async () => {

@@ -1,10 +1,10 @@
-import { basename, dirname } from 'node:path';
 import type { GrepRepository, ListRepositoryRefs, OpenFile, SearchRepositories } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
 import type { CloneCache } from './cache/clone-cache.js';
 import type { FileReader } from './files/file-reader.js';
 import { explainGitFailure } from './git/git-errors.js';
 import type { GitRunner } from './git/git-runner.js';
+import { parseLsRemote } from './git/refs.js';
 import type { GitHubSearch } from './github/github-search.js';
 import { DEFAULT_MAX_RESULT_BYTES, type GrepEngine, type GrepQuery } from './grep/collector.js';
 import { checkRefName, parseRepository, type LocatorPolicy } from './repository/locator.js';
@@ -22,25 +22,28 @@ export interface GitCacheServiceDeps {
   lsRemoteTimeoutMs: number;
 }
 
-const EXTENSION = /^[A-Za-z0-9_+-]{1,32}$/;
-const DIRECTORY = /^[A-Za-z0-9_.@ +-]+(\/[A-Za-z0-9_.@ +-]+)*$/;
+const EXTENSION = /^[\p{L}\p{M}\p{N}_+-]{1,32}$/u;
+/** A directory path: any printable names (any script) but glob syntax, which ripgrep and git would interpret. */
+const DIRECTORY = /^[^\p{Cc}\p{Cf}*?[\]{}!\\/]+(\/[^\p{Cc}\p{Cf}*?[\]{}!\\/]+)*$/u;
 
 /** The four git-cache tools, over the clone cache, a grep engine, git, GitHub search and the safe file reader. */
 export class GitCacheService {
   constructor(private readonly deps: GitCacheServiceDeps) {}
 
   async grep(input: GrepRepository.Request): Promise<GrepRepository.Response> {
+    refuseWorkspace(input.workspace);
     const locator = parseRepository(input.repository, this.deps.policy);
-    const ref = input.ref_name === undefined ? undefined : checkRefName(input.ref_name);
+    // `HEAD` is the remote's default branch, as when no ref is named.
+    const ref = input.ref_name === undefined || input.ref_name === 'HEAD' ? undefined : checkRefName(input.ref_name);
     const query = this.grepQuery(input);
     return this.deps.cache.withCheckout(locator, ref, async (checkout) => {
-      const { notes: engineNotes = [], ...found } = await this.deps.engine.search(checkout.dir, query);
-      const notes = [...checkout.notes, ...engineNotes];
-      return { ...found, ref: checkout.ref, ...(notes.length > 0 ? { notes } : {}) };
+      const found = await this.deps.engine.search(checkout.dir, query);
+      return { ...found, ref: checkout.ref };
     });
   }
 
   async listRefs(input: ListRepositoryRefs.Request): Promise<ListRepositoryRefs.Response> {
+    refuseWorkspace(input.workspace);
     const locator = parseRepository(input.repository, this.deps.policy);
     let output: string;
     try {
@@ -48,15 +51,7 @@ export class GitCacheService {
     } catch (error) {
       throw explainGitFailure(error, { locator, operation: 'list the refs of', timeoutMs: this.deps.lsRemoteTimeoutMs });
     }
-    const branches: string[] = [];
-    const tags: string[] = [];
-    for (const line of output.split('\n')) {
-      const name = line.split('\t')[1];
-      if (!name || name.endsWith('^{}')) continue;
-      if (name.startsWith('refs/heads/')) branches.push(name.slice('refs/heads/'.length));
-      else if (name.startsWith('refs/tags/')) tags.push(name.slice('refs/tags/'.length));
-    }
-    return { branches: branches.sort(), tags: tags.sort() };
+    return parseLsRemote(output);
   }
 
   searchRepositories(input: SearchRepositories.Request): Promise<SearchRepositories.Response> {
@@ -71,22 +66,19 @@ export class GitCacheService {
   async openFile(input: OpenFile.Request): Promise<OpenFile.Response> {
     if (this.deps.files.singleRepository || !looksLikeLocator(input.repo)) return this.deps.files.open(input);
     const locator = parseRepository(input.repo, this.deps.policy);
-    return this.deps.cache.withCheckout(locator, undefined, async (checkout) => {
-      const result = await this.deps.files.openIn(dirname(checkout.dir), { ...input, repo: basename(checkout.dir) });
-      return { ...result, repo: input.repo };
-    });
+    return this.deps.cache.withCheckout(locator, undefined, (checkout) => this.deps.files.openIn(checkout.dir, input));
   }
 
   private grepQuery(input: GrepRepository.Request): GrepQuery {
     const fields: Record<string, string> = {};
     const extensions = (input.file_extensions ?? []).map((e) => e.replace(/^\*?\./, ''));
     extensions.forEach((ext, i) => {
-      if (!EXTENSION.test(ext)) fields[`file_extensions.${i}`] = `"${ext}" is not a file extension (letters, digits, _ + -)`;
+      if (!EXTENSION.test(ext)) fields[`file_extensions.${i}`] = `"${ext}" is not a file extension (letters, digits, _ + -; matched in any case)`;
     });
     const dirs = (input.exclude_dirs ?? []).map((d) => d.replace(/^\.\//, '').replace(/\/+$/, ''));
     dirs.forEach((dir, i) => {
       if (!DIRECTORY.test(dir) || dir.split('/').some((s) => s === '..' || s === '.') || dir.startsWith('-')) {
-        fields[`exclude_dirs.${i}`] = `"${dir}" is not a plain relative directory name (no globs, no "..")`;
+        fields[`exclude_dirs.${i}`] = `"${dir}" is not a plain relative directory path (no glob characters * ? [ ] { } ! \\, no "." or "..")`;
       }
     });
     if (Object.keys(fields).length > 0) throw ServiceError.invalid(fields);
@@ -102,6 +94,20 @@ export class GitCacheService {
       maxResultBytes: this.deps.grepMaxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     };
   }
+}
+
+/**
+ * No workspace is registered until the workspace registry runs: a `workspace`
+ * is answered as the registry will answer an unknown one, instead of being
+ * accepted and ignored.
+ */
+function refuseWorkspace(workspace: string | undefined): void {
+  if (workspace === undefined) return;
+  throw ServiceError.of(
+    'workspace_not_registered',
+    `Workspace "${workspace}" is not registered (no workspace registry runs yet); leave out "workspace" and name the repository.`,
+    { workspace },
+  );
 }
 
 function looksLikeLocator(repo: string): boolean {

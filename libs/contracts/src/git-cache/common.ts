@@ -8,6 +8,8 @@ export const GIT_LIMITS = {
   perPageDefault: 30,
   perPageMax: 100,
   openFileMaxLines: 2000,
+  /** Largest line number a request may name. */
+  lineMax: 1_000_000_000,
 } as const;
 
 /** `https://github.com/o/r`, `git@github.com:o/r.git`, `github:o/r`, an allowed git URL, or a registered repository name. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { text } from '../common.js';
+import { intIn, text } from '../common.js';
 import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { GIT_LIMITS } from './common.js';
@@ -9,8 +9,8 @@ export const Request = z
   .strictObject({
     repo: text(1, 512).describe('Repository directory under CODEBASE_ROOT (ignored in REPO_ROOT mode).'),
     path: z.string().min(1, 'must not be empty').max(4096).describe('Path relative to the repository root.'),
-    startLine: z.int().min(1).optional().describe('1-based first line (default 1).'),
-    endLine: z.int().min(1).optional().describe(`1-based last line, inclusive (default: up to ${GIT_LIMITS.openFileMaxLines} lines).`),
+    startLine: intIn(1, GIT_LIMITS.lineMax).optional().describe('1-based first line (default 1).'),
+    endLine: intIn(1, GIT_LIMITS.lineMax).optional().describe(`1-based last line, inclusive (default: up to ${GIT_LIMITS.openFileMaxLines} lines).`),
   })
   .refine((r) => r.startLine === undefined || r.endLine === undefined || r.endLine >= r.startLine, {
     message: 'endLine must be >= startLine',

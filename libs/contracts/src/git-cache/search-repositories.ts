@@ -43,6 +43,8 @@ export const Response = z.object({
   total_count: z.int(),
   page: z.int(),
   per_page: z.int(),
+  truncated: z.boolean().describe('True when repositories were left out to keep the answer within its size budget.'),
+  notes: z.array(z.string()).optional(),
   rate_limit: UpstreamRateLimit.optional(),
 });
 export type Response = z.output<typeof Response>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { intIn } from '../common.js';
 import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { EffectiveScope, Evidence, SEARCH_LIMITS, normalizeScope, scopedQueryFields } from './common.js';
@@ -7,7 +8,7 @@ export const SUBJECT = SUBJECTS.vectorSearch.ask;
 export const Request = z
   .strictObject({
     ...scopedQueryFields,
-    topK: z.int().min(1).max(SEARCH_LIMITS.topKMax).default(SEARCH_LIMITS.askTopKDefault),
+    topK: intIn(1, SEARCH_LIMITS.topKMax).default(SEARCH_LIMITS.askTopKDefault),
     minScore: z.number().min(0).max(1).default(0),
   })
   .refine((r) => r.query !== undefined, { message: 'required', path: ['query'] })

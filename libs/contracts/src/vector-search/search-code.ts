@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { text } from '../common.js';
+import { intIn, text } from '../common.js';
 import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { EffectiveScope, SEARCH_LIMITS, SearchHit, normalizeScope, scopedQueryFields } from './common.js';
@@ -9,13 +9,10 @@ export const Request = z
   .strictObject({
     ...scopedQueryFields,
     term: text(1, SEARCH_LIMITS.queryMax).optional().describe('Alias of `query` [004].'),
-    topK: z
-      .int()
-      .min(1)
-      .max(SEARCH_LIMITS.topKMax)
+    topK: intIn(1, SEARCH_LIMITS.topKMax)
       .optional()
       .describe(`Results to return (default ${SEARCH_LIMITS.topKDefault}, max ${SEARCH_LIMITS.topKMax}).`),
-    limit: z.int().min(1).max(SEARCH_LIMITS.topKMax).optional().describe('Alias of `topK` [004].'),
+    limit: intIn(1, SEARCH_LIMITS.topKMax).optional().describe('Alias of `topK` [004].'),
     vector: z
       .array(z.number())
       .min(1)

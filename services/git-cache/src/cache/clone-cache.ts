@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import { ServiceError } from '@sextant/messaging';
 import { explainGitFailure } from '../git/git-errors.js';
 import { GitError, type GitRunner } from '../git/git-runner.js';
+import { closestNames, parseLsRemote } from '../git/refs.js';
 import type { RepositoryLocator } from '../repository/locator.js';
 import { directorySize } from './directory-size.js';
 import { ReadWriteLock } from './rw-lock.js';
@@ -31,7 +32,6 @@ export interface Checkout {
   /** Branch or tag actually checked out. */
   ref: string;
   commit: string;
-  notes: string[];
 }
 
 interface Entry {
@@ -43,7 +43,6 @@ interface Entry {
   ref: string;
   kind: 'branch' | 'tag';
   commit: string;
-  notes: string[];
   fetchedAt: number;
   lastUsedAt: number;
   touchedAt: number;
@@ -113,11 +112,15 @@ export class CloneCache {
     return { entries: this.entries.size, bytes, ...this.counters };
   }
 
-  /** The directory a repository's clone lives in: `mcp_<normalized url>_<hash(repository + seed)>`. */
+  /**
+   * The directory a repository's clone lives in: `mcp_<scheme>_<normalized url>_<hash(url + seed)>`.
+   * One per transport: what was fetched over plaintext `git://` or `http://`
+   * (which anyone on the path can tamper with) never answers an `https://` request.
+   */
   directoryFor(locator: RepositoryLocator): string {
-    const normalized = `${locator.host}_${locator.segments.join('_')}`.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100);
+    const normalized = `${locator.scheme}_${locator.host}_${locator.segments.join('_')}`.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100);
     const hash = createHash('sha256')
-      .update(`${locator.host}/${locator.segments.join('/')}`)
+      .update(`${locator.scheme}://${locator.host}/${locator.segments.join('/')}`)
       .update(this.seed)
       .digest('hex')
       .slice(0, 16);
@@ -142,7 +145,7 @@ export class CloneCache {
         // Another caller may have moved the checkout to another ref between our write and read.
         if (!entry.present || entry.requested !== ref) return { retry: true as const };
         this.markUsed(entry);
-        return { retry: false as const, value: await read({ dir: entry.dir, ref: entry.ref, commit: entry.commit, notes: entry.notes }) };
+        return { retry: false as const, value: await read({ dir: entry.dir, ref: entry.ref, commit: entry.commit }) };
       });
       if (!result.retry) return result.value;
     }
@@ -160,7 +163,6 @@ export class CloneCache {
         ref: '',
         kind: 'branch',
         commit: '',
-        notes: [],
         fetchedAt: 0,
         lastUsedAt: this.now(),
         touchedAt: 0,
@@ -217,12 +219,10 @@ export class CloneCache {
     const tmp = join(this.options.root, `${TMP_PREFIX}${this.seed}-${randomBytes(6).toString('hex')}`);
     await mkdir(this.options.root, { recursive: true });
     try {
-      const { actual, notes } = await this.withFallback(entry.locator, ref, (target) =>
+      await this.withRef(entry.locator, ref, (target) =>
         this.options.git.run(
           ['clone', '--depth=1', '--single-branch', '--no-tags', ...(target ? ['--branch', target] : []), '--', entry.locator.url, tmp],
-          {
-            timeoutMs: this.options.cloneTimeoutMs,
-          },
+          { timeoutMs: this.options.cloneTimeoutMs },
         ),
       );
       const head = await readHead(tmp);
@@ -230,10 +230,9 @@ export class CloneCache {
       Object.assign(entry, {
         present: true,
         requested: ref,
-        ref: head.branch ?? actual ?? 'HEAD',
+        ref: head.branch ?? ref ?? 'HEAD',
         kind: head.branch ? 'branch' : 'tag',
         commit: head.commit ?? (await this.revParse(entry.dir)),
-        notes,
         fetchedAt: this.now(),
         sizeBytes: await directorySize(entry.dir),
       });
@@ -256,7 +255,7 @@ export class CloneCache {
       return;
     }
     try {
-      const { actual, notes } = await this.withFallback(entry.locator, ref, (target) =>
+      await this.withRef(entry.locator, ref, (target) =>
         this.options.git.run(['fetch', '--depth=1', '--no-tags', 'origin', target ?? 'HEAD'], {
           cwd: entry.dir,
           timeoutMs: this.options.cloneTimeoutMs,
@@ -270,9 +269,9 @@ export class CloneCache {
       }
       Object.assign(entry, {
         requested: ref,
-        ref: fetched.name ?? actual ?? entry.ref,
-        kind: fetched.kind ?? entry.kind,
-        notes,
+        // `fetch origin HEAD` does not name the branch: ask the remote which one its HEAD is.
+        ref: fetched.name ?? ref ?? (await this.defaultBranch(entry)),
+        kind: fetched.kind ?? (ref === undefined ? 'branch' : entry.kind),
         fetchedAt: this.now(),
       });
       this.counters.refreshes++;
@@ -282,6 +281,13 @@ export class CloneCache {
   }
 
   /** The commit the remote's branch (its HEAD when `ref` is undefined) points at, or undefined when that cannot be told. */
+  private async defaultBranch(entry: Entry): Promise<string> {
+    const listed = await this.options.git
+      .run(['ls-remote', '--symref', entry.locator.url, 'HEAD'], { timeoutMs: this.options.cloneTimeoutMs })
+      .catch(() => '');
+    return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(listed)?.[1] ?? 'HEAD';
+  }
+
   private async remoteTip(entry: Entry, ref: string | undefined): Promise<string | undefined> {
     const pattern = ref === undefined ? 'HEAD' : `refs/heads/${ref}`;
     try {
@@ -293,25 +299,35 @@ export class CloneCache {
     }
   }
 
-  /** Runs `attempt(ref)`; a missing ref falls back to `main`, then `master`, with a note. */
-  private async withFallback(
-    locator: RepositoryLocator,
-    ref: string | undefined,
-    attempt: (ref: string | undefined) => Promise<unknown>,
-  ): Promise<{ actual: string | undefined; notes: string[] }> {
+  /**
+   * Runs `attempt(ref)`. A ref that was named but does not exist is `not_found`
+   * naming it and the closest branches and tags; there is no silent fallback
+   * to another branch (only an omitted ref means the default branch).
+   */
+  private async withRef(locator: RepositoryLocator, ref: string | undefined, attempt: (ref: string | undefined) => Promise<unknown>) {
     try {
       await attempt(ref);
-      return { actual: ref, notes: [] };
     } catch (error) {
       if (!(error instanceof GitError) || error.kind !== 'ref_not_found' || ref === undefined) throw error;
-      const heads = await this.options.git.run(['ls-remote', '--heads', locator.url, 'main', 'master'], {
-        timeoutMs: this.options.cloneTimeoutMs,
-      });
-      const fallback = ['main', 'master'].find((b) => heads.includes(`refs/heads/${b}\n`) || heads.endsWith(`refs/heads/${b}`));
-      if (!fallback || fallback === ref) throw error;
-      await attempt(fallback);
-      return { actual: fallback, notes: [`ref "${ref}" was not found in ${locator.display}; searched "${fallback}" instead.`] };
+      throw await this.missingRef(locator, ref);
     }
+  }
+
+  private async missingRef(locator: RepositoryLocator, ref: string): Promise<ServiceError> {
+    const listed = await this.options.git
+      .run(['ls-remote', '--heads', '--tags', locator.url], { timeoutMs: this.options.cloneTimeoutMs })
+      .then(parseLsRemote, () => ({ branches: [], tags: [] }));
+    const branches = closestNames(ref, listed.branches);
+    const tags = closestNames(ref, listed.tags, 3);
+    const hints = [branches.length > 0 ? `closest branches: ${branches.join(', ')}` : '', tags.length > 0 ? `closest tags: ${tags.join(', ')}` : '']
+      .filter(Boolean)
+      .join('; ');
+    return ServiceError.of('not_found', `Ref "${ref}" was not found in ${locator.display}${hints ? ` (${hints})` : ''}.`, {
+      fields: { ref_name: 'not found' },
+      ref_name: ref,
+      closest_branches: branches,
+      closest_tags: tags,
+    });
   }
 
   private async revParse(dir: string): Promise<string> {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,12 @@ describe('open_file: FileReader', () => {
     symlinkSync(join(base, 'outside'), join(alpha, 'outside-dir'));
     symlinkSync('../alphabeta', join(alpha, 'sibling'));
     symlinkSync('/etc/passwd', join(alpha, 'passwd'));
+    mkdirSync(join(alpha, '.git'));
+    writeFileSync(join(alpha, '.git', 'config'), `[remote "origin"]\n  url = https://x:${SECRET}@example.com/r.git\n`);
+    symlinkSync('.git/config', join(alpha, 'git-config-link'));
+    mkdirSync(join(alpha, 'vendor', 'sub'), { recursive: true });
+    writeFileSync(join(alpha, 'vendor', 'sub', '.GIT'), `gitdir: ${SECRET}`);
+    execFileSync('mkfifo', [join(alpha, 'fifo')]);
     reader = new FileReader({ codebaseRoot: root, maxLines: 100, maxBytes: 64 * 1024 });
   });
   after(() => rmSync(base, { recursive: true, force: true }));
@@ -94,6 +101,15 @@ describe('open_file: FileReader', () => {
     ['alpha%2f..', 'secret.txt'],
     ['alpha\\..', 'secret.txt'],
     ['alpha\u0000', 'README.md'],
+    ['alpha', '.git/config'],
+    ['alpha', '.GIT/config'],
+    ['alpha', '.Git/config'],
+    ['alpha', 'src/../.git/config'],
+    ['alpha', '%2egit/config'],
+    ['alpha', '.git%2fconfig'],
+    ['alpha', 'git-config-link'],
+    ['alpha', 'vendor/sub/.GIT'],
+    ['alpha', '.git'],
   ];
 
   for (const [repo, path] of escapes) {
@@ -157,6 +173,62 @@ describe('open_file: FileReader', () => {
     assert.match(past.message, /3 lines/);
     assert.equal((await failure(open('alpha', 'nope.txt'))).code, 'not_found');
     assert.equal((await failure(open('gamma', 'README.md'))).code, 'not_found');
+  });
+
+  it('refuses a FIFO with invalid_input at once, and it blocks nothing else', async () => {
+    // Before the fix, opening a FIFO waited in the thread pool for a writer: four such calls took
+    // every libuv thread and every later file read hung.
+    const within = <T>(promise: Promise<T>, ms: number) =>
+      Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
+    const errors = await within(Promise.all(Array.from({ length: 8 }, () => failure(open('alpha', 'fifo')))), 5_000);
+    for (const error of errors) {
+      assert.equal(error.code, 'invalid_input');
+      assert.match(error.message, /not a regular file/);
+    }
+    assert.equal((await within(open('alpha', 'README.md'), 5_000)).totalLines, 3);
+  });
+
+  it('answers the repository root and directories with invalid_input, not as an escape', async () => {
+    for (const path of ['.', './', 'src', 'src/deep/']) {
+      const error = await failure(open('alpha', path));
+      assert.equal(error.code, 'invalid_input', path);
+      assert.match(error.message, /directory/, path);
+    }
+  });
+
+  it('returns the start of a line longer than the byte cap, cut on a character boundary', async () => {
+    const dir = join(root, 'wide');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'minified.js'), 'é'.repeat(2_500_000)); // 5 MB, one line
+    const reader = new FileReader({ codebaseRoot: root, maxLines: 100, maxBytes: 4_001 });
+    const result = await reader.open({ repo: 'wide', path: 'minified.js' });
+    assert.equal(result.totalLines, 1);
+    assert.equal(result.truncated, true);
+    assert.equal(result.endLine, 1);
+    assert.equal(result.content, 'é'.repeat(2_000));
+    // A later line over the cap ends the window before it, whole lines only.
+    writeFileSync(join(dir, 'mixed.txt'), `short\n${'x'.repeat(10_000)}\nlast\n`);
+    const mixed = await reader.open({ repo: 'wide', path: 'mixed.txt' });
+    assert.deepEqual([mixed.content, mixed.endLine, mixed.totalLines, mixed.truncated], ['short', 1, 3, true]);
+  });
+
+  it('counts lines across read chunks exactly', async () => {
+    const dir = join(root, 'long');
+    mkdirSync(dir, { recursive: true });
+    const lines = Array.from({ length: 200_000 }, (_, i) => `${i + 1} ${'ab'.repeat(i % 7)}`);
+    writeFileSync(join(dir, 'many.txt'), `${lines.join('\n')}\n`);
+    const reader = new FileReader({ codebaseRoot: root, maxLines: 5, maxBytes: 65_536 });
+    const result = await reader.open({ repo: 'long', path: 'many.txt', startLine: 150_000 });
+    assert.deepEqual(result.content.split('\n'), lines.slice(149_999, 150_004));
+    assert.equal(result.totalLines, 200_000);
+    writeFileSync(join(dir, 'empty.txt'), '');
+    assert.deepEqual([(await reader.open({ repo: 'long', path: 'empty.txt' })).totalLines], [0]);
+  });
+
+  it('names the repository as the caller did in not_found', async () => {
+    const error = await failure(reader.openIn(join(root, 'alpha'), { repo: 'https://example.com/o/r.git', path: 'nope.txt' }));
+    assert.equal(error.code, 'not_found');
+    assert.equal(error.message, 'File "nope.txt" was not found in https://example.com/o/r.git.');
   });
 
   it('in REPO_ROOT mode reads from that root whatever repo says, and echoes repo', async () => {

@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
-import { open, realpath } from 'node:fs/promises';
+import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { OpenFile } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
 
@@ -16,14 +15,19 @@ export interface FileReaderOptions {
 }
 
 const BINARY_SNIFF_BYTES = 8192;
+const CHUNK_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
 
 /**
  * Reads files for `open_file` without ever reading a byte outside the
- * repository. Three layers: the names are checked lexically (one plain
- * repository segment; a relative path with no `..`, no backslash, no NUL,
- * also after percent-decoding); the resolved real path (symlinks followed)
- * must lie inside the repository's real path; and the final open refuses a
- * symlink swapped in since (`O_NOFOLLOW`).
+ * repository or inside its `.git`. Four layers: the names are checked
+ * lexically (one plain repository segment; a relative path with no `..`, no
+ * `.git`, no backslash, no NUL, also after percent-decoding); the resolved
+ * real path (symlinks followed) must lie inside the repository's real path
+ * and outside its `.git`; only a regular file is opened (a FIFO, socket or
+ * device would block or have side effects), non-blocking and without
+ * following a symlink swapped in since (`O_NOFOLLOW`); and the opened
+ * descriptor is checked again with `fstat`.
  */
 export class FileReader {
   constructor(private readonly options: FileReaderOptions) {}
@@ -38,10 +42,9 @@ export class FileReader {
     return this.read(join(this.options.codebaseRoot, request.repo), request);
   }
 
-  /** Reads from `<root>/<request.repo>` (the clone cache, for repository locators). */
-  async openIn(root: string, request: OpenFile.Request): Promise<OpenFile.Response> {
-    checkRepoName(request.repo);
-    return this.read(join(root, request.repo), request);
+  /** Reads from the checkout at `directory` (a cached clone); messages name the repository as `request.repo` does. */
+  openIn(directory: string, request: OpenFile.Request): Promise<OpenFile.Response> {
+    return this.read(directory, request);
   }
 
   private async read(repositoryDir: string, request: OpenFile.Request): Promise<OpenFile.Response> {
@@ -50,17 +53,26 @@ export class FileReader {
       throw ServiceError.of('not_found', `Repository "${request.repo}" was not found.`);
     });
     const target = await realpath(join(root, request.path)).catch(() => {
-      throw ServiceError.of('not_found', `File "${request.path}" was not found in ${request.repo}.`);
+      throw notFound(request);
     });
+    if (target === root) throw ServiceError.invalid({ path: `"${request.path}" is the repository's root directory; name a file` });
     if (!target.startsWith(root + sep)) throw escape(request.path);
-
-    const handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => {
-      throw escape(request.path);
+    // A symlink inside the repository may still lead into its .git.
+    if (hasGitSegment(target.slice(root.length + 1))) throw gitInternals(request.path);
+    const info = await lstat(target).catch(() => {
+      throw notFound(request);
     });
+    if (!info.isFile()) throw notRegular(request.path, info);
+
+    const handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+      (error: NodeJS.ErrnoException) => {
+        throw error.code === 'ENOENT' ? notFound(request) : escape(request.path);
+      },
+    );
     try {
-      const info = await handle.stat();
-      if (!info.isFile()) throw ServiceError.invalid({ path: `"${request.path}" is not a regular file` });
-      const sniff = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, info.size));
+      const opened = await handle.stat();
+      if (!opened.isFile()) throw notRegular(request.path, opened); // swapped since the lstat
+      const sniff = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, opened.size));
       await handle.read(sniff, 0, sniff.length, 0);
       if (sniff.includes(0)) throw ServiceError.invalid({ path: `"${request.path}" is a binary file` });
       return await this.window(handle, request);
@@ -69,49 +81,123 @@ export class FileReader {
     }
   }
 
-  /** Streams the file once: keeps the lines of the window, counts them all. */
-  private async window(handle: Awaited<ReturnType<typeof open>>, request: OpenFile.Request): Promise<OpenFile.Response> {
+  /**
+   * Reads the file once, in chunks, splitting lines at `\n` (as git and
+   * ripgrep count them): keeps the bytes of the window's lines up to the byte
+   * cap and counts every line. Memory is one chunk plus what is returned,
+   * whatever the length of a line; a first line longer than the cap comes back
+   * cut, with `truncated: true`.
+   */
+  private async window(handle: FileHandle, request: OpenFile.Request): Promise<OpenFile.Response> {
+    const { maxBytes } = this.options;
     const startLine = request.startLine ?? 1;
     const wanted = request.endLine ?? startLine + this.options.maxLines - 1;
     const endLine = Math.min(wanted, startLine + this.options.maxLines - 1);
-    const lines: string[] = [];
-    let bytes = 0;
-    let total = 0;
+    let kept: Buffer[] = [];
+    let keptBytes = 0;
+    let keptLines = 0;
+    /** `keptBytes` when the current line began: where to cut back to if it does not fit. */
+    let lineStart = 0;
+    let atLineStart = true;
     let full = false;
-    const reader = createInterface({
-      input: handle.createReadStream({ encoding: 'utf8', start: 0, autoClose: false }),
-      crlfDelay: Infinity,
-    });
-    for await (const line of reader) {
-      total++;
-      if (full || total < startLine || total > endLine) continue;
-      const size = Buffer.byteLength(line) + 1;
-      if (bytes + size > this.options.maxBytes) {
-        full = true;
-        continue;
+    let line = 1;
+    let lastByte = NEWLINE;
+    let position = 0;
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      const chunk = buffer.subarray(0, bytesRead);
+      lastByte = chunk[bytesRead - 1]!;
+      for (let start = 0; start < bytesRead; ) {
+        const newline = chunk.indexOf(NEWLINE, start);
+        const end = newline === -1 ? bytesRead : newline + 1;
+        if (!full && line >= startLine && line <= endLine) {
+          if (atLineStart) {
+            lineStart = keptBytes;
+            keptLines++;
+          }
+          const piece = chunk.subarray(start, end);
+          if (keptBytes + piece.length <= maxBytes) {
+            kept.push(Buffer.from(piece));
+            keptBytes += piece.length;
+          } else if (lineStart === 0) {
+            // The window's first line alone is over the cap: return its start.
+            kept.push(Buffer.from(piece.subarray(0, maxBytes - keptBytes)));
+            keptBytes = maxBytes;
+            full = true;
+          } else {
+            kept = [Buffer.concat(kept).subarray(0, lineStart)];
+            keptBytes = lineStart;
+            keptLines--;
+            full = true;
+          }
+        }
+        atLineStart = chunk[end - 1] === NEWLINE;
+        if (!atLineStart) break;
+        line++;
+        start = end;
       }
-      bytes += size;
-      lines.push(line);
     }
+    const total = position === 0 ? 0 : lastByte === NEWLINE ? line - 1 : line;
     if (total > 0 && startLine > total) {
       throw ServiceError.invalid({ startLine: `is beyond the end of the file (${total} lines)` });
     }
+    const content = keptLines === 0 ? [] : decodeWhole(Buffer.concat(kept)).split('\n').slice(0, keptLines).map(withoutCr);
     // Cut short: by the byte cap, or by the line cap before the end of what was asked (or of the file).
     const truncated = full || (total > endLine && wanted > endLine) || (request.endLine === undefined && total > endLine);
     return {
       repo: request.repo,
       path: request.path,
       startLine,
-      endLine: startLine + lines.length - 1,
+      endLine: startLine + content.length - 1,
       totalLines: total,
-      content: lines.join('\n'),
+      content: content.join('\n'),
       truncated,
     };
   }
 }
 
+/** UTF-8 text of `bytes`, leaving out a multi-byte character cut at the end. */
+function decodeWhole(bytes: Buffer): string {
+  let end = bytes.length;
+  let lead = end - 1;
+  while (lead > 0 && lead > end - 4 && (bytes[lead]! & 0xc0) === 0x80) lead--;
+  if (lead >= 0) {
+    const b = bytes[lead]!;
+    const size = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    if (lead + size > end) end = lead;
+  }
+  return bytes.toString('utf8', 0, end);
+}
+
+function withoutCr(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
+
+function notFound(request: OpenFile.Request): ServiceError {
+  return ServiceError.of('not_found', `File "${request.path}" was not found in ${request.repo}.`);
+}
+
+function notRegular(path: string, info: { isDirectory(): boolean }): ServiceError {
+  const what = info.isDirectory() ? 'a directory' : 'not a regular file (a FIFO, socket or device)';
+  return ServiceError.invalid({ path: `"${path}" is ${what}; only regular files can be opened` });
+}
+
 function escape(path: string): ServiceError {
   return ServiceError.of('forbidden', `"${path}" resolves outside the repository; only files inside it can be opened.`, { field: 'path' });
+}
+
+function gitInternals(path: string): ServiceError {
+  return ServiceError.of('forbidden', `"${path}" is inside .git; git's own files (config, hooks, objects) cannot be opened.`, {
+    field: 'path',
+  });
+}
+
+/** Whether a relative path has a `.git` segment (any case: case-insensitive file systems read `.GIT` as `.git`). */
+function hasGitSegment(path: string): boolean {
+  return path.split(/[/\\]/).some((segment) => segment.toLowerCase() === '.git');
 }
 
 /** Percent-decodes up to three times (double and triple encoding), so `%252e%252e` is seen as `..`. */
@@ -151,5 +237,6 @@ function checkRelativePath(path: string): void {
         field: 'path',
       });
     }
+    if (hasGitSegment(form)) throw gitInternals(path);
   }
 }

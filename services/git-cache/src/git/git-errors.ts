@@ -14,7 +14,7 @@ export function explainGitFailure(
     case 'repository_not_found':
       return ServiceError.of('not_found', `Repository ${what} was not found (or it is private and the server has no access to it).`);
     case 'ref_not_found':
-      return ServiceError.of('not_found', `Ref "${ref}" was not found in ${what}, and it has no main or master branch to fall back to.`, {
+      return ServiceError.of('not_found', `Ref "${ref}" was not found in ${what}.`, {
         fields: { ref_name: 'not found' },
       });
     case 'auth':

@@ -28,6 +28,7 @@ describe('search_repositories: GitHubSearch against a GitHub stand-in', () => {
       timeoutMs: 2_000,
       retries: 2,
       backoffMs: 100,
+      maxResultBytes: 768 * 1024,
       sleep: async (ms) => void sleeps.push(ms),
       ...options,
     });
@@ -126,6 +127,49 @@ describe('search_repositories: GitHubSearch against a GitHub stand-in', () => {
 
     github.fail([{ drop: true }, { drop: true }, { drop: true }]);
     assert.equal((await failure(search(client(), { query: 'x' }))).code, 'unavailable');
+  });
+
+  it('cuts long fields and an answer over its size budget, saying so', async () => {
+    const item = (i: number) => ({
+      name: `r${i}`,
+      full_name: `o/r${i}`,
+      description: 'd'.repeat(100_000),
+      topics: Array.from({ length: 500 }, (_, t) => `topic-${t}-${'t'.repeat(200)}`),
+      html_url: `https://github.com/o/r${i}`,
+      homepage: `https://example.com/${'x'.repeat(10_000)}`,
+    });
+    const huge = { status: 200, body: { total_count: 100, items: Array.from({ length: 100 }, (_, i) => item(i)) } };
+    github.fail([huge]);
+    const capped = await search(client(), { query: 'x', per_page: 100 });
+    SearchRepositories.Response.parse(capped);
+    assert.equal(capped.truncated, false);
+    assert.equal(capped.repositories.length, 100);
+    const first = capped.repositories[0]!;
+    assert.equal(first.description!.length, 1_000);
+    assert.ok(first.description!.endsWith('…'));
+    assert.equal(first.topics.length, 30);
+    assert.ok(first.topics.every((t) => t.length <= 64));
+    assert.equal(first.homepage, null, 'a URL too long to be real is left out, not cut');
+    assert.ok(Buffer.byteLength(JSON.stringify(capped)) < 768 * 1024);
+
+    github.fail([huge]);
+    const cut = await search(client({ maxResultBytes: 16 * 1024 }), { query: 'x', per_page: 100 });
+    assert.equal(cut.truncated, true);
+    assert.ok(cut.repositories.length > 0 && cut.repositories.length < 100, `${cut.repositories.length} repositories`);
+    assert.ok(Buffer.byteLength(JSON.stringify(cut.repositories)) <= 16 * 1024);
+    assert.match(cut.notes![0]!, /cut at \d+ of 100 repositories/);
+  });
+
+  it('summarizes an upstream error body instead of passing it on', async () => {
+    const page = '<html><body><h1>502 Bad Gateway</h1><pre>/srv/ghe/internal/app.rb:42 in `call`</pre></body></html>';
+    github.fail([{ status: 502, html: page }, { status: 502, html: page }, { status: 502, html: page }]);
+    const error = await failure(search(client(), { query: 'x' }));
+    assert.equal(error.code, 'api_error');
+    assert.doesNotMatch(error.message, /srv|html|<|internal/);
+    assert.match(error.message, /GitHub answered 502/);
+    github.fail([{ status: 400, body: { message: `bad\n${'x'.repeat(5_000)}\u0007` } }]);
+    const long = await failure(search(client(), { query: 'x' }));
+    assert.ok(long.message.length < 400 && !long.message.includes('\n'), long.message);
   });
 
   it('times out a GitHub that does not answer', async () => {

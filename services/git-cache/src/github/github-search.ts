@@ -11,8 +11,13 @@ export interface GitHubSearchOptions {
   /** Retries after a network error, a timeout or a 5xx (exponential backoff). */
   retries: number;
   backoffMs: number;
+  /** Size budget of one answer (JSON bytes of its repositories): it must fit in one bus message. */
+  maxResultBytes: number;
   sleep?: (ms: number) => Promise<void>;
 }
+
+/** Longest text kept per field of a repository; longer text is cut (descriptions end with "…"). */
+export const FIELD_LIMITS = { text: 1_000, name: 256, url: 2_048, topics: 30, topic: 64 } as const;
 
 type Repository = SearchRepositories.Response['repositories'][number];
 type Json = Record<string, unknown>;
@@ -78,7 +83,7 @@ export class GitHubSearch {
     }
     const rateLimit = readRateLimit(response.headers);
     const body = await response.text();
-    if (response.ok) return toResponse(parseJson(body), request, rateLimit);
+    if (response.ok) return toResponse(parseJson(body), request, rateLimit, this.options.maxResultBytes);
     throw this.failure(response, body, rateLimit);
   }
 
@@ -128,36 +133,76 @@ function parseJson(body: string): Json {
   }
 }
 
-/** GitHub's error text: `message` plus any `errors[].message`, short. */
+/**
+ * GitHub's own error text (`message` and `errors[].message` of its JSON
+ * body), on one short printable line. Anything else (an HTML error page of a
+ * proxy, a stack trace of a GitHub Enterprise server) is summarized, never
+ * passed on: it can hold internal host names and paths.
+ */
 function githubMessage(body: string): string {
+  let json: { message?: unknown; errors?: Array<{ message?: unknown }> } | undefined;
   try {
-    const json = JSON.parse(body) as { message?: string; errors?: Array<{ message?: string }> };
-    const details = (json.errors ?? []).map((e) => e.message).filter(Boolean);
-    return [json.message ?? 'no message', ...details].join('; ').slice(0, 500);
+    json = JSON.parse(body) as typeof json;
   } catch {
-    return body.slice(0, 200) || 'no message';
+    json = undefined;
   }
+  if (!json || typeof json !== 'object') return `no JSON error message (a ${body.length}-byte body of another kind)`;
+  const parts = [json.message, ...(Array.isArray(json.errors) ? json.errors.map((e) => e?.message) : [])].filter(
+    (m): m is string => typeof m === 'string' && m.length > 0,
+  );
+  return oneLine(parts.join('; ') || 'no message', 300);
+}
+
+/** Printable text on one line, at most `max` characters (cut with "…"). */
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 function toResponse(
   body: Json,
   request: SearchRepositories.Request,
   rateLimit: { remaining: number; reset: number } | undefined,
+  maxResultBytes: number,
 ): SearchRepositories.Response {
   if (!Array.isArray(body.items) || typeof body.total_count !== 'number') {
     throw ServiceError.of('api_error', 'GitHub answered without the search result fields (total_count, items).');
   }
+  const repositories: Repository[] = [];
+  let bytes = 0;
+  let truncated = false;
+  for (const item of body.items as Json[]) {
+    const repository = toRepository(item ?? {});
+    bytes += Buffer.byteLength(JSON.stringify(repository)) + 1;
+    if (bytes > maxResultBytes) {
+      truncated = true;
+      break;
+    }
+    repositories.push(repository);
+  }
   return {
-    repositories: (body.items as Json[]).map(toRepository),
+    repositories,
     total_count: body.total_count,
     page: request.page,
     per_page: request.per_page,
+    truncated,
+    ...(truncated
+      ? {
+          notes: [
+            `The answer was cut at ${repositories.length} of ${body.items.length} repositories to stay under ${maxResultBytes} bytes; ask for a smaller per_page.`,
+          ],
+        }
+      : {}),
     ...(rateLimit ? { rate_limit: rateLimit } : {}),
   };
 }
 
-const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
-const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+/** A string field cut to `max` characters (`…` marks a cut). */
+const str = (v: unknown, max: number = FIELD_LIMITS.name, fallback = ''): string =>
+  typeof v === 'string' ? (v.length > max ? `${v.slice(0, max - 1)}…` : v) : fallback;
+const strOrNull = (v: unknown, max: number = FIELD_LIMITS.name): string | null => (typeof v === 'string' ? str(v, max) : null);
+/** A URL longer than any real one is left out rather than cut into a wrong address. */
+const url = (v: unknown): string => (typeof v === 'string' && v.length <= FIELD_LIMITS.url ? v : '');
 
 function toRepository(item: Json): Repository {
   const license = item.license as Json | null | undefined;
@@ -165,23 +210,29 @@ function toRepository(item: Json): Repository {
     name: str(item.name),
     full_name: str(item.full_name),
     private: item.private === true,
-    html_url: str(item.html_url),
-    description: strOrNull(item.description),
+    html_url: url(item.html_url),
+    description: strOrNull(item.description, FIELD_LIMITS.text),
     fork: item.fork === true,
-    created_at: str(item.created_at),
-    updated_at: str(item.updated_at),
-    pushed_at: str(item.pushed_at),
-    git_url: str(item.git_url),
-    ssh_url: str(item.ssh_url),
-    clone_url: str(item.clone_url),
-    svn_url: str(item.svn_url),
-    homepage: strOrNull(item.homepage) || null,
+    created_at: str(item.created_at, 64),
+    updated_at: str(item.updated_at, 64),
+    pushed_at: str(item.pushed_at, 64),
+    git_url: url(item.git_url),
+    ssh_url: url(item.ssh_url),
+    clone_url: url(item.clone_url),
+    svn_url: url(item.svn_url),
+    homepage: url(item.homepage) || null,
     language: strOrNull(item.language),
-    license: license
-      ? { key: str(license.key), name: str(license.name), spdx_id: str(license.spdx_id), url: strOrNull(license.url) }
-      : null,
-    topics: Array.isArray(item.topics) ? item.topics.filter((t): t is string => typeof t === 'string') : [],
-    visibility: str(item.visibility, item.private === true ? 'private' : 'public'),
-    default_branch: str(item.default_branch, 'main'),
+    license:
+      license && typeof license === 'object'
+        ? { key: str(license.key), name: str(license.name), spdx_id: str(license.spdx_id), url: url(license.url) || null }
+        : null,
+    topics: Array.isArray(item.topics)
+      ? item.topics
+          .filter((t): t is string => typeof t === 'string')
+          .slice(0, FIELD_LIMITS.topics)
+          .map((t) => str(t, FIELD_LIMITS.topic))
+      : [],
+    visibility: str(item.visibility, 32, item.private === true ? 'private' : 'public'),
+    default_branch: str(item.default_branch, FIELD_LIMITS.name, 'main'),
   };
 }

@@ -47,9 +47,19 @@ describe('MatchCollector', () => {
       ['a', 'b'],
     );
     const [m1, m2, m9] = matches[0]!.line_matches;
-    assert.deepEqual(m1!.context_after, ['c3']);
+    assert.deepEqual(m1!.context_after, ['m2', 'c3'], 'a neighbouring match is context too');
+    assert.deepEqual(m2!.context_before, ['m1']);
     assert.deepEqual(m2!.context_after, ['c3', 'c4']);
     assert.deepEqual(m9!.context_before, []);
+  });
+
+  it('never takes context from the file before', () => {
+    const c = new MatchCollector({ ...query, contextLines: 2, maxMatches: 10 });
+    c.match('a', 4, Buffer.from('a4\n'), []);
+    c.context('a', 5, Buffer.from('a5\n'));
+    c.match('b', 6, Buffer.from('b6\n'), []);
+    const b = c.result({ filesSearched: 2, elapsedMs: 0 }).matches[1]!;
+    assert.deepEqual(b.line_matches[0]!.context_before, []);
   });
 
   it('stops at max_matches and reports unreadable lines in notes', () => {

@@ -75,16 +75,19 @@ export class MatchCollector {
       return;
     }
     const head = rawLine.subarray(0, MAX_LINE_BYTES);
-    const entry: LineMatch = { line_number: lineNumber, line: lineText(head), ranges: toCharRanges(head, byteRanges) };
-    if (this.query.contextLines > 0) {
-      entry.context_before = this.recentContext
-        .filter((c) => c.n >= lineNumber - this.query.contextLines && c.n < lineNumber)
-        .map((c) => c.text);
+    const text = lineText(head);
+    const entry: LineMatch = { line_number: lineNumber, line: text, ranges: toCharRanges(head, byteRanges) };
+    const file = this.fileFor(path);
+    const n = this.query.contextLines;
+    if (n > 0) {
+      entry.context_before = this.recentContext.filter((c) => c.n >= lineNumber - n && c.n < lineNumber).map((c) => c.text);
       entry.context_after = [];
     }
-    const pathBytes = this.current?.path === clean(path) ? 0 : Buffer.byteLength(path) + 40;
-    if (!this.fits(Buffer.byteLength(JSON.stringify(entry)) + pathBytes)) return;
-    this.fileFor(path).line_matches.push(entry);
+    const pathBytes = file.line_matches.length === 0 ? Buffer.byteLength(file.path) + 40 : 0;
+    if (!this.fits(Buffer.byteLength(JSON.stringify(entry)) + pathBytes + this.contextCost(text))) return;
+    // A matching line is also a neighbouring line of the matches around it (as git grep and `grep -C` show it).
+    this.asContext(file, lineNumber, text);
+    file.line_matches.push(entry);
     this.matchedLines++;
   }
 
@@ -92,8 +95,17 @@ export class MatchCollector {
     if (this.query.contextLines === 0) return;
     const file = this.fileFor(path);
     const text = lineText(rawLine.subarray(0, MAX_LINE_BYTES));
-    // A context line can be copied into up to `contextLines` neighbours (before and after).
-    if (!this.fits(Buffer.byteLength(JSON.stringify(text)) * this.query.contextLines)) return;
+    if (!this.fits(this.contextCost(text))) return;
+    this.asContext(file, lineNumber, text);
+  }
+
+  /** Bytes a line may add as context: it can be copied into up to `contextLines` neighbours (before and after). */
+  private contextCost(text: string): number {
+    return this.query.contextLines === 0 ? 0 : Buffer.byteLength(JSON.stringify(text)) * this.query.contextLines;
+  }
+
+  /** Records line `lineNumber` as a neighbour: after-context of the matches above it, before-context of those to come. */
+  private asContext(file: FileMatches, lineNumber: number, text: string): void {
     // Matches arrive in line order: only the last few can be within reach of this line.
     for (let i = file.line_matches.length - 1; i >= 0; i--) {
       const m = file.line_matches[i]!;
@@ -122,13 +134,15 @@ export class MatchCollector {
 
   result(stats: { filesSearched: number | undefined; elapsedMs: number }): GrepResult {
     const notes = this.notes();
+    // A file whose context arrived but whose match did not fit the budget has nothing to show.
+    const matches = this.files.filter((file) => file.line_matches.length > 0);
     return {
-      matches: this.files,
+      matches,
       stats: {
         // When the search stopped early the engine's own count is missing: report the files seen so far.
-        files_searched: stats.filesSearched ?? this.files.length,
+        files_searched: stats.filesSearched ?? matches.length,
         total_matches: this.matchedLines,
-        files_with_matches: this.files.length,
+        files_with_matches: matches.length,
         execution_time_ms: Math.round(stats.elapsedMs * 100) / 100,
       },
       truncated: this.truncated,

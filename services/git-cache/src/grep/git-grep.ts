@@ -7,7 +7,7 @@ import { invalidPattern, timeoutError } from './ripgrep.js';
 
 function pathspecs(query: GrepQuery): string[] {
   return [
-    ...query.fileExtensions.map((ext) => `:(glob)**/*.${ext}`),
+    ...query.fileExtensions.map((ext) => `:(glob,icase)**/*.${ext}`),
     ...query.excludeDirs.flatMap((dir) => [`:(exclude,glob)**/${dir}/**`, `:(exclude,glob)${dir}/**`]),
   ];
 }

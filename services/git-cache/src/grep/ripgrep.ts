@@ -17,7 +17,8 @@ export function ripgrepArgs(query: GrepQuery): string[] {
   ];
   if (!query.useRegex) args.push('--fixed-strings');
   if (query.contextLines > 0) args.push('--context', String(query.contextLines));
-  for (const ext of query.fileExtensions) args.push('--glob', `*.${ext}`);
+  // Extensions match in any case (`TS` finds `a.ts`), as the schema documents.
+  for (const ext of query.fileExtensions) args.push('--iglob', `*.${ext}`);
   for (const dir of query.excludeDirs) args.push('--glob', `!${dir}`);
   args.push('--regexp', query.pattern, '--', '.');
   return args;

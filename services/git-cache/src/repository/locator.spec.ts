@@ -82,6 +82,22 @@ describe('repository locator', () => {
       assert.equal(error.code, 'invalid_input', ref);
       assert.ok(error.details?.fields?.ref_name);
     }
-    for (const ref of ['main', 'feature/x', 'v1.0.0', 'release-2024_1']) assert.equal(checkRefName(ref), ref);
+    for (const ref of ['main', 'feature/x', 'v1.0.0', 'release-2024_1', 'FETCH_HEAD']) assert.equal(checkRefName(ref), ref);
+  });
+
+  it('refuses ref names with a part that starts with "." as git does, .git included', () => {
+    for (const ref of ['.git', 'feature/.hidden', '.Git', 'a/b.lock/c']) {
+      assert.equal(refusal(() => checkRefName(ref)).code, 'invalid_input', ref);
+    }
+  });
+
+  it('records the transport, so that clones over different schemes are told apart', () => {
+    const schemes = { ...policy, allowedHosts: [...policy.allowedHosts, 'git.example.com'] };
+    assert.equal(parseRepository('github:octo/hello', schemes).scheme, 'https');
+    assert.equal(parseRepository('https://git.example.com/r.git', schemes).scheme, 'https');
+    assert.equal(parseRepository('http://git.example.com/r.git', schemes).scheme, 'http');
+    const plain = parseRepository('git://git.example.com/r.git', schemes);
+    assert.equal(plain.scheme, 'git');
+    assert.equal(plain.display, 'git://git.example.com/r');
   });
 });

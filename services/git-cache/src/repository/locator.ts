@@ -10,6 +10,8 @@ import { ServiceError } from '@sextant/messaging';
 export interface RepositoryLocator {
   /** The URL handed to git. */
   url: string;
+  /** Transport: a clone over plaintext `git://`/`http://` is never reused for an `https://` request. */
+  scheme: 'https' | 'http' | 'git' | 'file';
   /** `host` or `host:port`, lower-case (`file` for file:// URLs). */
   host: string;
   /** Path segments on the host, e.g. `['octo', 'hello']`. */
@@ -45,7 +47,13 @@ function checkSegments(segments: string[], raw: string, minimum: number): string
 
 function github(owner: string, repo: string, raw: string): RepositoryLocator {
   const segments = checkSegments([owner, repo], raw, 2);
-  return { url: `https://github.com/${segments.join('/')}.git`, host: 'github.com', segments, display: `github.com/${segments.join('/')}` };
+  return {
+    url: `https://github.com/${segments.join('/')}.git`,
+    scheme: 'https',
+    host: 'github.com',
+    segments,
+    display: `github.com/${segments.join('/')}`,
+  };
 }
 
 /** Parses and authorizes a repository string; throws `invalid_input`. */
@@ -82,7 +90,7 @@ export function parseRepository(raw: string, policy: LocatorPolicy): RepositoryL
     const segments = path.split('/').filter(Boolean);
     if (segments.length === 0 || segments.some((s) => s === '..' || s === '.' || s.startsWith('-')))
       refuse(`"${raw}" is not a plain absolute path`);
-    return { url: `file://${url.pathname}`, host: 'file', segments, display: path };
+    return { url: `file://${url.pathname}`, scheme: 'file', host: 'file', segments, display: path };
   }
   const segments = checkSegments(
     url.pathname
@@ -96,10 +104,11 @@ export function parseRepository(raw: string, policy: LocatorPolicy): RepositoryL
   );
   const host = url.host.toLowerCase();
   const locator: RepositoryLocator = {
+    scheme: url.protocol.slice(0, -1) as RepositoryLocator['scheme'],
     url: `${url.protocol}//${host}/${segments.join('/')}${host === 'github.com' ? '.git' : url.pathname.endsWith('.git') ? '.git' : ''}`,
     host,
     segments,
-    display: `${host}/${segments.join('/')}`,
+    display: `${url.protocol === 'https:' ? '' : url.protocol + '//'}${host}/${segments.join('/')}`,
   };
   return allowHost(locator, policy);
 }
@@ -131,6 +140,10 @@ export function checkRefName(ref: string): string {
   }
   if (ref.startsWith('/') || ref.endsWith('/') || ref.endsWith('.') || ref.endsWith('.lock') || ref === '@') {
     fail(`"${ref}" is not a valid branch or tag name`);
+  }
+  // git refuses a name component that starts with "." (so `.git` is never a ref).
+  if (ref.split('/').some((component) => component.startsWith('.') || component.endsWith('.lock'))) {
+    fail(`"${ref}" is not a valid branch or tag name (no part may start with "." or end with ".lock")`);
   }
   return ref;
 }
