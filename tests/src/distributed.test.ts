@@ -23,10 +23,13 @@ async function health(url: string): Promise<{ code: number; body: Health }> {
 describe('distributed: gateway → NATS → projects → Postgres', () => {
   let stack: Stack;
   let client: Client;
+  /** A gateway of an installation that runs only the projects service (SEXTANT_SERVICES=projects). */
+  let projectsOnly: { url: string };
 
   before(async () => {
     stack = await distributedStack();
     await stack.startService('projects');
+    projectsOnly = await stack.startGateway({ SEXTANT_SERVICES: 'projects' });
     await stack.startGateway();
     client = await httpClient(stack.gateway!.url);
     await client.listTools();
@@ -36,7 +39,15 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
     await stack?.stop();
   });
 
-  it('exposes the tools the running services announce', () => assertToolList(client, false));
+  it('lists the tools of the configured services, whether or not they run yet', async () => {
+    await assertToolList(client, true);
+    const only = await httpClient(projectsOnly.url);
+    try {
+      await assertToolList(only, false);
+    } finally {
+      await only.close();
+    }
+  });
 
   it('runs every project tool', () => projectLifecycle(client, 'distributed'));
 
@@ -57,20 +68,22 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
     );
   });
 
-  it('reports health per service: error while some are down, ready once all run', async () => {
+  it('reports health per configured service: error while one is down, ready once all run; others do not count', async () => {
     const partial = await health(stack.gateway!.url);
     assert.equal(partial.code, 503);
     assert.equal(partial.body.status, 'error');
     assert.equal(partial.body.services.projects.status, 'up');
     assert.equal(partial.body.services['git-cache'].status, 'down');
     assert.match(partial.body.services['git-cache'].error ?? '', /not running/);
+    assert.deepEqual(Object.keys(partial.body.services).sort(), ['git-cache', 'projects'], 'services without tools are not expected');
+    const only = await health(projectsOnly.url);
+    assert.deepEqual([only.code, only.body.status, Object.keys(only.body.services)], [200, 'ready', ['projects']]);
 
-    await Promise.all(['vector-search', 'git-cache', 'symbol-indexer', 'workspace-registry'].map((name) => stack.startService(name)));
+    await stack.startService('git-cache');
     const full = await health(stack.gateway!.url);
     assert.equal(full.code, 200);
     assert.equal(full.body.status, 'ready');
     for (const service of Object.values(full.body.services)) assert.equal(service.status, 'up');
-    // git-cache announced its four tools; the stub services implement none yet.
     await assertToolList(client, true);
   });
 });

@@ -170,4 +170,111 @@ describe('faults', () => {
       assert.equal(back.isError, false);
     });
   });
+
+  describe('requests in flight when their service or NATS goes away', () => {
+    let inflightStack: Stack;
+    let database: FaultProxy;
+    let nats: FaultProxy;
+    let direct: Client;
+    let viaProxy: Client;
+    let databaseUrl: string;
+
+    /** `count` list_projects calls, each resolving to `{error code or 'ok', ms after `since()`}`. */
+    function calls(client: Client, count: number, since: () => number) {
+      return Array.from({ length: count }, () =>
+        callTool<{ error?: string }>(client, 'list_projects', {}).then((r) => ({
+          outcome: r.isError ? (r.body.error ?? 'error') : 'ok',
+          ms: performance.now() - since(),
+        })),
+      );
+    }
+
+    const startProjects = () => inflightStack.startService('projects', { DATABASE_URL: databaseUrl, DATABASE_CONNECT_TIMEOUT_MS: '2000' });
+
+    before(async () => {
+      inflightStack = await distributedStack();
+      const [pgHost, pgPort] = hostPort(inflightStack.database.url);
+      database = new FaultProxy(pgHost, pgPort);
+      const viaDatabaseProxy = new URL(inflightStack.database.url);
+      viaDatabaseProxy.hostname = '127.0.0.1';
+      viaDatabaseProxy.port = String(await database.start());
+      databaseUrl = viaDatabaseProxy.toString();
+      const [natsHost, natsPort] = hostPort(inflightStack.infra.natsUrl);
+      nats = new FaultProxy(natsHost, natsPort);
+      const natsProxyPort = await nats.start();
+      await startProjects();
+      // The default bus timeout (30 s): whatever fails below fails long before it.
+      direct = await httpClient((await inflightStack.startGateway()).url);
+      viaProxy = await httpClient((await inflightStack.startGateway({ NATS_URL: `nats://127.0.0.1:${natsProxyPort}` })).url);
+      assert.equal((await callTool(direct, 'list_projects', {})).isError, false);
+    });
+    after(async () => {
+      await direct?.close();
+      await viaProxy?.close();
+      await inflightStack?.stop();
+      await database?.stop();
+      await nats?.stop();
+    });
+
+    it('fails them as unavailable within 3 s when the service is killed (kill -9), not at the timeout', async () => {
+      database.stall();
+      let killedAt = 0;
+      const pending = calls(direct, 8, () => killedAt);
+      await new Promise((r) => setTimeout(r, 500));
+      killedAt = performance.now();
+      process.kill(inflightStack.services.get('projects')!.pid, 'SIGKILL');
+      const results = await Promise.all(pending);
+      database.restore();
+      for (const r of results) {
+        assert.equal(r.outcome, 'unavailable');
+        assert.ok(r.ms <= 3_000, `answered ${Math.round(r.ms)} ms after the kill`);
+      }
+      await startProjects();
+    });
+
+    it('answers them before the service exits on SIGTERM, and refuses new ones at once', async () => {
+      database.stall();
+      const start = performance.now();
+      const pending = calls(direct, 4, () => start);
+      await new Promise((r) => setTimeout(r, 300));
+      const projects = inflightStack.services.get('projects')!;
+      projects.child.kill('SIGTERM');
+      await projects.waitFor(/no new requests/);
+      const refusedAt = performance.now();
+      const refused = await callTool<{ error: string }>(direct, 'list_projects', {});
+      assert.equal(refused.body.error, 'unavailable', 'a call after SIGTERM goes to no one');
+      assert.ok(performance.now() - refusedAt < 1_000);
+      database.restore(); // the queries held so far complete now
+      const results = await Promise.all(pending);
+      assert.deepEqual(
+        results.map((r) => r.outcome),
+        ['ok', 'ok', 'ok', 'ok'],
+      );
+      assert.equal(await projects.exited, 0);
+      await startProjects();
+    });
+
+    it('fails them as unavailable within 1 s when the connection to NATS drops', async () => {
+      assert.equal((await callTool(viaProxy, 'list_projects', {})).isError, false);
+      database.stall();
+      let cutAt = 0;
+      const pending = calls(viaProxy, 8, () => cutAt);
+      await new Promise((r) => setTimeout(r, 500));
+      cutAt = performance.now();
+      nats.cut();
+      const results = await Promise.all(pending);
+      database.restore();
+      for (const r of results) {
+        assert.equal(r.outcome, 'unavailable');
+        assert.ok(r.ms <= 1_000, `answered ${Math.round(r.ms)} ms after the cut`);
+      }
+      nats.restore();
+      const back = await eventually(
+        () => callTool(viaProxy, 'list_projects', {}),
+        (r) => !r.isError,
+        20_000,
+      );
+      assert.equal(back.isError, false);
+    });
+  });
 });

@@ -19,7 +19,7 @@ export const PROJECT_TOOLS = [
 /** Exactly the tools implemented today: the seven project tools and get_contract. */
 export const GIT_TOOLS = ['grep_repository', 'list_repository_refs', 'search_repositories', 'open_file'];
 
-/** The tool list holds exactly the tools of the services running (`withGit`: git-cache runs). */
+/** The tool list holds exactly the tools of the configured services (`withGit`: git-cache is one of them). */
 export async function assertToolList(client: Client, withGit = true): Promise<void> {
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), [...PROJECT_TOOLS, ...(withGit ? GIT_TOOLS : []), 'get_contract'].sort());

@@ -1,12 +1,10 @@
-import { z } from 'zod';
-import { DatabaseEnv, parseEnv } from '@sextant/runtime';
+import { DataDirEnv, DatabaseEnv, dataDir, parseEnv } from '@sextant/runtime';
 
 /** Variables only embedded mode reads; the services' own variables are read by their config. */
-export const EmbeddedEnv = DatabaseEnv.pick({ DATABASE_URL: true }).extend({
-  SEXTANT_DATA_DIR: z.string().min(1).default('./.sextant'),
-});
+export const EmbeddedEnv = DatabaseEnv.pick({ DATABASE_URL: true }).extend(DataDirEnv.shape);
 
 export interface EmbeddedConfig {
+  /** Absolute; per user unless SEXTANT_DATA_DIR says otherwise. */
   dataDir: string;
   /** Set: use this Postgres instead of the embedded PGlite. */
   databaseUrl: string | undefined;
@@ -14,5 +12,5 @@ export interface EmbeddedConfig {
 
 export function loadConfig(env: NodeJS.ProcessEnv): EmbeddedConfig {
   const e = parseEnv(EmbeddedEnv, env);
-  return { dataDir: e.SEXTANT_DATA_DIR, databaseUrl: e.DATABASE_URL };
+  return { dataDir: dataDir(e.SEXTANT_DATA_DIR, env), databaseUrl: e.DATABASE_URL };
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { GatewayModule, loadConfig as loadGatewayConfig, serveHttp, serveStdio } from '@sextant/gateway';
+import { GatewayModule, httpAdapter, loadConfig as loadGatewayConfig, serveHttp, serveStdio } from '@sextant/gateway';
 import { GitCacheModule, loadConfig as loadGitCacheConfig } from '@sextant/git-cache';
 import { InProcessBus } from '@sextant/messaging';
 import { classifyDatabaseError, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
@@ -34,7 +34,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
   const gatewayConfig = loadGatewayConfig(env);
   const projectsConfig = loadProjectsConfig(env);
   const gitCacheConfig = loadGitCacheConfig(env);
-  const logger = new JsonLogger('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
+  const logger = JsonLogger.install('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
 
   let postgres: EmbeddedPostgres | undefined;
   if (!config.databaseUrl) postgres = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres') });
@@ -56,6 +56,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
           WorkspaceRegistryModule.register(),
         ],
       },
+      httpAdapter(gatewayConfig),
       { logger, bodyParser: false },
     );
     app.connectMicroservice({ strategy: bus });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CreateProject, SearchCode, UpdateProject } from './catalog.js';
+import { CreateProject, GrepRepository, ListProjects, OpenFile, SearchCode, UpdateProject } from './catalog.js';
 import { safeParseInput } from './validation.js';
 
 describe('input validation', () => {
@@ -41,5 +41,40 @@ describe('input validation', () => {
   it('lets scope win over the legacy repo', () => {
     const result = safeParseInput(SearchCode.Request, { query: 'q', scope: { type: 'repos', repos: ['a'] }, repo: 'b' });
     assert.ok(result.ok && result.value.repo === undefined && result.value.scope?.type === 'repos');
+  });
+
+  it('refuses NUL and lone surrogates in every string, naming the field', () => {
+    const cases: Array<[import('zod').ZodType, Record<string, unknown>, string]> = [
+      [GrepRepository.Request, { repository: 'github:o/r', pattern: 'a\u0000b' }, 'pattern'],
+      [CreateProject.Request, { name: 'p', description: 'a\u0000b' }, 'description'],
+      [UpdateProject.Request, { project: 'p', description: 'x\ud800y' }, 'description'],
+      [CreateProject.Request, { name: 'p', repository_ids: ['ok', 'bad\udc00'] }, 'repository_ids.1'],
+    ];
+    for (const [schema, input, field] of cases) {
+      const result = safeParseInput(schema, input);
+      assert.equal(result.ok, false, field);
+      if (result.ok) continue;
+      assert.equal(result.error.code, 'invalid_input');
+      assert.ok((result.error.details?.fields as Record<string, string>)[field], `${field}: ${result.error.message}`);
+    }
+    // A well-formed pair is fine.
+    assert.equal(safeParseInput(CreateProject.Request, { name: 'p', description: 'emoji 😀' }).ok, true);
+  });
+
+  it('reports the documented bounds of a number before the integer check', () => {
+    const huge = safeParseInput(ListProjects.Request, { limit: 1e308 });
+    assert.equal(huge.ok, false);
+    if (!huge.ok) assert.deepEqual(huge.error.details, { fields: { limit: 'must be at most 500' } });
+    const line = safeParseInput(OpenFile.Request, { repo: 'r', path: 'p', startLine: 1e300 });
+    assert.ok(!line.ok && /must be at most 1000000000/.test(line.error.message));
+    const fraction = safeParseInput(ListProjects.Request, { limit: 2.5 });
+    assert.ok(!fraction.ok && /must be an integer/.test(fraction.error.message));
+  });
+
+  it('accepts only an absolute, normalized workspace path', () => {
+    for (const workspace of ['relative/dir', '/srv/../etc', '/srv/./x', '']) {
+      assert.equal(safeParseInput(GrepRepository.Request, { repository: 'github:o/r', pattern: 'x', workspace }).ok, false, workspace);
+    }
+    assert.equal(safeParseInput(GrepRepository.Request, { repository: 'github:o/r', pattern: 'x', workspace: '/srv/ws' }).ok, true);
   });
 });

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ServerNats, type NatsContext } from '@nestjs/microservices';
 import {
   connect,
+  createInbox,
   errors as natsErrors,
   headers as natsHeaders,
   type Msg,
@@ -12,6 +13,13 @@ import { busError, queueGroup, type BusError, type ServiceName } from '@sextant/
 import { injectTraceContext, markSpanError, SpanKind, context, trace, tracer } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
+import {
+  ActiveRequests,
+  HEARTBEAT_MS_HEADER,
+  HEARTBEAT_TO_HEADER,
+  PendingRequests,
+  TIMEOUT_MS_HEADER,
+} from './liveness.js';
 import { nextPacketId, type ReplyPacket, type RequestPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
 
@@ -24,7 +32,15 @@ export interface NatsBusOptions {
   timeoutMs: number;
   /** Connection name shown by `nats server report connections`. */
   name: string;
+  /**
+   * Heartbeat interval asked of services while they work on a request; a
+   * request silent for 2.5 intervals is failed as `unavailable` (its service
+   * died). 0 turns heartbeats off: a dead service is then noticed at the timeout.
+   */
+  heartbeatMs?: number;
 }
+
+const DEFAULT_HEARTBEAT_MS = 1_000;
 
 /**
  * Reconnect for ever: a gateway must outlive NATS restarts. `noAsyncTraces`:
@@ -45,7 +61,10 @@ function serverList(servers: string): string[] {
  * (`nc.request`), in Nest's packet format so `ServerNats` answers it.
  * Compared with Nest's `ClientNats` (one subscription per request and no
  * "no responders" signal) it reports a stopped service at once as
- * `unavailable` instead of waiting for the timeout. See docs/adr/0003.
+ * `unavailable` instead of waiting for the timeout. Requests in flight are
+ * failed as `unavailable` at once when the connection to NATS drops, and
+ * within 2.5 heartbeats when the service working on them dies (see
+ * liveness.ts). See docs/adr/0003 and 0012.
  */
 export class NatsBusClient implements BusClient {
   private readonly logger = new Logger('NatsBus');
@@ -53,8 +72,20 @@ export class NatsBusClient implements BusClient {
   private connected = false;
   private closed = false;
   private readonly connecting: Promise<void>;
+  private readonly heartbeatMs: number;
+  private readonly pending: PendingRequests<BusError>;
+  /** Subject prefix of this client's heartbeat inbox (`<inbox>.<request key>`). */
+  private heartbeatInbox: string | undefined;
+  private nextKey = 0;
 
   constructor(private readonly options: NatsBusOptions) {
+    this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.pending = new PendingRequests(this.heartbeatMs, (silentMs) =>
+      busError(
+        'unavailable',
+        `The service stopped answering (nothing heard from it for ${Math.round(silentMs)} ms): it probably stopped or crashed; try again.`,
+      ),
+    );
     this.connecting = this.connect();
   }
 
@@ -91,6 +122,11 @@ export class NatsBusClient implements BusClient {
       return;
     }
     this.nc = nc;
+    if (this.heartbeatMs > 0) {
+      const inbox = createInbox();
+      this.heartbeatInbox = inbox;
+      nc.subscribe(`${inbox}.*`, { callback: (_error, msg) => this.pending.heard(msg.subject.slice(inbox.length + 1)) });
+    }
     this.connected = true;
     this.logger.log(`connected to NATS ${nc.getServer()}`);
     void (async () => {
@@ -98,6 +134,10 @@ export class NatsBusClient implements BusClient {
         if (status.type === 'disconnect') {
           this.connected = false;
           this.logger.warn('disconnected from NATS; reconnecting');
+          // Replies to what is in flight are lost with the connection: say so now, not at the timeout.
+          this.pending.failAll(
+            busError('unavailable', 'The connection to the message bus (NATS) was lost while the request was in flight; try again shortly.'),
+          );
         } else if (status.type === 'reconnect') {
           this.connected = true;
           this.logger.log('reconnected to NATS');
@@ -121,9 +161,18 @@ export class NatsBusClient implements BusClient {
     const hdrs = natsHeaders();
     for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
     injectTraceContext(hdrs, trace.setSpan(context.active(), span));
+    hdrs.set(TIMEOUT_MS_HEADER, String(timeout));
+    const key = (this.nextKey++).toString(36);
+    if (this.heartbeatInbox) {
+      hdrs.set(HEARTBEAT_TO_HEADER, `${this.heartbeatInbox}.${key}`);
+      hdrs.set(HEARTBEAT_MS_HEADER, String(this.heartbeatMs));
+    }
     const packet: RequestPacket = { pattern: subject, data, id: nextPacketId() };
     try {
-      const msg = await nc.request(withPrefix(this.options.prefix, subject), JSON.stringify(packet), { timeout, headers: hdrs });
+      const msg = await new Promise<Msg>((resolve, reject) => {
+        this.pending.add(key, (error) => reject(new BusRequestError(error)));
+        nc.request(withPrefix(this.options.prefix, subject), JSON.stringify(packet), { timeout, headers: hdrs }).then(resolve, reject);
+      });
       const reply = msg.json<ReplyPacket>();
       if (reply.err !== undefined && reply.err !== null) throw new BusRequestError(replyError(reply.err, subject));
       return reply.response as T;
@@ -132,6 +181,7 @@ export class NatsBusClient implements BusClient {
       markSpanError(span, failure.error.code, failure.error.message);
       throw failure;
     } finally {
+      this.pending.delete(key);
       span.end();
     }
   }
@@ -155,6 +205,7 @@ export class NatsBusClient implements BusClient {
   async close(): Promise<void> {
     this.closed = true;
     this.connected = false;
+    this.pending.failAll(busError('unavailable', 'The gateway is shutting down; try again shortly.'));
     await this.nc?.drain().catch(() => this.nc?.close());
   }
 }
@@ -168,21 +219,31 @@ export interface NatsServerOptions {
   service: ServiceName;
   /** Same as `NatsBusOptions.prefix`; gateway and services must agree. */
   prefix?: string;
+  /** How long `close()` waits for the requests in hand to be answered. */
+  gracePeriodMs?: number;
 }
 
+const DEFAULT_GRACE_PERIOD_MS = 10_000;
+
 /**
- * Nest's `ServerNats`, with three changes: subjects may carry an
+ * Nest's `ServerNats`, with these changes: subjects may carry an
  * installation prefix while handlers stay keyed by the plain subject; a
  * handler is looked up without first trying `JSON.parse` on the subject (Nest
  * does so for object patterns; ours are strings, and the thrown SyntaxError
- * cost a stack capture on every message); and a reply larger than the
- * server's `max_payload` becomes an error reply instead of a failed publish
- * that would leave the caller waiting for its timeout.
+ * cost a stack capture on every message); a reply larger than the server's
+ * `max_payload` becomes an error reply instead of a failed publish that would
+ * leave the caller waiting for its timeout; requests are tracked, with
+ * heartbeats to callers that ask for them (liveness.ts); and `close()` stops
+ * taking requests, answers those it holds (up to a grace period), then drains
+ * the connection so the last replies are flushed.
  */
 class SextantServerNats extends ServerNats {
+  private readonly active = new ActiveRequests();
+
   constructor(
     options: ConstructorParameters<typeof ServerNats>[0] & { queue: string },
     private readonly prefix: string | undefined,
+    private readonly gracePeriodMs: number,
     private readonly queue = options.queue,
   ) {
     super(options);
@@ -192,27 +253,78 @@ class SextantServerNats extends ServerNats {
     return pattern.startsWith('{') ? super.getRouteFromPattern(pattern) : this.normalizePattern(pattern);
   }
 
+  override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
+    try {
+      return await super.handleMessage(channel, natsMsg);
+    } catch (error) {
+      this.active.end(natsMsg);
+      throw error;
+    }
+  }
+
   override getPublisher(natsMsg: Msg, id: string, _ctx: NatsContext): (response: Record<string, unknown>) => void {
     if (!natsMsg.reply) return () => undefined;
+    this.track(natsMsg);
     return (response) => {
       let outgoing = this.serializer.serialize({ ...response, id }) as { data: string; headers?: Msg['headers'] };
-      const limit = (this as unknown as { natsClient?: NatsConnection }).natsClient?.info?.max_payload;
+      const limit = this.connection()?.info?.max_payload;
       const subject = this.prefix ? natsMsg.subject.slice(this.prefix.length + 1) : natsMsg.subject;
       const tooLarge = oversizedReply(subject, outgoing.data, limit);
       if (tooLarge) outgoing = this.serializer.serialize({ id, err: tooLarge }) as typeof outgoing;
       natsMsg.respond(outgoing.data, { headers: outgoing.headers });
+      if (response.isDisposed) this.active.end(natsMsg);
     };
+  }
+
+  /** Counts the request as active; beats to the caller's heartbeat inbox if it named one. */
+  private track(natsMsg: Msg): void {
+    const to = natsMsg.headers?.get(HEARTBEAT_TO_HEADER) ?? '';
+    const intervalMs = Number(natsMsg.headers?.get(HEARTBEAT_MS_HEADER));
+    const deadlineMs = Number(natsMsg.headers?.get(TIMEOUT_MS_HEADER)) || undefined;
+    const nc = this.connection();
+    // Only inboxes: a caller must not make a service publish on another service's subjects.
+    const beats = nc && to.startsWith('_INBOX.') && intervalMs > 0;
+    const send = () => {
+      try {
+        nc!.publish(to);
+      } catch {
+        // closed or invalid subject: the caller notices the silence
+      }
+    };
+    this.active.begin(natsMsg, beats ? { send, intervalMs } : undefined, deadlineMs);
   }
 
   override bindEvents(client: NatsConnection): void {
     if (!this.prefix) return super.bindEvents(client);
-    // `subscriptions` is private in the typings; ServerNats unsubscribes them on graceful shutdown.
-    const subscriptions = (this as unknown as { subscriptions: Subscription[] }).subscriptions;
     for (const channel of this.messageHandlers.keys()) {
-      subscriptions.push(
+      this.subscriptionList().push(
         client.subscribe(withPrefix(this.prefix, channel), { queue: this.queue, callback: this.getMessageHandler(channel).bind(this) }),
       );
     }
+  }
+
+  override async close(): Promise<void> {
+    const nc = this.connection();
+    if (!nc) return;
+    // No new requests (other replicas, if any, get them); those already delivered are still handled.
+    await Promise.all(this.subscriptionList().map((sub) => sub.drain().catch(() => undefined)));
+    this.logger.log(`no new requests; answering the ${this.active.size} in hand (for up to ${this.gracePeriodMs} ms)`);
+    if (!(await this.active.idle(this.gracePeriodMs))) {
+      this.logger.warn(`${this.active.size} request(s) still unanswered after ${this.gracePeriodMs} ms; closing anyway`);
+    }
+    // Flushes the replies just sent, then closes.
+    await nc.drain().catch(() => nc.close());
+    this.statusEventEmitter.removeAllListeners();
+    (this as unknown as { natsClient: NatsConnection | null }).natsClient = null;
+  }
+
+  // `natsClient` and `subscriptions` are private in the typings of ServerNats.
+  private connection(): NatsConnection | null | undefined {
+    return (this as unknown as { natsClient?: NatsConnection | null }).natsClient;
+  }
+
+  private subscriptionList(): Subscription[] {
+    return (this as unknown as { subscriptions: Subscription[] }).subscriptions;
   }
 }
 
@@ -220,16 +332,14 @@ class SextantServerNats extends ServerNats {
  * The transport strategy of a service process: Nest's `ServerNats`, its
  * replicas sharing one queue group, every message traced.
  */
-export function natsServer({ servers, service, prefix }: NatsServerOptions): ServerNats {
+export function natsServer({ servers, service, prefix, gracePeriodMs }: NatsServerOptions): ServerNats {
   const options = {
     servers: serverList(servers),
     queue: queueGroup(service),
     name: `sextant-${service}`,
-    gracefulShutdown: true,
-    gracePeriod: 2000,
     ...CONNECTION_DEFAULTS,
   };
-  const server = new SextantServerNats(options, prefix);
+  const server = new SextantServerNats(options, prefix, gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS);
   traceServer(server, service, prefix);
   return server;
 }

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { StartupError } from '@sextant/runtime';
 
 export interface EmbeddedPostgres {
   /** Connection URL for `pg`/TypeORM, exactly as for a real server. */
@@ -59,33 +60,62 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 }
 
+/** What the lock file says about the process holding the directory. */
+interface LockHolder {
+  pid: number;
+  started_at?: string;
+  command?: string;
+}
+
 /**
  * PGlite files must have one writer: a second Sextant on the same data
- * directory would corrupt them. A lock file holding our pid guards it; a lock
- * left by a dead process is taken over.
+ * directory would corrupt them. A lock file naming our process guards it; a
+ * lock left by a dead process is taken over. A live holder is reported in
+ * one line: which process, and what to do.
  */
 function lockDataDir(dir: string): () => void {
   mkdirSync(dir, { recursive: true });
   const lockFile = join(dir, 'sextant.lock');
+  const self: LockHolder = { pid: process.pid, started_at: new Date().toISOString(), command: process.argv.slice(1).join(' ') };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockFile, 'wx', 0o600);
-      writeFileSync(fd, String(process.pid));
+      writeFileSync(fd, JSON.stringify(self));
       closeSync(fd);
       return () => rmSync(lockFile, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = Number(readFileSync(lockFile, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new Error(
-          `The data directory ${dir} is in use by another Sextant process (pid ${owner}). ` +
-            'Stop it, or set SEXTANT_DATA_DIR to another directory.',
+      const holder = readHolder(lockFile);
+      if (holder && isAlive(holder.pid)) {
+        const about = [`pid ${holder.pid}`, holder.command && `"${holder.command}"`, holder.started_at && `started ${holder.started_at}`]
+          .filter(Boolean)
+          .join(', ');
+        throw new StartupError(
+          `The data directory ${dir} is in use by another Sextant process (${about}). ` +
+            'Stop that process, connect your MCP client to it instead, or set SEXTANT_DATA_DIR to another directory.',
         );
       }
       rmSync(lockFile, { force: true });
     }
   }
-  throw new Error(`Could not lock the data directory ${dir}.`);
+  throw new StartupError(`Could not lock the data directory ${dir}; check that this user may write to it, or set SEXTANT_DATA_DIR.`);
+}
+
+/** The holder named by a lock file: JSON, or a bare pid (older versions); undefined when unreadable. */
+function readHolder(lockFile: string): LockHolder | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lockFile, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  let holder: Partial<LockHolder>;
+  try {
+    holder = /^\d+$/.test(text) ? { pid: Number(text) } : (JSON.parse(text) as Partial<LockHolder>);
+  } catch {
+    return undefined;
+  }
+  return Number.isInteger(holder.pid) && holder.pid! > 0 ? (holder as LockHolder) : undefined;
 }
 
 function isAlive(pid: number): boolean {

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import type { ServiceName } from '@sextant/contracts';
 import { natsServer, type ErrorClassifier } from '@sextant/messaging';
-import { ConfigError } from './config.js';
+import { ConfigError, StartupError, type CommonSettings } from './config.js';
 import { ServiceRuntimeModule } from './health.js';
 import { JsonLogger } from './logger.js';
 
@@ -14,43 +14,73 @@ export interface RunServiceOptions {
   service: ServiceName;
   /** The service's own module, already configured. */
   module: DynamicModule;
-  natsUrl: string;
-  /** SEXTANT_NATS_PREFIX: subjects become `<prefix>.<subject>`. */
-  natsPrefix?: string;
-  logLevel: string;
+  /** NATS, logging and shutdown settings (`NATS_URL` is required: see `requireVariables`). */
+  settings: CommonSettings;
   /** Map infrastructure errors (e.g. database down) to bus errors. */
   classifiers?: readonly ErrorClassifier[];
 }
 
 /**
  * Boots one service as its own process: a Nest microservice on NATS in the
- * service's queue group, errors leaving as data, graceful shutdown on SIGTERM.
+ * service's queue group, errors leaving as data. On SIGTERM or SIGINT it
+ * first stops taking requests and answers those it holds (up to
+ * SEXTANT_SHUTDOWN_GRACE_MS), and only then closes the module (database
+ * pools, caches): Nest's own order would close them under the requests still
+ * running.
  */
 export async function runService(options: RunServiceOptions): Promise<INestMicroservice> {
-  const logger = new JsonLogger(options.service, options.logLevel);
-  const server = natsServer({ servers: options.natsUrl, service: options.service, prefix: options.natsPrefix });
+  const { settings } = options;
+  const logger = JsonLogger.install(options.service, settings.logLevel);
+  const server = natsServer({
+    servers: settings.natsUrl!,
+    service: options.service,
+    prefix: settings.natsPrefix,
+    gracePeriodMs: settings.shutdownGraceMs,
+  });
   const app = await NestFactory.createMicroservice(
     { module: ServiceRootModule, imports: [ServiceRuntimeModule.forRoot(server, options.classifiers), options.module] },
     { strategy: server, logger },
   );
-  // Only the signals that mean "stop" (Nest's default list includes SIGUSR2 and others).
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal}: stopping`, 'Bootstrap');
+    void (async () => {
+      try {
+        await server.close();
+        await app.close();
+        process.exit(0);
+      } catch (error) {
+        logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
+        process.exit(1);
+      }
+    })();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
   await app.listen();
-  logger.log(`${options.service} listening on NATS ${options.natsUrl}`, 'Bootstrap');
+  logger.log(`${options.service} listening on NATS ${settings.natsUrl}`, 'Bootstrap');
   return app;
 }
 
 /**
- * Runs a `main` and turns a configuration error into one clear line on
- * stderr and exit code 2 (other start-up failures: their message, exit 1).
+ * Runs a `main`; a start-up failure becomes one JSON log line on stderr
+ * (`level: "fatal"`) and an exit code: 2 for a configuration error, 1
+ * otherwise. A `StartupError` (something the operator can fix) is its
+ * message alone; anything else also carries its stack, as a field.
  */
 export function runMain(main: () => Promise<unknown>): void {
   main().catch((error: unknown) => {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    process.stderr.write(`Start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
+    const expected = error instanceof StartupError;
+    const entry: Record<string, unknown> = {
+      time: new Date().toISOString(),
+      level: 'fatal',
+      context: 'Bootstrap',
+      msg: expected ? error.message : `Start-up failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+    if (!expected && error instanceof Error && error.stack) entry.stack = error.stack;
+    process.stderr.write(`${JSON.stringify(entry)}\n`);
+    process.exit(error instanceof ConfigError ? 2 : 1);
   });
 }

@@ -1,15 +1,26 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 
+/**
+ * A start-up failure the operator can fix (a setting, a busy data directory):
+ * reported as one line that says what to do, without a stack trace.
+ */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
 /** A bad or missing environment variable; the message names each one. */
-export class ConfigError extends Error {
+export class ConfigError extends StartupError {
   constructor(readonly problems: Record<string, string>) {
     super(
       `Invalid configuration: ${Object.entries(problems)
         .map(([name, problem]) => `${name} ${problem}`)
         .join('; ')}`,
     );
-    this.name = 'ConfigError';
   }
+
+  override name = 'ConfigError';
 }
 
 /**
@@ -52,7 +63,33 @@ export const CommonEnv = z.object({
     .optional(),
   LOG_LEVEL: env.logLevel(),
   SEXTANT_BUS_TIMEOUT_MS: env.int(100, 600_000).default(30_000),
+  SEXTANT_BUS_HEARTBEAT_MS: env.int(0, 60_000).default(1_000),
+  SEXTANT_SHUTDOWN_GRACE_MS: env.int(0, 600_000).default(10_000),
 });
+
+/** The settings of `CommonEnv`, as every service's config carries them. */
+export interface CommonSettings {
+  natsUrl: string | undefined;
+  natsPrefix: string | undefined;
+  logLevel: string;
+  /** Per-request timeout on the bus. */
+  busTimeoutMs: number;
+  /** Heartbeat interval asked of services while they work on a request (0: none). */
+  busHeartbeatMs: number;
+  /** On SIGTERM, how long a service keeps answering the requests it holds before it exits. */
+  shutdownGraceMs: number;
+}
+
+export function commonSettings(e: z.output<typeof CommonEnv>): CommonSettings {
+  return {
+    natsUrl: e.NATS_URL,
+    natsPrefix: e.SEXTANT_NATS_PREFIX,
+    logLevel: e.LOG_LEVEL,
+    busTimeoutMs: e.SEXTANT_BUS_TIMEOUT_MS,
+    busHeartbeatMs: e.SEXTANT_BUS_HEARTBEAT_MS,
+    shutdownGraceMs: e.SEXTANT_SHUTDOWN_GRACE_MS,
+  };
+}
 
 /** Variables of a service that owns tables. */
 export const DatabaseEnv = z.object({
@@ -67,4 +104,20 @@ export function requireVariables(values: Record<string, unknown>, names: readonl
     names.filter((n) => values[n] === undefined).map((n) => [n, 'is required when the service runs as its own process']),
   );
   if (Object.keys(missing).length > 0) throw new ConfigError(missing);
+}
+
+/** `SEXTANT_DATA_DIR`, read by embedded mode and git-cache; see `dataDir`. */
+export const DataDirEnv = z.object({ SEXTANT_DATA_DIR: z.string().min(1).optional() });
+
+/**
+ * The data directory: `SEXTANT_DATA_DIR` (made absolute) when set, else a
+ * per-user location — `$XDG_DATA_HOME/sextant`, else `~/.local/share/sextant`
+ * — never the working directory: an editor that starts Sextant over stdio in
+ * each project it opens must not leave a database and a clone cache in each.
+ */
+export function dataDir(configured: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (configured) return resolve(configured);
+  const xdg = env.XDG_DATA_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.local', 'share');
+  return join(base, 'sextant');
 }

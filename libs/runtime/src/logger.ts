@@ -1,4 +1,4 @@
-import type { LoggerService, LogLevel } from '@nestjs/common';
+import { Logger, type LoggerService, type LogLevel } from '@nestjs/common';
 import { trace } from '@sextant/telemetry';
 
 const ORDER: Record<LogLevel, number> = { fatal: 0, error: 1, warn: 2, log: 3, debug: 4, verbose: 5 };
@@ -24,6 +24,17 @@ export class JsonLogger implements LoggerService {
     private readonly stream: NodeJS.WritableStream = process.stdout,
   ) {
     this.threshold = ORDER[FROM_CONFIG[level] ?? 'log'];
+  }
+
+  /**
+   * A logger that also serves every `new Logger(context)` of the process from
+   * now on, including those used before a Nest application exists (whose
+   * default would print coloured, non-JSON lines).
+   */
+  static install(service: string, level: string = 'info', stream: NodeJS.WritableStream = process.stdout): JsonLogger {
+    const logger = new JsonLogger(service, level, stream);
+    Logger.overrideLogger(logger);
+    return logger;
   }
 
   log(message: unknown, ...rest: unknown[]) {

@@ -21,13 +21,12 @@ export async function serveHttp(app: INestApplication, config: GatewayConfig): P
  * protocol messages (logs go to stderr); the process ends when stdin closes.
  */
 export async function serveStdio(app: INestApplicationContext): Promise<void> {
-  const server = app.get(McpServerFactory).create();
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
     process.stdin.once('end', resolve);
   });
-  await server.connect(transport);
+  const server = await app.get(McpServerFactory).connect(transport);
   await closed;
   await server.close();
 }

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { CommonEnv, env, parseEnv } from '@sextant/runtime';
+import { CommonEnv, commonSettings, DataDirEnv, dataDir, env, parseEnv, type CommonSettings } from '@sextant/runtime';
 
 const HOUR = 3_600_000;
 
@@ -15,8 +15,7 @@ const hostList = z
   .refine((hosts) => hosts.every((h) => /^[a-z0-9.-]+(:\d{1,5})?$/.test(h)), 'must be a comma-separated list of host or host:port');
 
 /** Every environment variable of the git-cache service (documented in the README table). */
-export const GitCacheEnv = CommonEnv.extend({
-  SEXTANT_DATA_DIR: z.string().min(1).default('./.sextant'),
+export const GitCacheEnv = CommonEnv.extend(DataDirEnv.shape).extend({
   GIT_CACHE_DIR: z.string().min(1).optional(),
   GIT_CACHE_MAX_BYTES: env.int(1_000_000, Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
   GIT_CACHE_REFRESH_AFTER_MS: env.int(0, 365 * 24 * HOUR).default(24 * HOUR),
@@ -39,10 +38,7 @@ export const GitCacheEnv = CommonEnv.extend({
   OPEN_FILE_MAX_BYTES: env.int(1_024, 64 * 1024 ** 2).default(512 * 1024),
 });
 
-export interface GitCacheConfig {
-  natsUrl: string | undefined;
-  natsPrefix: string | undefined;
-  logLevel: string;
+export interface GitCacheConfig extends CommonSettings {
   cache: { root: string; maxBytes: number; refreshAfterMs: number; evictAfterMs: number; cloneTimeoutMs: number };
   allowedHosts: string[];
   allowFileUrls: boolean;
@@ -55,11 +51,9 @@ export interface GitCacheConfig {
 
 export function loadConfig(environment: NodeJS.ProcessEnv): GitCacheConfig {
   const e = parseEnv(GitCacheEnv, environment);
-  const cacheRoot = resolve(e.GIT_CACHE_DIR ?? join(e.SEXTANT_DATA_DIR, 'git-cache'));
+  const cacheRoot = resolve(e.GIT_CACHE_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'git-cache'));
   return {
-    natsUrl: e.NATS_URL,
-    natsPrefix: e.SEXTANT_NATS_PREFIX,
-    logLevel: e.LOG_LEVEL,
+    ...commonSettings(e),
     cache: {
       root: cacheRoot,
       maxBytes: e.GIT_CACHE_MAX_BYTES,

@@ -12,8 +12,6 @@ runMain(async () => {
   await runService({
     service: 'git-cache',
     module: GitCacheModule.register(config),
-    natsUrl: config.natsUrl!,
-    natsPrefix: config.natsPrefix,
-    logLevel: config.logLevel,
+    settings: config,
   });
 });

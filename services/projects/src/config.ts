@@ -1,21 +1,16 @@
-import { CommonEnv, DatabaseEnv, parseEnv } from '@sextant/runtime';
+import { CommonEnv, commonSettings, DatabaseEnv, parseEnv, type CommonSettings } from '@sextant/runtime';
 
 /** Every environment variable of the projects service (documented in the README table). */
 export const ProjectsEnv = CommonEnv.extend(DatabaseEnv.shape);
 
-export interface ProjectsConfig {
-  natsUrl: string | undefined;
-  natsPrefix: string | undefined;
-  logLevel: string;
+export interface ProjectsConfig extends CommonSettings {
   database: { url: string | undefined; poolSize: number; connectTimeoutMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): ProjectsConfig {
   const e = parseEnv(ProjectsEnv, env);
   return {
-    natsUrl: e.NATS_URL,
-    natsPrefix: e.SEXTANT_NATS_PREFIX,
-    logLevel: e.LOG_LEVEL,
+    ...commonSettings(e),
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
   };
 }

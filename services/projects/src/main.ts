@@ -13,9 +13,7 @@ runMain(async () => {
   await runService({
     service: 'projects',
     module: ProjectsModule.register({ database: { ...config.database, url: config.database.url! } }),
-    natsUrl: config.natsUrl!,
-    natsPrefix: config.natsPrefix,
-    logLevel: config.logLevel,
+    settings: config,
     classifiers: [classifyDatabaseError],
   });
 });

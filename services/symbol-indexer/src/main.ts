@@ -12,8 +12,6 @@ runMain(async () => {
   await runService({
     service: 'symbol-indexer',
     module: SymbolIndexerModule.register(config),
-    natsUrl: config.natsUrl!,
-    natsPrefix: config.natsPrefix,
-    logLevel: config.logLevel,
+    settings: config,
   });
 });

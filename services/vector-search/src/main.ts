@@ -12,8 +12,6 @@ runMain(async () => {
   await runService({
     service: 'vector-search',
     module: VectorSearchModule.register(config),
-    natsUrl: config.natsUrl!,
-    natsPrefix: config.natsPrefix,
-    logLevel: config.logLevel,
+    settings: config,
   });
 });

@@ -12,8 +12,6 @@ runMain(async () => {
   await runService({
     service: 'workspace-registry',
     module: WorkspaceRegistryModule.register(config),
-    natsUrl: config.natsUrl!,
-    natsPrefix: config.natsPrefix,
-    logLevel: config.logLevel,
+    settings: config,
   });
 });

@@ -6,7 +6,11 @@ import { ServiceDirectory } from '../discovery/service-directory.js';
 const PRIORITY: readonly ServerStatus[] = ['error', 'warming', 'indexing', 'ready'];
 const started = Date.now();
 
-/** `GET /health`: the gateway and every service, with status priority error > warming > indexing > ready. */
+/**
+ * `GET /health`: the gateway and every service of the installation, with
+ * status priority error > warming > indexing > ready. Ready means every
+ * listed tool has a running service behind it.
+ */
 @Injectable()
 export class HealthService {
   constructor(private readonly directory: ServiceDirectory) {}
@@ -14,7 +18,7 @@ export class HealthService {
   async report(): Promise<HealthReport> {
     const probes = await this.directory.probeAll();
     const services = Object.fromEntries(Object.entries(probes).map(([name, probe]) => [name, probe.reachability]));
-    const projects = probes['workspace-registry'].health?.workspaces ?? [];
+    const projects = probes['workspace-registry']?.health?.workspaces ?? [];
     const statuses = new Set<ServerStatus>();
     for (const probe of Object.values(probes))
       statuses.add(probe.reachability.status === 'down' ? 'error' : (probe.health?.status ?? 'error'));

@@ -66,10 +66,9 @@ export class McpEndpoint {
       );
       return writeJson(res, 200, answer);
     }
-    const server = this.factory.create();
     const transport = new StatelessHttpTransport(res);
+    const server = await this.factory.connect(transport);
     res.on('close', () => void server.close());
-    await server.connect(transport);
     context.with(parent, () => transport.handle(body));
   }
 }

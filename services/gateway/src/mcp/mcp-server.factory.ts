@@ -9,8 +9,10 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SEXTANT_VERSION } from '@sextant/runtime';
 import { ContractDocuments } from '../contracts/contract-documents.js';
+import { guardParams } from './request-params.js';
 import { ToolDispatcher } from './tool-dispatcher.js';
 
 /** JSON-RPC code MCP uses for an unknown resource. */
@@ -35,6 +37,14 @@ export class McpServerFactory {
     private readonly documents: ContractDocuments,
   ) {}
 
+  /** A server connected to `transport`, with requests whose params are invalid answered -32602 in one line. */
+  async connect(transport: Transport): Promise<Server> {
+    const server = this.create();
+    await server.connect(transport);
+    guardParams(transport);
+    return server;
+  }
+
   create(): Server {
     const server = new Server(
       { name: 'sextant', title: 'Sextant', version: SEXTANT_VERSION },
@@ -44,7 +54,7 @@ export class McpServerFactory {
         jsonSchemaValidator: this.validator,
       },
     );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.dispatcher.listTools() }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.dispatcher.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, (request) => this.dispatcher.call(request.params.name, request.params.arguments));
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: this.documents.list() }));
     server.setRequestHandler(ReadResourceRequestSchema, (request) => {

@@ -31,6 +31,9 @@ export class ToolDispatcher {
   private readonly logger = new Logger('ToolDispatcher');
   private readonly published = new Map<string, Tool>();
   private readonly local: Record<string, LocalHandler>;
+  /** The tools of this installation, in catalog order; the list never changes while the gateway runs. */
+  private readonly tools: readonly ToolContract[];
+  private readonly byName: ReadonlyMap<string, ToolContract>;
 
   constructor(
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
@@ -40,7 +43,10 @@ export class ToolDispatcher {
     this.local = {
       [GetContract.tool.name]: (input: GetContract.Request) => this.getContract(input),
     };
-    for (const tool of TOOLS) {
+    const services = new Set<string>(directory.services);
+    this.tools = TOOLS.filter((tool) => (tool.subject === null ? tool.name in this.local : services.has(tool.service)));
+    this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
+    for (const tool of this.tools) {
       this.published.set(tool.name, {
         name: tool.name,
         title: tool.title,
@@ -52,15 +58,14 @@ export class ToolDispatcher {
     }
   }
 
-  /** Tools answered here, plus every tool whose subject a running service announced. */
-  async listTools(): Promise<Tool[]> {
-    await this.directory.refresh();
-    return TOOLS.filter((tool) => this.isExposed(tool)).map((tool) => this.published.get(tool.name)!);
+  /** Tools answered here, plus every tool of the services this installation runs. */
+  listTools(): Tool[] {
+    return this.tools.map((tool) => this.published.get(tool.name)!);
   }
 
   async call(name: string, args: unknown): Promise<CallToolResult> {
-    const tool = TOOLS.find((t) => t.name === name);
-    if (!tool || !(await this.isCallable(tool))) {
+    const tool = this.byName.get(name);
+    if (!tool) {
       throw new McpError(RpcCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
     }
     const requestId = randomUUID();
@@ -90,21 +95,6 @@ export class ToolDispatcher {
         }
       },
     );
-  }
-
-  private isExposed(tool: ToolContract): boolean {
-    return tool.subject === null ? tool.name in this.local : this.directory.handles(tool.subject);
-  }
-
-  /**
-   * A tool can be called when exposed, or when its service has not been seen
-   * yet (the call then reports `unavailable` — or succeeds if it just started).
-   */
-  private async isCallable(tool: ToolContract): Promise<boolean> {
-    if (this.isExposed(tool)) return true;
-    if (tool.subject === null) return false;
-    if (!this.directory.isDiscovered(tool.service)) await this.directory.refresh();
-    return this.isExposed(tool) || !this.directory.isDiscovered(tool.service);
   }
 
   private getContract(input: GetContract.Request): GetContract.Response {

@@ -1,0 +1,61 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import express from 'express';
+import type { GatewayConfig } from '../config.js';
+
+/** How often Node checks open connections against the header and request timeouts (its default is 30 s). */
+const CONNECTIONS_CHECK_MS = 1_000;
+
+/**
+ * The HTTP server of the gateway: Express under Nest, with routes matched
+ * case-sensitively (`POST /MCP` is an unknown path, 404, not the MCP
+ * endpoint's 405), and limits against slow or too many clients: a request's
+ * headers must arrive within `headersTimeoutMs` and the whole request within
+ * `requestTimeoutMs` (answering a slow tool call is not bounded by either),
+ * and at most `maxConnections` sockets are open at once (more are closed on
+ * arrival), so a client off loopback cannot starve the others.
+ */
+export function httpAdapter(config: Pick<GatewayConfig, 'http'>): ExpressAdapter {
+  const app = express();
+  app.set('case sensitive routing', true);
+  return new LimitedExpressAdapter(app, config.http);
+}
+
+class LimitedExpressAdapter extends ExpressAdapter {
+  constructor(
+    app: express.Express,
+    private readonly limits: GatewayConfig['http'],
+  ) {
+    super(app);
+  }
+
+  override initHttpServer(): void {
+    const server = createServer(
+      {
+        headersTimeout: this.limits.headersTimeoutMs,
+        requestTimeout: this.limits.requestTimeoutMs,
+        connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+      },
+      this.getInstance(),
+    );
+    server.maxConnections = this.limits.maxConnections;
+    closeSilentConnections(server, this.limits.headersTimeoutMs);
+    this.httpServer = server;
+  }
+}
+
+/**
+ * Node's headers timeout starts with a request's first byte; a connection
+ * that never sends one would hold a slot of `maxConnections` for ever. Such a
+ * connection is closed once the headers timeout passes without a request.
+ */
+function closeSilentConnections(server: Server, timeoutMs: number): void {
+  const timers = new WeakMap<Socket, NodeJS.Timeout>();
+  server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), timeoutMs);
+    timers.set(socket, timer);
+    socket.once('close', () => clearTimeout(timer));
+  });
+  server.prependListener('request', (req: IncomingMessage) => clearTimeout(timers.get(req.socket)));
+}
