@@ -6,7 +6,7 @@ import { GitCacheModule, loadConfig as loadGitCacheConfig } from '@sextant/git-c
 import { InProcessBus } from '@sextant/messaging';
 import { classifyDatabaseError, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import { loadConfig as loadProjectsConfig, ProjectsModule } from '@sextant/projects';
-import { JsonLogger, ServiceRuntimeModule } from '@sextant/runtime';
+import { JsonLogger, lockDataDir, ServiceRuntimeModule } from '@sextant/runtime';
 import { SymbolIndexerModule } from '@sextant/symbol-indexer';
 import { VectorSearchModule } from '@sextant/vector-search';
 import { WorkspaceRegistryModule } from '@sextant/workspace-registry';
@@ -36,12 +36,13 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
   const gitCacheConfig = loadGitCacheConfig(env);
   const logger = JsonLogger.install('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
 
+  // One process per data directory (its PGlite files and clone cache); a second one is told who holds it.
+  const lock = lockDataDir(config.dataDir);
   let postgres: EmbeddedPostgres | undefined;
-  if (!config.databaseUrl) postgres = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres') });
-  const databaseUrl = config.databaseUrl ?? postgres!.url;
-
   let app: INestApplication | undefined;
   try {
+    if (!config.databaseUrl) postgres = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres') });
+    const databaseUrl = config.databaseUrl ?? postgres!.url;
     const bus = new InProcessBus({ timeoutMs: gatewayConfig.busTimeoutMs });
     app = await NestFactory.create(
       {
@@ -66,17 +67,20 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
     const close = async () => {
       await started.close();
       await postgres?.stop();
+      lock.release();
     };
     if (stdio) {
       await app.init();
       return { done: serveStdio(app), close };
     }
     const url = await serveHttp(app, gatewayConfig);
+    lock.describe({ url });
     logger.log(`MCP endpoint ready at ${url} (embedded mode, data in ${config.dataDir})`, 'Bootstrap');
     return { url, done: new Promise<void>(() => undefined), close };
   } catch (error) {
     await app?.close().catch(() => undefined);
     await postgres?.stop().catch(() => undefined);
+    lock.release();
     throw error;
   }
 }

@@ -1,5 +1,3 @@
-import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -104,20 +102,4 @@ export function requireVariables(values: Record<string, unknown>, names: readonl
     names.filter((n) => values[n] === undefined).map((n) => [n, 'is required when the service runs as its own process']),
   );
   if (Object.keys(missing).length > 0) throw new ConfigError(missing);
-}
-
-/** `SEXTANT_DATA_DIR`, read by embedded mode and git-cache; see `dataDir`. */
-export const DataDirEnv = z.object({ SEXTANT_DATA_DIR: z.string().min(1).optional() });
-
-/**
- * The data directory: `SEXTANT_DATA_DIR` (made absolute) when set, else a
- * per-user location — `$XDG_DATA_HOME/sextant`, else `~/.local/share/sextant`
- * — never the working directory: an editor that starts Sextant over stdio in
- * each project it opens must not leave a database and a clone cache in each.
- */
-export function dataDir(configured: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (configured) return resolve(configured);
-  const xdg = env.XDG_DATA_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.local', 'share');
-  return join(base, 'sextant');
 }
