@@ -13,13 +13,7 @@ import { busError, queueGroup, type BusError, type ServiceName } from '@sextant/
 import { injectTraceContext, markSpanError, SpanKind, context, trace, tracer } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
-import {
-  ActiveRequests,
-  HEARTBEAT_MS_HEADER,
-  HEARTBEAT_TO_HEADER,
-  PendingRequests,
-  TIMEOUT_MS_HEADER,
-} from './liveness.js';
+import { ActiveRequests, HEARTBEAT_MS_HEADER, HEARTBEAT_TO_HEADER, PendingRequests, TIMEOUT_MS_HEADER } from './liveness.js';
 import { nextPacketId, type ReplyPacket, type RequestPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
 
@@ -136,7 +130,10 @@ export class NatsBusClient implements BusClient {
           this.logger.warn('disconnected from NATS; reconnecting');
           // Replies to what is in flight are lost with the connection: say so now, not at the timeout.
           this.pending.failAll(
-            busError('unavailable', 'The connection to the message bus (NATS) was lost while the request was in flight; try again shortly.'),
+            busError(
+              'unavailable',
+              'The connection to the message bus (NATS) was lost while the request was in flight; try again shortly.',
+            ),
           );
         } else if (status.type === 'reconnect') {
           this.connected = true;

@@ -1,4 +1,14 @@
-export { CommonEnv, commonSettings, type CommonSettings, ConfigError, DatabaseEnv, env, parseEnv, requireVariables, StartupError } from './config.js';
+export {
+  CommonEnv,
+  commonSettings,
+  type CommonSettings,
+  ConfigError,
+  DatabaseEnv,
+  env,
+  parseEnv,
+  requireVariables,
+  StartupError,
+} from './config.js';
 export { DataDirEnv, dataDir, lockDataDir, type DataDirLock } from './data-dir.js';
 export { JsonLogger } from './logger.js';
 export { createHealthController, HEALTH_PROBES, HealthReporter, MESSAGE_SERVER, ServiceRuntimeModule, type HealthProbe } from './health.js';

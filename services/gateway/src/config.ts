@@ -15,7 +15,14 @@ export const DEFAULT_SERVICES: readonly ServiceName[] = ['projects', 'git-cache'
 
 const serviceList = z
   .string()
-  .transform((value) => [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))])
+  .transform((value) => [
+    ...new Set(
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ])
   .refine((names) => names.every((n) => (SERVICE_NAMES as readonly string[]).includes(n)), {
     message: `must be a comma-separated list of ${SERVICE_NAMES.join(', ')}`,
   })

@@ -73,12 +73,14 @@ export class GitCacheService {
     const fields: Record<string, string> = {};
     const extensions = (input.file_extensions ?? []).map((e) => e.replace(/^\*?\./, ''));
     extensions.forEach((ext, i) => {
-      if (!EXTENSION.test(ext)) fields[`file_extensions.${i}`] = `"${ext}" is not a file extension (letters, digits, _ + -; matched in any case)`;
+      if (!EXTENSION.test(ext))
+        fields[`file_extensions.${i}`] = `"${ext}" is not a file extension (letters, digits, _ + -; matched in any case)`;
     });
     const dirs = (input.exclude_dirs ?? []).map((d) => d.replace(/^\.\//, '').replace(/\/+$/, ''));
     dirs.forEach((dir, i) => {
       if (!DIRECTORY.test(dir) || dir.split('/').some((s) => s === '..' || s === '.') || dir.startsWith('-')) {
-        fields[`exclude_dirs.${i}`] = `"${dir}" is not a plain relative directory path (no glob characters * ? [ ] { } ! \\, no "." or "..")`;
+        fields[`exclude_dirs.${i}`] =
+          `"${dir}" is not a plain relative directory path (no glob characters * ? [ ] { } ! \\, no "." or "..")`;
       }
     });
     if (Object.keys(fields).length > 0) throw ServiceError.invalid(fields);

@@ -7,7 +7,9 @@ import { GIT_LIMITS, RepositoryLocator } from './common.js';
 export const SUBJECT = SUBJECTS.gitCache.grep;
 export const Request = z.strictObject({
   repository: RepositoryLocator,
-  ref_name: text(1, 255).optional().describe("Branch or tag; default: the repository's default branch. A branch or tag that does not exist is not_found."),
+  ref_name: text(1, 255)
+    .optional()
+    .describe("Branch or tag; default: the repository's default branch. A branch or tag that does not exist is not_found."),
   pattern: z
     .string()
     .min(1, 'must not be empty')
@@ -15,8 +17,16 @@ export const Request = z.strictObject({
     .describe('Regular expression (or literal with use_regex=false).'),
   case_sensitive: z.boolean().default(false),
   use_regex: z.boolean().default(true),
-  file_extensions: z.array(text(1, 32)).max(50).optional().describe('Only files with these extensions, e.g. ["rs","toml"]; compared case-insensitively.'),
-  exclude_dirs: z.array(text(1, 255)).max(50).optional().describe('Directories to skip, e.g. ["target","node_modules"]; plain relative paths, no glob characters.'),
+  file_extensions: z
+    .array(text(1, 32))
+    .max(50)
+    .optional()
+    .describe('Only files with these extensions, e.g. ["rs","toml"]; compared case-insensitively.'),
+  exclude_dirs: z
+    .array(text(1, 255))
+    .max(50)
+    .optional()
+    .describe('Directories to skip, e.g. ["target","node_modules"]; plain relative paths, no glob characters.'),
   context_lines: boundedInt(0, GIT_LIMITS.contextLinesMax, 0),
   max_matches: boundedInt(1, GIT_LIMITS.maxMatchesMax, GIT_LIMITS.maxMatchesDefault),
   workspace: Workspace.optional(),

@@ -10,7 +10,9 @@ export const Request = z
     repo: text(1, 512).describe('Repository directory under CODEBASE_ROOT (ignored in REPO_ROOT mode).'),
     path: z.string().min(1, 'must not be empty').max(4096).describe('Path relative to the repository root.'),
     startLine: intIn(1, GIT_LIMITS.lineMax).optional().describe('1-based first line (default 1).'),
-    endLine: intIn(1, GIT_LIMITS.lineMax).optional().describe(`1-based last line, inclusive (default: up to ${GIT_LIMITS.openFileMaxLines} lines).`),
+    endLine: intIn(1, GIT_LIMITS.lineMax)
+      .optional()
+      .describe(`1-based last line, inclusive (default: up to ${GIT_LIMITS.openFileMaxLines} lines).`),
   })
   .refine((r) => r.startLine === undefined || r.endLine === undefined || r.endLine >= r.startLine, {
     message: 'endLine must be >= startLine',

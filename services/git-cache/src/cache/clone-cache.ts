@@ -319,7 +319,10 @@ export class CloneCache {
       .then(parseLsRemote, () => ({ branches: [], tags: [] }));
     const branches = closestNames(ref, listed.branches);
     const tags = closestNames(ref, listed.tags, 3);
-    const hints = [branches.length > 0 ? `closest branches: ${branches.join(', ')}` : '', tags.length > 0 ? `closest tags: ${tags.join(', ')}` : '']
+    const hints = [
+      branches.length > 0 ? `closest branches: ${branches.join(', ')}` : '',
+      tags.length > 0 ? `closest tags: ${tags.join(', ')}` : '',
+    ]
       .filter(Boolean)
       .join('; ');
     return ServiceError.of('not_found', `Ref "${ref}" was not found in ${locator.display}${hints ? ` (${hints})` : ''}.`, {

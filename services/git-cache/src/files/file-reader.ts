@@ -110,7 +110,7 @@ export class FileReader {
       position += bytesRead;
       const chunk = buffer.subarray(0, bytesRead);
       lastByte = chunk[bytesRead - 1]!;
-      for (let start = 0; start < bytesRead; ) {
+      for (let start = 0; start < bytesRead;) {
         const newline = chunk.indexOf(NEWLINE, start);
         const end = newline === -1 ? bytesRead : newline + 1;
         if (!full && line >= startLine && line <= endLine) {

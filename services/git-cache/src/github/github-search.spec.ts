@@ -162,7 +162,11 @@ describe('search_repositories: GitHubSearch against a GitHub stand-in', () => {
 
   it('summarizes an upstream error body instead of passing it on', async () => {
     const page = '<html><body><h1>502 Bad Gateway</h1><pre>/srv/ghe/internal/app.rb:42 in `call`</pre></body></html>';
-    github.fail([{ status: 502, html: page }, { status: 502, html: page }, { status: 502, html: page }]);
+    github.fail([
+      { status: 502, html: page },
+      { status: 502, html: page },
+      { status: 502, html: page },
+    ]);
     const error = await failure(search(client(), { query: 'x' }));
     assert.equal(error.code, 'api_error');
     assert.doesNotMatch(error.message, /srv|html|<|internal/);
