@@ -1,6 +1,7 @@
 /** Architecture rules that a reader relies on, checked rather than hoped for. */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import semver from 'semver';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { GatewayEnv } from '@sextant/gateway';
@@ -72,5 +73,49 @@ describe('boundaries', () => {
     for (const name of new Set(schemas.flatMap((s) => Object.keys(s.shape)))) {
       assert.ok(readme.includes(`\`${name}\``), `README does not document ${name}`);
     }
+  });
+
+  it('every installed package supports the Node this runs on (no "unsupported engine" at install)', () => {
+    const unsupported: string[] = [];
+    const visit = (dir: string) => {
+      let entries: string[];
+      try {
+        entries = readdirSync(dir);
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        if (entry.startsWith('.')) continue;
+        const path = join(dir, entry);
+        if (entry.startsWith('@')) {
+          visit(path);
+          continue;
+        }
+        try {
+          const pkg = JSON.parse(readFileSync(join(path, 'package.json'), 'utf8')) as {
+            name: string;
+            version: string;
+            engines?: { node?: string };
+          };
+          const range = pkg.engines?.node;
+          if (range && semver.validRange(range) && !semver.satisfies(process.version, range)) {
+            unsupported.push(`${pkg.name}@${pkg.version} (${range})`);
+          }
+        } catch {
+          // not a package
+        }
+        visit(join(path, 'node_modules'));
+      }
+    };
+    visit(repoPath('node_modules'));
+    for (const top of ['libs', 'services', 'apps'])
+      for (const pkg of readdirSync(repoPath(top))) visit(repoPath(`${top}/${pkg}/node_modules`));
+    for (const pkg of ['tests', 'bench']) visit(repoPath(`${pkg}/node_modules`));
+    const root = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { engines: { node: string } };
+    assert.ok(
+      semver.satisfies(process.version, root.engines.node),
+      `package.json engines ${root.engines.node} excludes ${process.version}`,
+    );
+    assert.deepEqual(unsupported, [], `packages that do not support Node ${process.version}`);
   });
 });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -216,6 +217,47 @@ describe('embedded mode over Streamable HTTP', () => {
       assert.equal((await fetch(sextant.url, { method: 'DELETE' })).status, 405);
       assert.equal((await fetch(`${base()}/health`, { method: 'POST' })).status, 405);
       assert.equal((await fetch(`${base()}/nope`)).status, 404);
+      // Paths are case-sensitive: /MCP is no MCP endpoint.
+      const upper = await postRaw(`${base()}/MCP`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+      assert.equal(upper.status, 404);
+      assert.equal((await fetch(`${base()}/Health`)).status, 404);
+    });
+
+    it('answers a tools/call with malformed params with -32602 on one line, direct or in a batch', async () => {
+      const bad = [
+        { name: 'list_projects', arguments: [1, 2] },
+        { name: 'list_projects', arguments: 'limit=3' },
+        undefined,
+        { arguments: {} },
+      ];
+      for (const params of bad) {
+        const message = { jsonrpc: '2.0', id: 9, method: 'tools/call', ...(params === undefined ? {} : { params }) };
+        for (const body of [message, [message]]) {
+          const { status, json } = await postRaw(sextant.url, JSON.stringify(body));
+          const reply = Array.isArray(json) ? json[0] : json;
+          assert.equal(status, 200);
+          assert.equal(reply.error?.code, -32602, JSON.stringify(reply));
+          assert.ok(!reply.error.message.includes('\n'), reply.error.message);
+          assert.match(reply.error.message, /^Invalid params for tools\/call: params/);
+        }
+      }
+      const read = await postRaw(sextant.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: {} }));
+      assert.equal(read.json.error.code, -32602);
+    });
+
+    it('names documented bounds and refuses NUL and lone surrogates in every text field', async () => {
+      const huge = await expectToolError(client, 'list_projects', { limit: 1e308 }, 'invalid_input', 'limit');
+      assert.equal(huge.details?.fields?.limit, 'must be at most 500');
+      await expectToolError(client, 'create_project', { name: 'n', description: 'a\u0000b' }, 'invalid_input', 'description');
+      await expectToolError(client, 'create_project', { name: 'n', description: 'a\ud800b' }, 'invalid_input', 'description');
+      await expectToolError(client, 'grep_repository', { repository: 'github:o/r', pattern: 'a\u0000b' }, 'invalid_input', 'pattern');
+      await expectToolError(
+        client,
+        'grep_repository',
+        { repository: 'github:o/r', pattern: 'x', workspace: '../../etc/passwd' },
+        'invalid_input',
+        'workspace',
+      );
     });
 
     it('refuses foreign Host and Origin headers (DNS-rebinding protection)', async () => {
@@ -261,3 +303,62 @@ describe('embedded mode data directory', () => {
     }
   });
 });
+
+describe('embedded mode against slow, silent and too many clients', () => {
+  let sextant: Sextant;
+  before(async () => {
+    sextant = await startEmbedded({
+      SEXTANT_HTTP_HEADERS_TIMEOUT_MS: '1000',
+      SEXTANT_HTTP_REQUEST_TIMEOUT_MS: '2000',
+      SEXTANT_HTTP_MAX_CONNECTIONS: '60',
+    });
+  });
+  after(() => sextant?.stop());
+
+  const port = () => Number(new URL(sextant.url).port);
+  /** Opens `count` sockets, each fed by `feed` (called every 200 ms); resolves with how many the server closed within `ms`. */
+  async function closedWithin(count: number, ms: number, feed: (socket: Socket, tick: number) => void): Promise<number> {
+    let closed = 0;
+    const sockets = Array.from({ length: count }, () => {
+      const socket = connect(port(), '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.on('close', () => closed++);
+      return socket;
+    });
+    let tick = 0;
+    const timer = setInterval(() => sockets.forEach((s) => !s.destroyed && feed(s, tick)), 200);
+    await new Promise((r) => setTimeout(r, ms));
+    clearInterval(timer);
+    for (const s of sockets) s.destroy();
+    return closed;
+  }
+
+  it('closes connections that send headers too slowly, a body too slowly, or nothing at all', async () => {
+    const slowHeaders = closedWithin(20, 4_500, (s, tick) => s.write(tick === 0 ? 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n' : 'X-Slow: y\r\n'));
+    const slowBody = closedWithin(10, 4_500, (s) => {
+      if (s.bytesWritten === 0) {
+        s.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n');
+      } else s.write('{');
+    });
+    const silent = closedWithin(10, 4_500, () => undefined);
+    assert.deepEqual(await Promise.all([slowHeaders, slowBody, silent]), [20, 10, 10]);
+    assert.equal((await fetch(sextant.url.replace('/mcp', '/livez'))).status, 200, 'still serving');
+  });
+
+  it('closes connections past SEXTANT_HTTP_MAX_CONNECTIONS on arrival and serves again once they go', async () => {
+    const held: Socket[] = [];
+    let refused = 0;
+    for (let i = 0; i < 80; i++) {
+      const socket = connect(port(), '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.on('close', () => refused++);
+      held.push(socket);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    assert.ok(refused >= 20, `${refused} of 80 connections were closed at once`);
+    for (const s of held) s.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await fetch(sextant.url.replace('/mcp', '/livez'))).status, 200);
+  });
+});
+

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callTool, FaultProxy, httpClient, queryOnce } from '@sextant/testing';
+import { callTool, FaultProxy, freePort, httpClient, queryOnce, startNode } from '@sextant/testing';
 import { expectToolError } from './scenarios.js';
 import { distributedStack, type Stack } from './stack.js';
 
@@ -56,6 +56,26 @@ describe('faults', () => {
       );
       assert.equal(up.isError, false);
     });
+  });
+
+  it('logs only JSON lines when NATS is unreachable at start, gateway and service alike', async () => {
+    const nowhere = `nats://127.0.0.1:${await freePort()}`;
+    const gateway = await stack.startGateway({ NATS_URL: nowhere });
+    await gateway.process.waitFor(/not reachable yet/);
+    const service = await startNode('services/projects/dist/main.js', [], {
+      env: { NATS_URL: nowhere, DATABASE_URL: stack.database.url, LOG_LEVEL: 'info' },
+    });
+    await Promise.race([service.exited, new Promise((r) => setTimeout(r, 3_000))]);
+    await service.stop();
+    for (const output of [gateway.process.output(), service.output()]) {
+      const lines = output.split('\n').filter(Boolean);
+      assert.ok(lines.length > 0);
+      for (const line of lines) {
+        assert.doesNotThrow(() => JSON.parse(line), `not a JSON log line: ${line}`);
+        assert.doesNotMatch(line, /\u001b\[/, 'no terminal colours');
+      }
+    }
+    await gateway.process.stop();
   });
 
   describe('NATS is unreachable', () => {

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { stdioClient } from '@sextant/testing';
+import { repoPath, stdioClient } from '@sextant/testing';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { assertToolList, expectToolError, projectLifecycle } from './scenarios.js';
 
 describe('embedded mode over stdio', () => {
@@ -43,3 +45,57 @@ describe('embedded mode over stdio', () => {
     for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `not a JSON log line: ${line}`);
   });
 });
+
+describe('stdio, spoken by hand', () => {
+  let dataDir: string;
+  before(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'sextant-stdio-raw-'));
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  function start() {
+    const child = spawn(process.execPath, [repoPath('apps/sextant/dist/main.js'), '--stdio'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SEXTANT_DATA_DIR: dataDir },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const replies = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const send = async (message: object) => {
+      child.stdin!.write(`${JSON.stringify(message)}\n`);
+      const { value } = await replies.next();
+      return JSON.parse(value as string) as { id: number; result?: unknown; error?: { code: number; message: string } };
+    };
+    return { child, send, exited, stderr: () => stderr };
+  }
+
+  it('answers a tools/call with malformed params with -32602 on one line; a second process on the same data directory is told who holds it', async () => {
+    const first = start();
+    try {
+      const init = await first.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
+      assert.ok(init.result, JSON.stringify(init));
+      const bad = await first.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_projects', arguments: [1] } });
+      assert.equal(bad.error?.code, -32602);
+      assert.equal(bad.error?.message, 'Invalid params for tools/call: params.arguments: expected record, received array.');
+
+      const second = start();
+      assert.equal(await second.exited, 1);
+      const lines = second.stderr().split('\n').filter(Boolean);
+      const last = JSON.parse(lines.at(-1)!) as { level: string; msg: string; stack?: string };
+      assert.equal(last.level, 'fatal');
+      assert.match(last.msg, new RegExp(`in use by another Sextant process \\(pid ${first.child.pid}, .*--stdio`));
+      assert.match(last.msg, /SEXTANT_DATA_DIR/);
+      assert.equal(last.stack, undefined, 'no stack trace for a busy data directory');
+    } finally {
+      first.child.stdin!.end();
+      await first.exited;
+    }
+  });
+});
+

@@ -334,6 +334,8 @@ export function natsServer({ servers, service, prefix, gracePeriodMs }: NatsServ
     servers: serverList(servers),
     queue: queueGroup(service),
     name: `sextant-${service}`,
+    // Start in any order: a service started before NATS waits for it, as the gateway does.
+    waitOnFirstConnect: true,
     ...CONNECTION_DEFAULTS,
   };
   const server = new SextantServerNats(options, prefix, gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS);

@@ -59,6 +59,7 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  logger.log(`connecting to NATS at ${settings.natsUrl} (waiting for it if it is not up yet)`, 'Bootstrap');
   await app.listen();
   logger.log(`${options.service} listening on NATS ${settings.natsUrl}`, 'Bootstrap');
   return app;

@@ -21,7 +21,8 @@ export const Description = z
   .describe('Free text describing the project.');
 
 export const RepositoryId = text(1, PROJECT_LIMITS.repositoryIdMax).describe(
-  'Id of a registered repository (as returned by list_repositories).',
+  'A repository id. No repository registry runs yet, so any stable name is accepted and not checked: ' +
+    'use the repository as you name it to the git tools, e.g. `github.com/owner/repo`.',
 );
 
 export const RepositoryIds = z
