@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
@@ -343,6 +343,32 @@ describe('embedded mode against slow, silent and too many clients', () => {
     const silent = closedWithin(10, 4_500, () => undefined);
     assert.deepEqual(await Promise.all([slowHeaders, slowBody, silent]), [20, 10, 10]);
     assert.equal((await fetch(sextant.url.replace('/mcp', '/livez'))).status, 200, 'still serving');
+  });
+
+  it('keeps a connection that sent a request, past the headers timeout, for the next request', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = () =>
+      new Promise<{ status: number; socket: unknown }>((resolve, reject) => {
+        const url = new URL(sextant.url);
+        const req = request(
+          { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: MCP_HEADERS },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, socket: req.socket }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+      });
+    try {
+      const first = await post();
+      await new Promise((r) => setTimeout(r, 1_800)); // past the 1 s headers timeout, within the 5 s keep-alive
+      const second = await post();
+      assert.deepEqual([first.status, second.status], [200, 200]);
+      assert.equal(second.socket, first.socket, 'the same connection served both');
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('closes connections past SEXTANT_HTTP_MAX_CONNECTIONS on arrival and serves again once they go', async () => {

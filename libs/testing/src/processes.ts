@@ -23,6 +23,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Pipe stdin (for stdio MCP clients spawning it themselves this is not needed). */
   cwd?: string;
+  /** Options for node itself, before the script (`--expose-gc`, `--import <file>`). */
+  nodeArgs?: string[];
 }
 
 // Children die with the test process, even when it fails half-way: an orphaned service
@@ -38,7 +40,7 @@ export async function startNode(script: string, args: string[] = [], options: St
   for (const [key, value] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...options.env })) {
     if (value !== undefined) env[key] = value;
   }
-  const child = spawn(process.execPath, [script.startsWith('/') ? script : repoPath(script), ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script.startsWith('/') ? script : repoPath(script), ...args], {
     env,
     cwd: options.cwd ?? repoPath('.'),
     stdio: ['ignore', 'pipe', 'pipe'],

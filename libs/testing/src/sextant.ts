@@ -46,8 +46,10 @@ export async function startEmbedded(env: Record<string, string | undefined> = {}
 export async function startGateway(
   natsUrl: string,
   env: Record<string, string | undefined> = {},
+  nodeArgs: string[] = [],
 ): Promise<{ url: string; process: RunningProcess }> {
   const process = await startNode('services/gateway/dist/main.js', [], {
+    nodeArgs,
     env: { NATS_URL: natsUrl, SEXTANT_PORT: '0', LOG_LEVEL: 'info', ...env },
     readyWhen: READY.gateway,
     timeoutMs: 30_000,

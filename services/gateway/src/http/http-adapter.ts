@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
@@ -48,14 +48,14 @@ class LimitedExpressAdapter extends ExpressAdapter {
 /**
  * Node's headers timeout starts with a request's first byte; a connection
  * that never sends one would hold a slot of `maxConnections` for ever. Such a
- * connection is closed once the headers timeout passes without a request.
+ * connection is closed once the headers timeout passes without a byte read.
  */
 function closeSilentConnections(server: Server, timeoutMs: number): void {
-  const timers = new WeakMap<Socket, NodeJS.Timeout>();
   server.on('connection', (socket: Socket) => {
-    const timer = setTimeout(() => socket.destroy(), timeoutMs);
-    timers.set(socket, timer);
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, timeoutMs);
+    timer.unref();
     socket.once('close', () => clearTimeout(timer));
   });
-  server.prependListener('request', (req: IncomingMessage) => clearTimeout(timers.get(req.socket)));
 }
