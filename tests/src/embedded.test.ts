@@ -74,6 +74,25 @@ describe('embedded mode over Streamable HTTP', () => {
     assert.deepEqual((await client.listPrompts()).prompts, []);
   });
 
+  it('answers health_check with the report of GET /health', async () => {
+    const viaTool = await callTool<{ status: string; services: Record<string, { status: string }>; version: string }>(
+      client,
+      'health_check',
+      {},
+    );
+    assert.equal(viaTool.isError, false, JSON.stringify(viaTool.body));
+    const viaHttp = (await (await fetch(sextant.url.replace('/mcp', '/health'))).json()) as {
+      status: string;
+      services: object;
+      version: string;
+    };
+    assert.deepEqual(
+      [viaTool.body.status, Object.keys(viaTool.body.services).sort(), viaTool.body.version],
+      [viaHttp.status, Object.keys(viaHttp.services).sort(), viaHttp.version],
+    );
+    await expectToolError(client, 'health_check', { workspace: '/srv/not-registered' }, 'workspace_not_registered');
+  });
+
   it('reports health with every service of the installation up', async () => {
     const response = await fetch(sextant.url.replace('/mcp', '/health'));
     assert.equal(response.status, 200);
@@ -334,7 +353,9 @@ describe('embedded mode against slow, silent and too many clients', () => {
   }
 
   it('closes connections that send headers too slowly, a body too slowly, or nothing at all', async () => {
-    const slowHeaders = closedWithin(20, 4_500, (s, tick) => s.write(tick === 0 ? 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n' : 'X-Slow: y\r\n'));
+    const slowHeaders = closedWithin(20, 4_500, (s, tick) =>
+      s.write(tick === 0 ? 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n' : 'X-Slow: y\r\n'),
+    );
     const slowBody = closedWithin(10, 4_500, (s) => {
       if (s.bytesWritten === 0) {
         s.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n');
@@ -387,4 +408,3 @@ describe('embedded mode against slow, silent and too many clients', () => {
     assert.equal((await fetch(sextant.url.replace('/mcp', '/livez'))).status, 200);
   });
 });
-

@@ -22,7 +22,10 @@ export const GIT_TOOLS = ['grep_repository', 'list_repository_refs', 'search_rep
 /** The tool list holds exactly the tools of the configured services (`withGit`: git-cache is one of them). */
 export async function assertToolList(client: Client, withGit = true): Promise<void> {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), [...PROJECT_TOOLS, ...(withGit ? GIT_TOOLS : []), 'get_contract'].sort());
+  assert.deepEqual(
+    tools.map((t) => t.name).sort(),
+    [...PROJECT_TOOLS, ...(withGit ? GIT_TOOLS : []), 'get_contract', 'health_check'].sort(),
+  );
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, 'object', tool.name);
     assert.equal(tool.outputSchema?.type, 'object', tool.name);

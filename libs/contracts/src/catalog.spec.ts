@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { TOOLS } from './catalog.js';
+import { TOOLS, TOOLS_BY_SERVICE } from './catalog.js';
 import { inputJsonSchema, outputJsonSchema } from './json-schema.js';
-import { SUBJECTS } from './subjects.js';
+import { HEALTH_SUBJECTS } from './subjects.js';
 
 // Snapshots live beside the sources (not in dist) so a contract change shows up in review.
 const SNAPS = fileURLToPath(new URL('../__toolsnaps__/', import.meta.url));
@@ -28,11 +28,19 @@ describe('tool catalog', () => {
     for (const name of names) assert.match(name, /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
   });
 
-  it('every subject is one of the subject map, and every service tool has one', () => {
-    const known = new Set<string>(Object.values(SUBJECTS).flatMap((group) => Object.values(group)));
-    for (const tool of TOOLS) {
-      if (tool.service === 'gateway') assert.equal(tool.subject, null, tool.name);
-      else assert.ok(tool.subject && known.has(tool.subject), `${tool.name}: unknown subject ${tool.subject}`);
+  it('every service tool has its own subject, <service>.<verb>.v<N>, in the list of its service', () => {
+    const seen = new Set<string>(Object.values(HEALTH_SUBJECTS));
+    for (const [service, tools] of Object.entries(TOOLS_BY_SERVICE)) {
+      for (const tool of tools) {
+        assert.equal(tool.service, service, `${tool.name} is listed under ${service}`);
+        if (tool.service === 'gateway') {
+          assert.equal(tool.subject, null, tool.name);
+          continue;
+        }
+        assert.match(tool.subject ?? '', new RegExp(`^${service}\\.[a-z][a-z-]*\\.v\\d+$`), tool.name);
+        assert.ok(!seen.has(tool.subject!), `${tool.name}: subject ${tool.subject} is used twice`);
+        seen.add(tool.subject!);
+      }
     }
   });
 

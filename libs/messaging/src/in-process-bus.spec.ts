@@ -8,11 +8,23 @@ import { z } from 'zod';
 import { BusRequestError, ServiceError } from './errors.js';
 import { BusExceptionFilter } from './exception-filter.js';
 import { InProcessBus } from './in-process-bus.js';
-import { ZodPipe } from './zod-pipe.js';
+import { defineTool } from '@sextant/contracts';
+import { ToolHandler } from './tool-handler.js';
 
 startTelemetry({ serviceName: 'messaging-spec', env: {} });
 
 const Input = z.strictObject({ name: z.string().min(1) });
+const Validate = {
+  tool: defineTool({
+    name: 'probe_validate',
+    title: 'Probe',
+    description: 'A tool of the probe service, for the spec.',
+    service: 'projects',
+    subject: 'probe.validate.v1',
+    input: Input,
+    output: z.object({ hello: z.string() }),
+  }),
+};
 
 @Controller()
 class ProbeController {
@@ -21,8 +33,8 @@ class ProbeController {
     return { got: data, at: new Date(0), skipped: undefined };
   }
 
-  @MessagePattern('probe.validate.v1')
-  validate(@Payload(new ZodPipe(Input)) input: z.output<typeof Input>) {
+  @ToolHandler(Validate)
+  validate(input: z.output<typeof Input>) {
     return { hello: input.name };
   }
 

@@ -4,4 +4,4 @@ export { BusExceptionFilter } from './exception-filter.js';
 export { InProcessBus } from './in-process-bus.js';
 export { NatsBusClient, natsServer, type NatsBusOptions, type NatsServerOptions } from './nats-bus.js';
 export { traceServer } from './tracing-hooks.js';
-export { ZodPipe } from './zod-pipe.js';
+export { ToolHandler } from './tool-handler.js';

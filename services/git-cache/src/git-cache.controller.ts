@@ -1,31 +1,30 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import { GrepRepository, ListRepositoryRefs, OpenFile, SearchRepositories } from '@sextant/contracts';
-import { ZodPipe } from '@sextant/messaging';
+import { ToolHandler } from '@sextant/messaging';
 import { GitCacheService } from './git-cache.service.js';
 
-/** Thin NATS adapter: validate with the contract, call the service. */
+/** Thin bus adapter: one method per tool; `@ToolHandler` validates with the tool's contract. */
 @Controller()
 export class GitCacheController {
   constructor(private readonly service: GitCacheService) {}
 
-  @MessagePattern(GrepRepository.SUBJECT)
-  grep(@Payload(new ZodPipe(GrepRepository.Request)) input: GrepRepository.Request) {
+  @ToolHandler(GrepRepository)
+  grep(input: GrepRepository.Request) {
     return this.service.grep(input);
   }
 
-  @MessagePattern(ListRepositoryRefs.SUBJECT)
-  listRefs(@Payload(new ZodPipe(ListRepositoryRefs.Request)) input: ListRepositoryRefs.Request) {
+  @ToolHandler(ListRepositoryRefs)
+  listRefs(input: ListRepositoryRefs.Request) {
     return this.service.listRefs(input);
   }
 
-  @MessagePattern(SearchRepositories.SUBJECT)
-  searchRepositories(@Payload(new ZodPipe(SearchRepositories.Request)) input: SearchRepositories.Request) {
+  @ToolHandler(SearchRepositories)
+  searchRepositories(input: SearchRepositories.Request) {
     return this.service.searchRepositories(input);
   }
 
-  @MessagePattern(OpenFile.SUBJECT)
-  openFile(@Payload(new ZodPipe(OpenFile.Request)) input: OpenFile.Request) {
+  @ToolHandler(OpenFile)
+  openFile(input: OpenFile.Request) {
     return this.service.openFile(input);
   }
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { boundedInt, text, Workspace } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { GIT_LIMITS, RepositoryLocator } from './common.js';
 
-export const SUBJECT = SUBJECTS.gitCache.grep;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'git-cache.grep.v1';
 export const Request = z.strictObject({
   repository: RepositoryLocator,
   ref_name: text(1, 255)

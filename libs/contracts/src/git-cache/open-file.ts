@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { intIn, text } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { GIT_LIMITS } from './common.js';
 
-export const SUBJECT = SUBJECTS.gitCache.openFile;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'git-cache.open-file.v1';
 export const Request = z
   .strictObject({
     repo: text(1, 512).describe('Repository directory under CODEBASE_ROOT (ignored in REPO_ROOT mode).'),

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { UpstreamRateLimit, boundedInt, text } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { GIT_LIMITS } from './common.js';
 
-export const SUBJECT = SUBJECTS.gitCache.searchRepositories;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'git-cache.search-repositories.v1';
 export const Request = z.strictObject({
   query: text(1, 256).describe('GitHub search query, e.g. "tree-sitter language:rust stars:>100".'),
   sort_by: z.enum(['relevance', 'stars', 'forks', 'updated']).default('relevance'),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { Description, Project, ProjectName, RepositoryIds } from './common.js';
 
-export const SUBJECT = SUBJECTS.projects.create;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'projects.create.v1';
 export const Request = z.strictObject({
   name: ProjectName,
   description: Description.optional(),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { ProjectRef } from './common.js';
 
-export const SUBJECT = SUBJECTS.projects.delete;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'projects.delete.v1';
 export const Request = z.strictObject({ project: ProjectRef });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({

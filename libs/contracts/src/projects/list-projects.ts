@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { boundedInt } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { PROJECT_LIMITS, ProjectSummary } from './common.js';
 
-export const SUBJECT = SUBJECTS.projects.list;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'projects.list.v1';
 export const Request = z.strictObject({
   limit: boundedInt(1, PROJECT_LIMITS.listMax, PROJECT_LIMITS.listDefault).describe(
     `Maximum projects to return (default ${PROJECT_LIMITS.listDefault}, max ${PROJECT_LIMITS.listMax}).`,

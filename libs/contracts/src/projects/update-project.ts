@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { Description, Project, ProjectName, ProjectRef, RepositoryIds } from './common.js';
 
-export const SUBJECT = SUBJECTS.projects.update;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'projects.update.v1';
 export const Request = z
   .strictObject({
     project: ProjectRef,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { boundedInt } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { Reference, SYMBOL_LIMITS, SymbolName, targetFields } from './common.js';
 
-export const SUBJECT = SUBJECTS.symbolIndexer.findReferences;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'symbol-indexer.find-references.v1';
 export const Request = z.strictObject({
   name: SymbolName,
   ...targetFields,

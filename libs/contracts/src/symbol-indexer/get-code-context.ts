@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { boundedInt, text } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { OutlineNode, SYMBOL_LIMITS, SymbolDef, SymbolName, targetFields } from './common.js';
 
-export const SUBJECT = SUBJECTS.symbolIndexer.codeContext;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'symbol-indexer.code-context.v1';
 export const Request = z
   .strictObject({
     name: SymbolName.optional(),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { FilePath, OutlineNode, targetFields } from './common.js';
 
-export const SUBJECT = SUBJECTS.symbolIndexer.fileOutline;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'symbol-indexer.file-outline.v1';
 export const Request = z.strictObject({ path: FilePath, ...targetFields });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { SymbolDef, SymbolName, targetFields } from './common.js';
 
-export const SUBJECT = SUBJECTS.symbolIndexer.symbolHierarchy;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'symbol-indexer.symbol-hierarchy.v1';
 export const Request = z.strictObject({ name: SymbolName, ...targetFields });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { boundedInt, Workspace } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 
-export const SUBJECT = SUBJECTS.symbolIndexer.recentFiles;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'symbol-indexer.recent-files.v1';
 export const Request = z.strictObject({ limit: boundedInt(1, 100, 10), workspace: Workspace.optional() });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({

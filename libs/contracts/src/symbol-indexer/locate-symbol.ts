@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { boundedInt, ResultCompleteness } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { SYMBOL_LIMITS, SymbolDef, SymbolKind, SymbolName, targetFields } from './common.js';
 
-export const SUBJECT = SUBJECTS.symbolIndexer.locateSymbol;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'symbol-indexer.locate-symbol.v1';
 export const Request = z.strictObject({
   name: SymbolName,
   kind: SymbolKind.optional(),

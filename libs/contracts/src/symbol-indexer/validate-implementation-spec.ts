@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { FilePath, RepositoryRef, SymbolName } from './common.js';
 
-export const SUBJECT = SUBJECTS.symbolIndexer.validateSpec;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'symbol-indexer.validate-spec.v1';
 export const Request = z.strictObject({
   files_to_create: z.array(FilePath).max(500).default([]),
   files_to_modify: z.array(FilePath).max(500).default([]),

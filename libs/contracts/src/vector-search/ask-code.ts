@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { intIn } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { EffectiveScope, Evidence, SEARCH_LIMITS, normalizeScope, scopedQueryFields } from './common.js';
 
-export const SUBJECT = SUBJECTS.vectorSearch.ask;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'vector-search.ask.v1';
 export const Request = z
   .strictObject({
     ...scopedQueryFields,

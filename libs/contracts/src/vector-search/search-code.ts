@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { intIn, text } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { EffectiveScope, SEARCH_LIMITS, SearchHit, normalizeScope, scopedQueryFields } from './common.js';
 
-export const SUBJECT = SUBJECTS.vectorSearch.search;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'vector-search.search.v1';
 export const Request = z
   .strictObject({
     ...scopedQueryFields,

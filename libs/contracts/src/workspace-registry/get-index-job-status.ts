@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { JobStatus } from './common.js';
 
-export const SUBJECT = SUBJECTS.workspaceRegistry.jobStatus;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'workspace-registry.job-status.v1';
 export const Request = z.strictObject({ runId: z.string().min(1).max(100).describe('The runId returned by index_repository.') });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { Workspace } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { JobStatus } from './common.js';
 
-export const SUBJECT = SUBJECTS.workspaceRegistry.indexRepo;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'workspace-registry.index-repo.v1';
 export const Request = z.strictObject({
   workspace: Workspace.optional(),
   force: z.boolean().default(false).describe('Force a full re-index.'),

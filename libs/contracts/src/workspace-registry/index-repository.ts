@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { text } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 
-export const SUBJECT = SUBJECTS.workspaceRegistry.indexRepository;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'workspace-registry.index-repository.v1';
 export const Request = z.strictObject({
   repository: text(1, 1024).describe('owner/repo or a git URL.'),
   ref: text(1, 255).optional().describe('Branch or tag (default main/master).'),

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { IndexingStatus, Workspace } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { ActiveJob, InterruptedRecoveryReport } from './common.js';
 
-export const SUBJECT = SUBJECTS.workspaceRegistry.indexStatus;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'workspace-registry.index-status.v1';
 export const Request = z.strictObject({ workspace: Workspace.optional() });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({

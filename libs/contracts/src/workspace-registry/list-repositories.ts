@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { boundedInt, IndexingStatus } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 
-export const SUBJECT = SUBJECTS.workspaceRegistry.listRepositories;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'workspace-registry.list-repositories.v1';
 export const Request = z.strictObject({ limit: boundedInt(1, 1000, 100) });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({

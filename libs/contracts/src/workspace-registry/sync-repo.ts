@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { Workspace } from '../common.js';
-import { SUBJECTS } from '../subjects.js';
 import { defineTool } from '../tool.js';
 import { Response as IndexRepoResponse } from './index-repo.js';
 
-export const SUBJECT = SUBJECTS.workspaceRegistry.syncRepo;
+/** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
+export const SUBJECT = 'workspace-registry.sync-repo.v1';
 export const Request = z.strictObject({ workspace: Workspace.optional() });
 export type Request = z.output<typeof Request>;
 export const Response = IndexRepoResponse;

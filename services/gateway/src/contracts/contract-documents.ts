@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
-import { ERROR_CATALOG, ERROR_CODES, inputJsonSchema, SUBJECTS, TOOLS } from '@sextant/contracts';
+import { ERROR_CATALOG, ERROR_CODES, HEALTH_SUBJECTS, inputJsonSchema, TOOLS } from '@sextant/contracts';
 import type { GatewayConfig } from '../config.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 
@@ -104,7 +104,8 @@ function renderErrors(): string {
 }
 
 function renderSubjects(): string {
-  const lines = ['# NATS subjects', '', 'Request/reply, JSON, `<service>.<verb>.v<N>`.', '', '| subject |', '|---|'];
-  for (const group of Object.values(SUBJECTS)) for (const subject of Object.values(group)) lines.push(`| \`${subject}\` |`);
+  const lines = ['# NATS subjects', '', 'Request/reply, JSON, `<service>.<verb>.v<N>`.', '', '| subject | answers |', '|---|---|'];
+  for (const [service, subject] of Object.entries(HEALTH_SUBJECTS)) lines.push(`| \`${subject}\` | health of ${service} |`);
+  for (const tool of TOOLS) if (tool.subject) lines.push(`| \`${tool.subject}\` | \`${tool.name}\` |`);
   return `${lines.join('\n')}\n`;
 }

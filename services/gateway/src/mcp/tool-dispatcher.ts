@@ -4,6 +4,7 @@ import { ErrorCode as RpcCode, McpError, type CallToolResult, type Tool } from '
 import {
   busError,
   GetContract,
+  HealthCheck,
   inputJsonSchema,
   outputJsonSchema,
   safeParseInput,
@@ -16,6 +17,7 @@ import { BUS_CLIENT, BusRequestError, REQUEST_ID_HEADER, type BusClient } from '
 import { currentTraceId, markSpanError, SpanKind, tracer } from '@sextant/telemetry';
 import { ContractDocuments } from '../contracts/contract-documents.js';
 import { ServiceDirectory } from '../discovery/service-directory.js';
+import { HealthService } from '../health/health.service.js';
 
 type LocalHandler = (input: never) => Promise<object> | object;
 
@@ -39,9 +41,11 @@ export class ToolDispatcher {
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
     private readonly directory: ServiceDirectory,
     private readonly documents: ContractDocuments,
+    private readonly health: HealthService,
   ) {
     this.local = {
       [GetContract.tool.name]: (input: GetContract.Request) => this.getContract(input),
+      [HealthCheck.tool.name]: (input: HealthCheck.Request) => this.healthCheck(input),
     };
     const services = new Set<string>(directory.services);
     this.tools = TOOLS.filter((tool) => (tool.subject === null ? tool.name in this.local : services.has(tool.service)));
@@ -95,6 +99,19 @@ export class ToolDispatcher {
         }
       },
     );
+  }
+
+  /** `GET /health`'s report; with `workspace`, only that workspace's entry. */
+  private async healthCheck(input: HealthCheck.Request): Promise<HealthCheck.Response> {
+    const report = await this.health.report();
+    if (input.workspace === undefined) return report;
+    const projects = report.projects.filter((p) => p.repo_root === input.workspace);
+    if (projects.length === 0) {
+      throw new BusRequestError(
+        busError('workspace_not_registered', `Workspace "${input.workspace}" is not registered.`, { workspace: input.workspace }),
+      );
+    }
+    return { ...report, projects };
   }
 
   private getContract(input: GetContract.Request): GetContract.Response {

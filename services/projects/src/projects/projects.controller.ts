@@ -1,5 +1,4 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   AddRepositoryToProject,
   CreateProject,
@@ -9,46 +8,46 @@ import {
   RemoveRepositoryFromProject,
   UpdateProject,
 } from '@sextant/contracts';
-import { ZodPipe } from '@sextant/messaging';
+import { ToolHandler } from '@sextant/messaging';
 import { ProjectsService } from './projects.service.js';
 
-/** Thin NATS adapter: validate with the contract, call the service. */
+/** Thin bus adapter: one method per tool; `@ToolHandler` validates with the tool's contract. */
 @Controller()
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
-  @MessagePattern(CreateProject.SUBJECT)
-  create(@Payload(new ZodPipe(CreateProject.Request)) input: CreateProject.Request) {
+  @ToolHandler(CreateProject)
+  create(input: CreateProject.Request) {
     return this.projects.create(input);
   }
 
-  @MessagePattern(ListProjects.SUBJECT)
-  list(@Payload(new ZodPipe(ListProjects.Request)) input: ListProjects.Request) {
+  @ToolHandler(ListProjects)
+  list(input: ListProjects.Request) {
     return this.projects.list(input);
   }
 
-  @MessagePattern(GetProject.SUBJECT)
-  get(@Payload(new ZodPipe(GetProject.Request)) input: GetProject.Request) {
+  @ToolHandler(GetProject)
+  get(input: GetProject.Request) {
     return this.projects.get(input);
   }
 
-  @MessagePattern(UpdateProject.SUBJECT)
-  update(@Payload(new ZodPipe(UpdateProject.Request)) input: UpdateProject.Request) {
+  @ToolHandler(UpdateProject)
+  update(input: UpdateProject.Request) {
     return this.projects.update(input);
   }
 
-  @MessagePattern(DeleteProject.SUBJECT)
-  delete(@Payload(new ZodPipe(DeleteProject.Request)) input: DeleteProject.Request) {
+  @ToolHandler(DeleteProject)
+  delete(input: DeleteProject.Request) {
     return this.projects.delete(input);
   }
 
-  @MessagePattern(AddRepositoryToProject.SUBJECT)
-  addRepository(@Payload(new ZodPipe(AddRepositoryToProject.Request)) input: AddRepositoryToProject.Request) {
+  @ToolHandler(AddRepositoryToProject)
+  addRepository(input: AddRepositoryToProject.Request) {
     return this.projects.addRepository(input);
   }
 
-  @MessagePattern(RemoveRepositoryFromProject.SUBJECT)
-  removeRepository(@Payload(new ZodPipe(RemoveRepositoryFromProject.Request)) input: RemoveRepositoryFromProject.Request) {
+  @ToolHandler(RemoveRepositoryFromProject)
+  removeRepository(input: RemoveRepositoryFromProject.Request) {
     return this.projects.removeRepository(input);
   }
 }

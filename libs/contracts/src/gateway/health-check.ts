@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Workspace } from '../common.js';
 import { defineTool } from '../tool.js';
-import { HealthReport } from './common.js';
+import { HealthReport } from '../workspace-registry/common.js';
 
 export const Request = z.strictObject({ workspace: Workspace.optional() });
 export type Request = z.output<typeof Request>;

@@ -1,0 +1,34 @@
+import { MessagePattern } from '@nestjs/microservices';
+import { safeParseInput, type ToolContract } from '@sextant/contracts';
+import type { z } from 'zod';
+import { ServiceError } from './errors.js';
+
+/**
+ * Marks a controller method as the handler of a tool: it answers the tool's
+ * subject and receives the input already validated (aliases and defaults
+ * applied) with the tool's schema; a bad payload leaves as `invalid_input`
+ * naming each bad field, before the method runs.
+ *
+ * ```ts
+ * @ToolHandler(GrepRepository)
+ * grep(input: GrepRepository.Request) { return this.service.grep(input); }
+ * ```
+ */
+export function ToolHandler<I extends z.ZodType>(contract: { tool: ToolContract<I> }) {
+  const { tool } = contract;
+  const subject = tool.subject;
+  if (subject === null) throw new Error(`${tool.name} is answered by the gateway; no service handles it`);
+  return <M extends (input: z.output<I>) => unknown>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<M>,
+  ): void => {
+    const handle = descriptor.value!;
+    descriptor.value = function (this: unknown, payload: unknown) {
+      const input = safeParseInput(tool.input, payload);
+      if (!input.ok) throw new ServiceError(input.error);
+      return handle.call(this, input.value);
+    } as M;
+    MessagePattern(subject)(target, key, descriptor);
+  };
+}
