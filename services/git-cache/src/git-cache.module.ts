@@ -1,15 +1,12 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { createHealthController } from '@sextant/runtime';
-import { CloneCache } from './cache/clone-cache.js';
 import type { GitCacheConfig } from './config.js';
 import { FileReader } from './files/file-reader.js';
 import { GitCacheController } from './git-cache.controller.js';
 import { GitCacheService } from './git-cache.service.js';
-import { ProcessGitRunner } from './git/git-runner.js';
 import { GitHubSearch } from './github/github-search.js';
 import { createGrepEngine } from './grep/engine.js';
-import { LauncherSpawner } from './process/launcher.js';
-import type { Spawner } from './process/spawner.js';
+import { CloneCache, ProcessGitRunner, LauncherSpawner, type Spawner } from '@sextant/checkouts';
 
 /** Starts the clone cache with the module; at shutdown deletes this process's clones and stops the launcher. */
 class CloneCacheLifecycle implements OnModuleInit, OnApplicationShutdown {

@@ -10,17 +10,22 @@ import { after, before, describe, it } from 'node:test';
 import type { BusError, GrepRepository } from '@sextant/contracts';
 import { GrepRepository as GrepContract } from '@sextant/contracts';
 import { BareRepository, createSampleRepository, GitDaemon, HangingServer, freePort } from '@sextant/testing';
-import { CloneCache, type CloneCacheOptions } from './cache/clone-cache.js';
 import { FileReader } from './files/file-reader.js';
 import { GitCacheService } from './git-cache.service.js';
-import { GitError, ProcessGitRunner, type GitRunner } from './git/git-runner.js';
 import { GitHubSearch } from './github/github-search.js';
 import type { GrepEngine } from './grep/collector.js';
 import { findRipgrep } from './grep/engine.js';
-import { parseRepository } from './repository/locator.js';
 import { GitGrepEngine } from './grep/git-grep.js';
 import { RipgrepEngine } from './grep/ripgrep.js';
-import { LauncherSpawner } from './process/launcher.js';
+import {
+  CloneCache,
+  type CloneCacheOptions,
+  GitError,
+  ProcessGitRunner,
+  type GitRunner,
+  parseRepository,
+  LauncherSpawner,
+} from '@sextant/checkouts';
 
 // Children are started as in production: through the launcher process.
 const spawner = new LauncherSpawner();

@@ -1,13 +1,17 @@
 import type { GrepRepository, ListRepositoryRefs, OpenFile, SearchRepositories } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
-import type { CloneCache } from './cache/clone-cache.js';
 import type { FileReader } from './files/file-reader.js';
-import { explainGitFailure } from './git/git-errors.js';
-import type { GitRunner } from './git/git-runner.js';
-import { parseLsRemote } from './git/refs.js';
 import type { GitHubSearch } from './github/github-search.js';
 import { DEFAULT_MAX_RESULT_BYTES, type GrepEngine, type GrepQuery } from './grep/collector.js';
-import { checkRefName, parseRepository, type LocatorPolicy } from './repository/locator.js';
+import {
+  type CloneCache,
+  explainGitFailure,
+  type GitRunner,
+  parseLsRemote,
+  checkRefName,
+  parseRepository,
+  type LocatorPolicy,
+} from '@sextant/checkouts';
 
 export interface GitCacheServiceDeps {
   cache: CloneCache;

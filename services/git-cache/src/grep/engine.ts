@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import type { Spawner } from '../process/spawner.js';
 import type { GrepEngine } from './collector.js';
 import { GitGrepEngine } from './git-grep.js';
 import { RipgrepEngine } from './ripgrep.js';
+import { type Spawner } from '@sextant/checkouts';
 
 /** The ripgrep binary: the one shipped in @vscode/ripgrep, else `rg` on PATH, else none. */
 export async function findRipgrep(): Promise<string | undefined> {

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MatchCollector, MAX_LINE_BYTES, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
-import { runToCompletion, spawnWithin, type BudgetedChild, type Spawner } from '../process/spawner.js';
 import { headOf, lineSplitter } from './lines.js';
 import { invalidPattern, timeoutError } from './ripgrep.js';
+import { runToCompletion, spawnWithin, type BudgetedChild, type Spawner } from '@sextant/checkouts';
 
 function pathspecs(query: GrepQuery): string[] {
   return [

@@ -1,8 +1,8 @@
 import { ServiceError } from '@sextant/messaging';
 import { MatchCollector, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
-import { spawnWithin, type BudgetedChild, type Spawner } from '../process/spawner.js';
 import { lineSplitter } from './lines.js';
 import { longMessage, parseMessage, type RgEvent } from './rg-json.js';
+import { spawnWithin, type BudgetedChild, type Spawner } from '@sextant/checkouts';
 
 /** ripgrep's arguments for a query. The pattern goes after `-e`, so it can never be read as an option. */
 export function ripgrepArgs(query: GrepQuery): string[] {

@@ -1,0 +1,18 @@
+export { parseRepository, checkRefName, type LocatorPolicy, type RepositoryLocator } from './repository/locator.js';
+export { GitError, ProcessGitRunner, classifyGitFailure, type GitFailureKind, type GitRunner } from './git/git-runner.js';
+export { explainGitFailure } from './git/git-errors.js';
+export { closestNames, parseLsRemote } from './git/refs.js';
+export { LauncherSpawner } from './process/launcher.js';
+export {
+  runToCompletion,
+  spawnWithin,
+  type BudgetedChild,
+  type ExitStatus,
+  type OutputHandlers,
+  type RunningChild,
+  type RunOptions,
+  type RunResult,
+  type SpawnRequest,
+  type Spawner,
+} from './process/spawner.js';
+export { CloneCache, type Checkout, type CloneCacheOptions, type CloneCacheStats } from './cache/clone-cache.js';
