@@ -16,3 +16,14 @@ export {
   type Spawner,
 } from './process/spawner.js';
 export { CloneCache, type Checkout, type CloneCacheOptions, type CloneCacheStats } from './cache/clone-cache.js';
+export { changedFiles, type FileChange } from './git/changes.js';
+export {
+  newWalkStats,
+  VENDORED_DIRECTORIES,
+  walkFiles,
+  type SkipReason,
+  type WalkedFile,
+  type WalkOptions,
+  type WalkStats,
+} from './files/walker.js';
+export { languageOf } from './files/languages.js';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { ServiceError } from '@sextant/messaging';
@@ -22,9 +22,27 @@ export interface CloneCacheOptions {
   git: GitRunner;
   /** Injectable clock, so tests can age a clone without waiting. */
   now?: () => number;
-  /** Injectable seed (tests); by default a random one per process. */
+  /** Injectable seed (tests); by default a random one per process. Ignored when `persistent`. */
   seed?: string;
+  /**
+   * The policy. Off (git-cache, seed 002): names carry a per-process seed and
+   * clones are deleted at shutdown. On (indexing services): stable names,
+   * clones kept at shutdown and taken up again after a restart, so an
+   * incremental sync does not clone again.
+   */
+  persistent?: boolean;
 }
+
+/** What a persistent clone records about itself (`.git/sextant-checkout.json`), to be taken up after a restart. */
+interface CheckoutRecord {
+  requested: string | null;
+  ref: string;
+  kind: 'branch' | 'tag';
+  commit: string;
+  fetchedAt: number;
+}
+
+const RECORD = 'sextant-checkout.json';
 
 /** What a caller gets to read: a checkout that does not move while it holds it. */
 export interface Checkout {
@@ -56,6 +74,8 @@ export interface CloneCacheStats {
   bytes: number;
   clones: number;
   refreshes: number;
+  /** Persistent clones of an earlier process taken up again. */
+  takenUp: number;
   evictions: number;
 }
 
@@ -67,19 +87,22 @@ const TOUCH_INTERVAL_MS = 60_000;
  * The clone cache (policy in tools.md, "Clone cache policy"): one shallow
  * clone per repository, shared by concurrent callers, refreshed when stale or
  * when another ref is asked, evicted by age and by total size, removed at
- * shutdown. New clones are written to a temporary directory and renamed into
- * place, so a failed or interrupted clone never leaves a directory that a
- * later request would reuse.
+ * shutdown (or, `persistent`, kept and taken up again at the next start).
+ * New clones are written to a temporary directory and renamed into place, so
+ * a failed or interrupted clone never leaves a directory that a later request
+ * would reuse.
  */
 export class CloneCache {
   private readonly log = new Logger('CloneCache');
   private readonly entries = new Map<string, Entry>();
   private readonly seed: string;
+  /** Marks this process's temporary clones, which a start must not remove. */
+  private readonly tmpTag = randomBytes(8).toString('hex');
   private readonly now: () => number;
-  private readonly counters = { clones: 0, refreshes: 0, evictions: 0 };
+  private readonly counters = { clones: 0, refreshes: 0, evictions: 0, takenUp: 0 };
 
   constructor(private readonly options: CloneCacheOptions) {
-    this.seed = options.seed ?? randomBytes(8).toString('hex');
+    this.seed = options.persistent ? '' : (options.seed ?? randomBytes(8).toString('hex'));
     this.now = options.now ?? Date.now;
   }
 
@@ -89,7 +112,7 @@ export class CloneCache {
     const cutoff = this.now() - this.options.evictAfterMs;
     for (const name of await readdir(this.options.root)) {
       const path = join(this.options.root, name);
-      if (name.startsWith(TMP_PREFIX) && !name.startsWith(`${TMP_PREFIX}${this.seed}`)) {
+      if (name.startsWith(TMP_PREFIX) && !name.startsWith(`${TMP_PREFIX}${this.tmpTag}`)) {
         const info = await stat(path).catch(() => undefined);
         if (info && info.mtimeMs < this.now() - 3_600_000) await rm(path, { recursive: true, force: true });
       } else if (name.startsWith(DIR_PREFIX)) {
@@ -99,11 +122,12 @@ export class CloneCache {
     }
   }
 
-  /** Deletes this process's clones (shutdown). */
+  /** Deletes this process's clones (shutdown); persistent clones stay, once no one reads them. */
   async stop(): Promise<void> {
     const entries = [...this.entries.values()];
     this.entries.clear();
-    await Promise.all(entries.map((e) => e.lock.write(() => rm(e.dir, { recursive: true, force: true }))));
+    const persistent = this.options.persistent === true;
+    await Promise.all(entries.map((e) => e.lock.write(async () => (persistent ? undefined : rm(e.dir, { recursive: true, force: true })))));
   }
 
   stats(): CloneCacheStats {
@@ -138,6 +162,7 @@ export class CloneCache {
     for (;;) {
       if (this.needsWork(entry, ref)) {
         await entry.lock.write(async () => {
+          if (!entry.present && this.options.persistent) await this.takeUp(entry);
           if (this.needsWork(entry, ref)) await this.prepare(entry, ref);
         });
       }
@@ -175,6 +200,39 @@ export class CloneCache {
     return entry;
   }
 
+  /** A persistent clone left by an earlier process: its record makes it an entry again (unreadable → cloned anew). */
+  private async takeUp(entry: Entry): Promise<void> {
+    let record: CheckoutRecord;
+    try {
+      record = JSON.parse(await readFile(join(entry.dir, '.git', RECORD), 'utf8')) as CheckoutRecord;
+    } catch {
+      await rm(entry.dir, { recursive: true, force: true });
+      return;
+    }
+    Object.assign(entry, {
+      present: true,
+      requested: record.requested ?? undefined,
+      ref: record.ref,
+      kind: record.kind,
+      commit: record.commit,
+      fetchedAt: record.fetchedAt,
+      sizeBytes: await directorySize(entry.dir),
+    });
+    this.counters.takenUp++;
+  }
+
+  /** Writes the entry's record into its clone, for `takeUp` after a restart. */
+  private async record(entry: Entry): Promise<void> {
+    const record: CheckoutRecord = {
+      requested: entry.requested ?? null,
+      ref: entry.ref,
+      kind: entry.kind,
+      commit: entry.commit,
+      fetchedAt: entry.fetchedAt,
+    };
+    await writeFile(join(entry.dir, '.git', RECORD), JSON.stringify(record));
+  }
+
   private needsWork(entry: Entry, ref: string | undefined): boolean {
     if (!entry.present) return true;
     if (entry.requested !== ref) return true;
@@ -185,6 +243,7 @@ export class CloneCache {
   private async prepare(entry: Entry, ref: string | undefined): Promise<void> {
     try {
       await this.withDiskRetry(entry, () => (entry.present ? this.refresh(entry, ref) : this.clone(entry, ref)));
+      await this.record(entry);
     } catch (error) {
       if (!entry.present) this.entries.delete(entry.key);
       throw error;
@@ -216,7 +275,7 @@ export class CloneCache {
   }
 
   private async clone(entry: Entry, ref: string | undefined): Promise<void> {
-    const tmp = join(this.options.root, `${TMP_PREFIX}${this.seed}-${randomBytes(6).toString('hex')}`);
+    const tmp = join(this.options.root, `${TMP_PREFIX}${this.tmpTag}-${randomBytes(6).toString('hex')}`);
     await mkdir(this.options.root, { recursive: true });
     try {
       await this.withRef(entry.locator, ref, (target) =>

@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BareRepository, git, writeTree } from '@sextant/testing';
+import { CloneCache } from './cache/clone-cache.js';
+import { changedFiles } from './git/changes.js';
+import { ProcessGitRunner } from './git/git-runner.js';
+import { languageOf } from './files/languages.js';
+import { newWalkStats, walkFiles, type WalkedFile } from './files/walker.js';
+import { LauncherSpawner } from './process/launcher.js';
+import { parseRepository } from './repository/locator.js';
+
+const spawner = new LauncherSpawner();
+const runner = new ProcessGitRunner({
+  protocols: ['file'],
+  defaultTimeoutMs: 20_000,
+  baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME },
+  spawner,
+});
+
+async function collect(batches: AsyncGenerator<WalkedFile[]>): Promise<WalkedFile[]> {
+  const files: WalkedFile[] = [];
+  for await (const batch of batches) files.push(...batch);
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+describe('checkouts', () => {
+  let base: string;
+  before(() => {
+    base = mkdtempSync(join(tmpdir(), 'sextant-checkouts-'));
+  });
+  after(async () => {
+    await spawner.close();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  describe('file walker', () => {
+    let work: string;
+    before(() => {
+      work = join(base, 'workspace');
+      mkdirSync(work);
+      git(work, 'init', '-q', '--initial-branch=main');
+      writeTree(work, {
+        'src/a.ts': 'export const a = 1;\n',
+        'src/deep/b.py': 'b = 2\n',
+        'node_modules/dep/index.js': 'module.exports = 1;\n',
+        'packages/x/vendor/lib.go': 'package lib\n',
+        'big.txt': 'x'.repeat(2_000),
+        'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 1]),
+        'link.ts': { symlink: 'src/a.ts' },
+        '.gitignore': 'ignored.log\n',
+        Dockerfile: 'FROM scratch\n',
+      });
+      git(work, 'add', '-A');
+      git(work, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
+      writeTree(work, { 'untracked.ts': 'export const u = 0;\n', 'ignored.log': 'noise\n' });
+    });
+
+    it('lists tracked files once, with git blob ids, sizes and languages; skips vendored, binary, large and symlinked files', async () => {
+      const stats = newWalkStats();
+      const files = await collect(walkFiles(runner, work, { maxFileBytes: 1_000, includeUntracked: false, batchSize: 2 }, stats));
+      assert.deepEqual(
+        files.map((f) => [f.path, f.language]),
+        [
+          ['.gitignore', null],
+          ['Dockerfile', 'dockerfile'],
+          ['src/a.ts', 'typescript'],
+          ['src/deep/b.py', 'python'],
+        ],
+      );
+      const a = files.find((f) => f.path === 'src/a.ts')!;
+      assert.equal(a.hash, execFileSync('git', ['hash-object', 'src/a.ts'], { cwd: work, encoding: 'utf8' }).trim());
+      assert.equal(a.size, 20);
+      assert.deepEqual(stats.skipped, { vendored: 2, too_large: 1, binary: 1, not_regular: 1, unreadable: 0 });
+      assert.equal(stats.files, 4);
+    });
+
+    it('adds untracked files a local workspace does not ignore', async () => {
+      const files = await collect(walkFiles(runner, work, { maxFileBytes: 1_000, includeUntracked: true }));
+      assert.ok(files.some((f) => f.path === 'untracked.ts'));
+      assert.ok(!files.some((f) => f.path === 'ignored.log'));
+    });
+
+    it('knows languages by extension and by name', () => {
+      assert.deepEqual(['a.TSX', 'x/y.go', 'Makefile', 'README', '.env', 'lib.rs', 'a.min.js'].map(languageOf), [
+        'tsx',
+        'go',
+        'make',
+        null,
+        null,
+        'rust',
+        'javascript',
+      ]);
+    });
+  });
+
+  it('lists what changed between two commits, a rename as delete + add; undefined for a commit it does not have', async () => {
+    const repo = join(base, 'history');
+    mkdirSync(repo);
+    const commit = (files: Record<string, string>, remove: string[] = []) => {
+      writeTree(repo, files);
+      for (const path of remove) rmSync(join(repo, path));
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'c');
+      return git(repo, 'rev-parse', 'HEAD').trim();
+    };
+    git(repo, 'init', '-q', '--initial-branch=main');
+    const from = commit({ 'keep.ts': 'k\n', 'edit.ts': 'v1\n', 'gone.ts': 'g\n', 'old-name.ts': 'same\n', 'dir/x y.ts': 'x\n' });
+    const to = commit({ 'edit.ts': 'v2\n', 'added.ts': 'new\n', 'new-name.ts': 'same\n', 'dir/x y.ts': 'x2\n' }, [
+      'gone.ts',
+      'old-name.ts',
+    ]);
+    const changes = await changedFiles(runner, repo, from, to);
+    assert.deepEqual(
+      changes?.sort((a, b) => a.path.localeCompare(b.path)),
+      [
+        { path: 'added.ts', status: 'added' },
+        { path: 'dir/x y.ts', status: 'modified' },
+        { path: 'edit.ts', status: 'modified' },
+        { path: 'gone.ts', status: 'deleted' },
+        { path: 'new-name.ts', status: 'added' },
+        { path: 'old-name.ts', status: 'deleted' },
+      ],
+    );
+    assert.equal(await changedFiles(runner, repo, 'f'.repeat(40), to), undefined);
+  });
+
+  describe('the persistent clone cache', () => {
+    let remote: BareRepository;
+    before(() => {
+      mkdirSync(join(base, 'remotes'));
+      remote = new BareRepository(join(base, 'remotes'), 'moving');
+      remote.commit('main', { 'keep.ts': 'k\n' });
+    });
+    after(() => remote?.dispose());
+
+    const cacheAt = (root: string, persistent: boolean) =>
+      new CloneCache({
+        root,
+        maxBytes: 1e9,
+        refreshAfterMs: 86_400_000,
+        evictAfterMs: 7 * 86_400_000,
+        cloneTimeoutMs: 20_000,
+        git: runner,
+        persistent,
+      });
+
+    it('keeps persistent clones across a restart and takes them up instead of cloning again', async () => {
+      const root = join(base, 'persistent');
+      const locator = parseRepository(remote.fileUrl, { allowedHosts: [], allowFileUrls: true });
+      const one = cacheAt(root, true);
+      await one.start();
+      const dir = await one.withCheckout(locator, undefined, async (c) => c.dir);
+      assert.equal(one.stats().clones, 1);
+      await one.stop();
+      assert.ok(existsSync(dir), 'a persistent clone outlives its process');
+
+      const two = cacheAt(root, true);
+      await two.start();
+      assert.equal(two.directoryFor(locator), dir, 'stable names');
+      const commit = await two.withCheckout(locator, undefined, async (c) => c.commit);
+      assert.deepEqual([two.stats().clones, two.stats().takenUp], [0, 1]);
+      assert.equal(commit, execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim());
+      await two.stop();
+
+      // A directory without its record (a crash mid-clone of an older version) is cloned anew.
+      rmSync(join(dir, '.git', 'sextant-checkout.json'));
+      const three = cacheAt(root, true);
+      await three.start();
+      await three.withCheckout(locator, undefined, async () => undefined);
+      assert.deepEqual([three.stats().clones, three.stats().takenUp], [1, 0]);
+      await three.stop();
+
+      const perProcess = cacheAt(join(base, 'per-process'), false);
+      await perProcess.start();
+      const own = await perProcess.withCheckout(locator, undefined, async (c) => c.dir);
+      assert.notEqual(perProcess.directoryFor(locator), cacheAt(join(base, 'per-process'), false).directoryFor(locator), 'seeded names');
+      await perProcess.stop();
+      assert.ok(!existsSync(own), 'per-process clones go at shutdown');
+    });
+  });
+});
