@@ -63,7 +63,7 @@ export function lockDataDir(dir: string): DataDirLock {
         );
       }
       const holder = readHolder(file);
-      if (holder && isAlive(holder.pid)) throw inUse(dir, holder);
+      if (holder && processAlive(holder.pid)) throw inUse(dir, holder);
       rmSync(file, { force: true });
     }
   }
@@ -97,7 +97,9 @@ function readHolder(file: string): LockHolder | undefined {
   return Number.isInteger(holder.pid) && holder.pid! > 0 ? (holder as LockHolder) : undefined;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (and may be ours to signal or not). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

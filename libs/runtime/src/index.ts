@@ -9,7 +9,7 @@ export {
   requireVariables,
   StartupError,
 } from './config.js';
-export { DataDirEnv, dataDir, lockDataDir, type DataDirLock } from './data-dir.js';
+export { DataDirEnv, dataDir, lockDataDir, processAlive, type DataDirLock } from './data-dir.js';
 export { JsonLogger } from './logger.js';
 export { createHealthController, HEALTH_PROBES, HealthReporter, MESSAGE_SERVER, ServiceRuntimeModule, type HealthProbe } from './health.js';
 export { runMain, runService, type RunServiceOptions } from './bootstrap.js';
