@@ -75,11 +75,15 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
     assert.equal(partial.body.services.projects.status, 'up');
     assert.equal(partial.body.services['git-cache'].status, 'down');
     assert.match(partial.body.services['git-cache'].error ?? '', /not running/);
-    assert.deepEqual(Object.keys(partial.body.services).sort(), ['git-cache', 'projects'], 'services without tools are not expected');
+    assert.deepEqual(
+      Object.keys(partial.body.services).sort(),
+      ['git-cache', 'projects', 'workspace-registry'],
+      'services without tools are not expected',
+    );
     const only = await health(projectsOnly.url);
     assert.deepEqual([only.code, only.body.status, Object.keys(only.body.services)], [200, 'ready', ['projects']]);
 
-    await stack.startService('git-cache');
+    await Promise.all([stack.startService('git-cache'), stack.startService('workspace-registry')]);
     const full = await health(stack.gateway!.url);
     assert.equal(full.code, 200);
     assert.equal(full.body.status, 'ready');

@@ -16,16 +16,15 @@ export const PROJECT_TOOLS = [
   'remove_repository_from_project',
 ];
 
-/** Exactly the tools implemented today: the seven project tools and get_contract. */
 export const GIT_TOOLS = ['grep_repository', 'list_repository_refs', 'search_repositories', 'open_file'];
 
-/** The tool list holds exactly the tools of the configured services (`withGit`: git-cache is one of them). */
-export async function assertToolList(client: Client, withGit = true): Promise<void> {
+export const REGISTRY_TOOLS = ['index_repo', 'index_repository', 'sync_repo', 'index_status', 'get_index_job_status', 'list_repositories'];
+
+/** The tool list holds exactly the tools of the configured services (`all`: the default installation; else projects alone). */
+export async function assertToolList(client: Client, all = true): Promise<void> {
   const { tools } = await client.listTools();
-  assert.deepEqual(
-    tools.map((t) => t.name).sort(),
-    [...PROJECT_TOOLS, ...(withGit ? GIT_TOOLS : []), 'get_contract', 'health_check'].sort(),
-  );
+  const expected = [...PROJECT_TOOLS, ...(all ? [...GIT_TOOLS, ...REGISTRY_TOOLS] : []), 'get_contract', 'health_check'];
+  assert.deepEqual(tools.map((t) => t.name).sort(), expected.sort());
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, 'object', tool.name);
     assert.equal(tool.outputSchema?.type, 'object', tool.name);

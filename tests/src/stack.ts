@@ -40,7 +40,7 @@ export async function distributedStack(): Promise<Stack> {
       const process = await startService(name, {
         NATS_URL: infra.natsUrl,
         SEXTANT_NATS_PREFIX: prefix,
-        ...(name === 'projects' ? { DATABASE_URL: database.url } : {}),
+        ...(name === 'projects' || name === 'workspace-registry' ? { DATABASE_URL: database.url } : {}),
         ...env,
       });
       processes.push(process);

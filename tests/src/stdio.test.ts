@@ -98,4 +98,3 @@ describe('stdio, spoken by hand', () => {
     }
   });
 });
-

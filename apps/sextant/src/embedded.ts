@@ -9,7 +9,7 @@ import { loadConfig as loadProjectsConfig, ProjectsModule } from '@sextant/proje
 import { JsonLogger, lockDataDir, ServiceRuntimeModule } from '@sextant/runtime';
 import { SymbolIndexerModule } from '@sextant/symbol-indexer';
 import { VectorSearchModule } from '@sextant/vector-search';
-import { WorkspaceRegistryModule } from '@sextant/workspace-registry';
+import { loadConfig as loadRegistryConfig, WorkspaceRegistryModule } from '@sextant/workspace-registry';
 import { loadConfig } from './config.js';
 
 @Module({})
@@ -24,6 +24,24 @@ export interface Embedded {
 }
 
 /**
+ * The environment with the command line's `--workspace DIR` and
+ * `--allowed-root DIR` (repeatable) applied: flags win over variables.
+ */
+export function withFlags(env: NodeJS.ProcessEnv, argv: readonly string[]): NodeJS.ProcessEnv {
+  const values = (flag: string) =>
+    argv.flatMap((arg, i) =>
+      arg === flag && argv[i + 1] ? [argv[i + 1]!] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [],
+    );
+  const workspace = values('--workspace').at(-1);
+  const roots = values('--allowed-root');
+  return {
+    ...env,
+    ...(workspace ? { SEXTANT_WORKSPACE: workspace } : {}),
+    ...(roots.length > 0 ? { SEXTANT_ALLOWED_ROOTS: roots.join(',') } : {}),
+  };
+}
+
+/**
  * Embedded mode: the gateway and every service module in one Nest
  * application, talking over the in-process bus, with PGlite (or
  * DATABASE_URL) as Postgres. The same controllers, services and migrations
@@ -34,6 +52,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
   const gatewayConfig = loadGatewayConfig(env);
   const projectsConfig = loadProjectsConfig(env);
   const gitCacheConfig = loadGitCacheConfig(env);
+  const registryConfig = loadRegistryConfig(env);
   const logger = JsonLogger.install('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
 
   // One process per data directory (its PGlite files and clone cache); a second one is told who holds it.
@@ -54,7 +73,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
           VectorSearchModule.register(),
           GitCacheModule.register(gitCacheConfig),
           SymbolIndexerModule.register(),
-          WorkspaceRegistryModule.register(),
+          WorkspaceRegistryModule.register({ ...registryConfig, database: { ...registryConfig.database, url: databaseUrl } }),
         ],
       },
       httpAdapter(gatewayConfig),

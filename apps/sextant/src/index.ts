@@ -1,2 +1,2 @@
-export { startEmbedded, type Embedded } from './embedded.js';
+export { startEmbedded, withFlags, type Embedded } from './embedded.js';
 export { EmbeddedEnv, loadConfig, type EmbeddedConfig } from './config.js';

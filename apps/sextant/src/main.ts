@@ -4,15 +4,17 @@ import { startTelemetry } from '@sextant/telemetry';
 const telemetry = startTelemetry({ serviceName: 'sextant', env: process.env });
 
 const { runMain } = await import('@sextant/runtime');
-const { startEmbedded } = await import('./embedded.js');
+const { startEmbedded, withFlags } = await import('./embedded.js');
 
 /**
  * `sextant` (HTTP on SEXTANT_HOST:SEXTANT_PORT) or `sextant --stdio`: the whole
- * product in one process. Stops cleanly on SIGINT/SIGTERM or, with --stdio,
- * when the client closes stdin.
+ * product in one process; `--workspace DIR` and `--allowed-root DIR`
+ * (repeatable) stand for SEXTANT_WORKSPACE and SEXTANT_ALLOWED_ROOTS. Stops
+ * cleanly on SIGINT/SIGTERM or, with --stdio, when the client closes stdin.
  */
 runMain(async () => {
-  const embedded = await startEmbedded(process.env, process.argv.includes('--stdio'));
+  const argv = process.argv.slice(2);
+  const embedded = await startEmbedded(withFlags(process.env, argv), argv.includes('--stdio'));
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServerStatus, WorkspaceHealth } from './workspace-registry/common.js';
+import { InterruptedRecoveryReport, ServerStatus, WorkspaceHealth } from './workspace-registry/common.js';
 
 /** What every service answers on its `<service>.health.v1` subject. */
 export const ServiceHealth = z.object({
@@ -11,5 +11,6 @@ export const ServiceHealth = z.object({
   subjects: z.array(z.string()).describe('Subjects this service handles; the gateway exposes the tools behind them.'),
   checks: z.record(z.string(), z.object({ status: z.enum(['up', 'down']), error: z.string().optional() })),
   workspaces: z.array(WorkspaceHealth).optional().describe('Only the workspace registry reports workspaces.'),
+  interrupted_recovery_report: InterruptedRecoveryReport.optional().describe('Only the workspace registry reports interrupted jobs.'),
 });
 export type ServiceHealth = z.infer<typeof ServiceHealth>;

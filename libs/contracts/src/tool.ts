@@ -25,6 +25,12 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   readonly input: I;
   readonly output: O;
   readonly annotations: ToolAnnotations;
+  /**
+   * The tool starts an indexing job whose id is this field of its output: a
+   * client that asks for progress (`_meta.progressToken`) gets
+   * `notifications/progress` until the job ends, then its final status.
+   */
+  readonly startsJob?: { idField: string };
 }
 
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

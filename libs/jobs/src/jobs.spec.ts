@@ -109,7 +109,7 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       const stage: IndexingStage = {
         name: 'symbols',
         async process(batch) {
-          seen.push(...batch.items);
+          seen.push(...(batch.items as string[]));
           await new Promise((r) => setTimeout(r, 5));
           return { files_indexed: batch.items.length, symbols_extracted: 3 };
         },

@@ -27,12 +27,12 @@ export interface Job {
   completedAt: Date | null;
 }
 
-/** A share of one stage's work on a job (e.g. 200 file paths for the symbol indexer). */
-export interface Batch {
+/** A share of one stage's work on a job (e.g. 200 changed files for the symbol indexer); items are JSON. */
+export interface Batch<T = unknown> {
   id: number;
   jobId: string;
   stage: string;
-  items: string[];
+  items: T[];
   attempts: number;
 }
 
@@ -115,7 +115,7 @@ export class JobStore {
     this.sql = {
       insert: sql(
         'jobs.insert',
-        `INSERT INTO ${jobs} (id, key, kind, mode, status, params) VALUES ($1, $2, $3, $4, 'pending', $5)
+        `INSERT INTO ${jobs} (id, key, kind, mode, status, params, stage, message) VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7)
          ON CONFLICT (key) WHERE status IN ('pending', 'running') DO NOTHING RETURNING *`,
       ),
       active: sql('jobs.active', `SELECT * FROM ${jobs} WHERE key = $1 AND status IN ('pending', 'running')`),
@@ -196,13 +196,14 @@ export class JobStore {
     };
   }
 
-  /** The key's active job if there is one (`created: false`), else a new pending one. */
+  /** The key's active job if there is one (`created: false`), else a new pending one (with its first stage and message, if given). */
   async create(
     key: string,
-    spec: { kind: string; mode: JobMode; params?: Record<string, unknown> },
+    spec: { kind: string; mode: JobMode; params?: Record<string, unknown>; stage?: string; message?: string },
   ): Promise<{ job: Job; created: boolean }> {
     for (;;) {
-      const inserted = await this.db.run<JobRow>(this.sql.insert!, [randomUUID(), key, spec.kind, spec.mode, spec.params ?? {}]);
+      const values = [randomUUID(), key, spec.kind, spec.mode, spec.params ?? {}, spec.stage ?? null, spec.message ?? null];
+      const inserted = await this.db.run<JobRow>(this.sql.insert!, values);
       if (inserted.rows[0]) return { job: toJob(inserted.rows[0]), created: true };
       const active = await this.db.run<JobRow>(this.sql.active!, [key]);
       // The active job may have ended between the two statements: try again.
@@ -278,13 +279,13 @@ export class JobStore {
   }
 
   /** Splits a stage's work on a job into batches, one per element of `groups`. */
-  async addBatches(jobId: string, stage: string, groups: string[][]): Promise<void> {
+  async addBatches(jobId: string, stage: string, groups: unknown[][]): Promise<void> {
     if (groups.length > 0) await this.db.run(this.sql.addBatches!, [jobId, stage, JSON.stringify(groups)]);
   }
 
   /** The next batch of `stage` that is free or whose worker's lease ran out, of a running job. */
   async claimBatch(stage: string, owner: string, leaseMs: number): Promise<Batch | undefined> {
-    const { rows } = await this.db.run<{ id: string; job_id: string; stage: string; items: string[]; attempts: number }>(
+    const { rows } = await this.db.run<{ id: string; job_id: string; stage: string; items: unknown[]; attempts: number }>(
       this.sql.claimBatch!,
       [stage, owner, leaseMs],
     );

@@ -50,6 +50,17 @@ export const env = {
       message: `must be a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}`,
     }),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'verbose']).default('info'),
+  /** `host` or `host:port` entries, comma-separated, lower-cased (GIT_ALLOWED_HOSTS). */
+  hosts: () =>
+    z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .refine((hosts) => hosts.every((h) => /^[a-z0-9.-]+(:\d{1,5})?$/.test(h)), 'must be a comma-separated list of host or host:port'),
 };
 
 /** Variables every service reads (see the README table). */

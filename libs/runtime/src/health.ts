@@ -12,6 +12,14 @@ export interface HealthProbe {
   check(): Promise<{ status: 'up' | 'down'; error?: string }>;
 }
 
+/** What a service adds to its health reply beyond its checks (the workspace registry: its workspaces). */
+export interface HealthDetails {
+  details(): Promise<Pick<ServiceHealth, 'workspaces' | 'interrupted_recovery_report'> & { status?: ServiceHealth['status'] }>;
+}
+
+/** Token of a service's `HealthDetails`, optional. */
+export const HEALTH_DETAILS = Symbol('HEALTH_DETAILS');
+
 /** The transport strategy the process listens with (ServerNats, or the in-process bus). */
 export const MESSAGE_SERVER = Symbol('MESSAGE_SERVER');
 
@@ -31,15 +39,17 @@ const started = Date.now();
 export class HealthReporter {
   constructor(@Inject(MESSAGE_SERVER) private readonly server: HandlerRegistry) {}
 
-  async report(service: ServiceName, probes: readonly HealthProbe[] = []): Promise<ServiceHealth> {
+  async report(service: ServiceName, probes: readonly HealthProbe[] = [], extra?: HealthDetails | null): Promise<ServiceHealth> {
     const results = await Promise.all(probes.map((probe) => withTimeout(probe)));
     const checks = Object.fromEntries(results);
     const healthy = results.every(([, result]) => result.status === 'up');
+    const { status, ...details } = healthy && extra ? await extra.details().catch(() => ({ status: undefined })) : { status: undefined };
     return {
+      ...details,
       service,
       version: SEXTANT_VERSION,
       instance: `${hostname()}:${process.pid}`,
-      status: healthy ? 'ready' : 'error',
+      status: healthy ? (status ?? 'ready') : 'error',
       uptime_seconds: Math.floor((Date.now() - started) / 1000),
       subjects: [...this.server.getHandlers().keys()].filter(
         (subject) => subject.startsWith(`${service}.`) && subject !== HEALTH_SUBJECTS[service],
@@ -96,11 +106,12 @@ export function createHealthController(service: ServiceName): Type {
     constructor(
       private readonly reporter: HealthReporter,
       @Optional() @Inject(HEALTH_PROBES) private readonly probes: HealthProbe[] | null,
+      @Optional() @Inject(HEALTH_DETAILS) private readonly details: HealthDetails | null,
     ) {}
 
     @MessagePattern(HEALTH_SUBJECTS[service])
     health(): Promise<ServiceHealth> {
-      return this.reporter.report(service, this.probes ?? []);
+      return this.reporter.report(service, this.probes ?? [], this.details);
     }
   }
   return ServiceHealthController;

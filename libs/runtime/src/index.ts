@@ -11,6 +11,15 @@ export {
 } from './config.js';
 export { DataDirEnv, dataDir, lockDataDir, processAlive, type DataDirLock } from './data-dir.js';
 export { JsonLogger } from './logger.js';
-export { createHealthController, HEALTH_PROBES, HealthReporter, MESSAGE_SERVER, ServiceRuntimeModule, type HealthProbe } from './health.js';
+export {
+  createHealthController,
+  HEALTH_DETAILS,
+  HEALTH_PROBES,
+  HealthReporter,
+  MESSAGE_SERVER,
+  ServiceRuntimeModule,
+  type HealthDetails,
+  type HealthProbe,
+} from './health.js';
 export { runMain, runService, type RunServiceOptions } from './bootstrap.js';
 export { SEXTANT_VERSION } from './version.js';

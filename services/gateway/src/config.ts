@@ -11,7 +11,7 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
  * those that implement tools in this release. A service joins this list in
  * the change that gives it its first tool.
  */
-export const DEFAULT_SERVICES: readonly ServiceName[] = ['projects', 'git-cache'];
+export const DEFAULT_SERVICES: readonly ServiceName[] = ['projects', 'git-cache', 'workspace-registry'];
 
 const serviceList = z
   .string()
@@ -41,6 +41,8 @@ export const GatewayEnv = CommonEnv.extend({
   SEXTANT_HTTP_REQUEST_TIMEOUT_MS: env.int(100, 3_600_000).default(30_000),
   SEXTANT_HTTP_MAX_CONNECTIONS: env.int(1, 1_000_000).default(1_024),
   SEXTANT_SERVICES: serviceList.optional(),
+  SEXTANT_PROGRESS_POLL_MS: env.int(50, 60_000).default(250),
+  SEXTANT_PROGRESS_WAIT_MS: env.int(1_000, 24 * 3_600_000).default(600_000),
 });
 
 export interface GatewayConfig extends CommonSettings {
@@ -56,6 +58,8 @@ export interface GatewayConfig extends CommonSettings {
   healthTimeoutMs: number;
   /** The services this installation runs: their tools are listed, readiness waits for them. */
   services: readonly ServiceName[];
+  /** A call that asked for progress follows its job: polled this often, for at most `waitMs`, then it returns the job as it is. */
+  progress: { pollMs: number; waitMs: number };
   docsDir: string;
 }
 
@@ -92,6 +96,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {
     },
     healthTimeoutMs: e.SEXTANT_HEALTH_TIMEOUT_MS,
     services: e.SEXTANT_SERVICES ?? DEFAULT_SERVICES,
+    progress: { pollMs: e.SEXTANT_PROGRESS_POLL_MS, waitMs: e.SEXTANT_PROGRESS_WAIT_MS },
     docsDir: e.SEXTANT_DOCS_DIR,
     ...commonSettings(e),
   };

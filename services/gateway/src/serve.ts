@@ -26,7 +26,7 @@ export async function serveStdio(app: INestApplicationContext): Promise<void> {
     transport.onclose = resolve;
     process.stdin.once('end', resolve);
   });
-  const server = await app.get(McpServerFactory).connect(transport);
+  const server = await app.get(McpServerFactory).connect(transport, { stdio: true });
   await closed;
   await server.close();
 }

@@ -4,16 +4,6 @@ import { CommonEnv, commonSettings, DataDirEnv, dataDir, env, parseEnv, type Com
 
 const HOUR = 3_600_000;
 
-const hostList = z
-  .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  )
-  .refine((hosts) => hosts.every((h) => /^[a-z0-9.-]+(:\d{1,5})?$/.test(h)), 'must be a comma-separated list of host or host:port');
-
 /** Every environment variable of the git-cache service (documented in the README table). */
 export const GitCacheEnv = CommonEnv.extend(DataDirEnv.shape).extend({
   GIT_CACHE_DIR: z.string().min(1).optional(),
@@ -21,7 +11,7 @@ export const GitCacheEnv = CommonEnv.extend(DataDirEnv.shape).extend({
   GIT_CACHE_REFRESH_AFTER_MS: env.int(0, 365 * 24 * HOUR).default(24 * HOUR),
   GIT_CACHE_EVICT_AFTER_MS: env.int(60_000, 365 * 24 * HOUR).default(7 * 24 * HOUR),
   GIT_CLONE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(120_000),
-  GIT_ALLOWED_HOSTS: hostList.default(['github.com']),
+  GIT_ALLOWED_HOSTS: env.hosts().default(['github.com']),
   GIT_ALLOW_FILE_URLS: env.bool().default(false),
   GREP_ENGINE: z.enum(['auto', 'ripgrep', 'git-grep']).default('auto'),
   GREP_TIMEOUT_MS: env.int(100, 600_000).default(10_000),

@@ -1,11 +1,89 @@
-import { CommonEnv, commonSettings, parseEnv, type CommonSettings } from '@sextant/runtime';
+import { existsSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import {
+  CommonEnv,
+  commonSettings,
+  ConfigError,
+  DatabaseEnv,
+  DataDirEnv,
+  dataDir,
+  env,
+  parseEnv,
+  type CommonSettings,
+} from '@sextant/runtime';
+
+const HOUR = 3_600_000;
+
+const list = (separator: RegExp) =>
+  z.string().transform((v) =>
+    v
+      .split(separator)
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 
 /** Every environment variable of the workspace-registry service (documented in the README table). */
-export const WorkspaceRegistryEnv = CommonEnv;
+export const WorkspaceRegistryEnv = CommonEnv.extend(DatabaseEnv.shape)
+  .extend(DataDirEnv.shape)
+  .extend({
+    SEXTANT_WORKSPACE: z.string().min(1).optional(),
+    SEXTANT_ALLOWED_ROOTS: list(/[,:]/).optional(),
+    SEXTANT_AUTO_WORKSPACES_MAX: env.int(1, 10_000).default(10),
+    SEXTANT_CHECKOUTS_DIR: z.string().min(1).optional(),
+    SEXTANT_INDEXING_STAGES: list(/,/).default([]),
+    SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250),
+    INDEX_MAX_FILE_BYTES: env.int(1_024, 256 * 1024 ** 2).default(1024 ** 2),
+    INDEX_BATCH_FILES: env.int(1, 100_000).default(200),
+    GIT_ALLOWED_HOSTS: env.hosts().default(['github.com']),
+    GIT_ALLOW_FILE_URLS: env.bool().default(false),
+    GIT_CLONE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(120_000),
+  });
 
-export type WorkspaceRegistryConfig = CommonSettings;
+export interface WorkspaceRegistryConfig extends CommonSettings {
+  database: { url: string | undefined; poolSize: number; connectTimeoutMs: number };
+  /** The workspace used when a tool names none: SEXTANT_WORKSPACE (or --workspace), else the working directory when it is a git repository. */
+  defaultWorkspace: string | undefined;
+  /** Roots under which unknown workspaces are registered on first use; empty: auto-discovery off. */
+  allowedRoots: string[];
+  autoWorkspacesMax: number;
+  /** Persistent clones of remote repositories (kept across restarts). */
+  checkoutsDir: string;
+  /** Indexing stages a job waits for after Discovery (`symbols`, `vectors`), in order. */
+  stages: string[];
+  progressIntervalMs: number;
+  maxFileBytes: number;
+  batchFiles: number;
+  git: { allowedHosts: string[]; allowFileUrls: boolean; cloneTimeoutMs: number };
+  childEnv: { PATH: string | undefined; HOME: string | undefined };
+}
 
-export function loadConfig(env: NodeJS.ProcessEnv): WorkspaceRegistryConfig {
-  const e = parseEnv(WorkspaceRegistryEnv, env);
-  return commonSettings(e);
+export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process.cwd()): WorkspaceRegistryConfig {
+  const e = parseEnv(WorkspaceRegistryEnv, environment);
+  const defaultWorkspace = e.SEXTANT_WORKSPACE ? resolve(e.SEXTANT_WORKSPACE) : existsSync(join(cwd, '.git')) ? cwd : undefined;
+  // Roots are compared after realpath, as workspaces are; one that does not exist is a mistake to report now.
+  const missing: Record<string, string> = {};
+  const allowedRoots = (e.SEXTANT_ALLOWED_ROOTS ?? []).flatMap((root) => {
+    try {
+      return [realpathSync(resolve(root))];
+    } catch {
+      missing.SEXTANT_ALLOWED_ROOTS = `is invalid: "${root}" does not exist`;
+      return [];
+    }
+  });
+  if (Object.keys(missing).length > 0) throw new ConfigError(missing);
+  return {
+    ...commonSettings(e),
+    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
+    defaultWorkspace,
+    allowedRoots,
+    autoWorkspacesMax: e.SEXTANT_AUTO_WORKSPACES_MAX,
+    checkoutsDir: resolve(e.SEXTANT_CHECKOUTS_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'checkouts')),
+    stages: e.SEXTANT_INDEXING_STAGES,
+    progressIntervalMs: e.SEXTANT_PROGRESS_INTERVAL_MS,
+    maxFileBytes: e.INDEX_MAX_FILE_BYTES,
+    batchFiles: e.INDEX_BATCH_FILES,
+    git: { allowedHosts: e.GIT_ALLOWED_HOSTS, allowFileUrls: e.GIT_ALLOW_FILE_URLS, cloneTimeoutMs: e.GIT_CLONE_TIMEOUT_MS },
+    childEnv: { PATH: environment.PATH, HOME: environment.HOME },
+  };
 }

@@ -1,13 +1,115 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { createHealthController } from '@sextant/runtime';
+import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { CloneCache, LauncherSpawner, ProcessGitRunner } from '@sextant/checkouts';
+import { JobStore } from '@sextant/jobs';
+import { Database, DatabaseModule } from '@sextant/persistence';
+import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, type HealthDetails } from '@sextant/runtime';
 import type { WorkspaceRegistryConfig } from './config.js';
+import { Coordinator } from './indexing/coordinator.js';
+import { Discovery } from './indexing/discovery.js';
+import { MIGRATIONS, SCHEMA } from './migrations/index.js';
+import { RegistryController } from './registry/registry.controller.js';
+import { RegistryService } from './registry/registry.service.js';
+import { RegistryStore } from './registry/registry.store.js';
+import { Workspaces } from './registry/workspaces.js';
+
+export interface WorkspaceRegistryModuleOptions extends Omit<WorkspaceRegistryConfig, 'database'> {
+  database: { url: string; poolSize: number; connectTimeoutMs: number };
+}
+
+/** Starts the clone cache and the job coordinator with the module (after the database), stops them before it closes. */
+class IndexingLifecycle implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly clones: CloneCache,
+    private readonly coordinator: Coordinator,
+    private readonly spawner: LauncherSpawner,
+  ) {}
+  async onModuleInit(): Promise<void> {
+    await this.clones.start();
+    this.coordinator.start();
+  }
+  async onApplicationShutdown(): Promise<void> {
+    await this.coordinator.stop();
+    await this.clones.stop();
+    await this.spawner.close();
+  }
+}
 
 /**
- * Workspaces, indexing jobs and their progress: the tools arrive with their own issue; today the service answers its health subject.
+ * The workspace registry: repositories and workspaces, indexing jobs and
+ * their progress (index_repo, index_repository, sync_repo, index_status,
+ * get_index_job_status, list_repositories), in its schema `workspace_registry`.
  */
 @Module({})
 export class WorkspaceRegistryModule {
-  static register(_config?: Partial<WorkspaceRegistryConfig>): DynamicModule {
-    return { module: WorkspaceRegistryModule, controllers: [createHealthController('workspace-registry')] };
+  static register(config: WorkspaceRegistryModuleOptions): DynamicModule {
+    const policy = { allowedHosts: config.git.allowedHosts, allowFileUrls: config.git.allowFileUrls };
+    const spawner = new LauncherSpawner();
+    const git = new ProcessGitRunner({
+      protocols: ['https', 'http', 'git', ...(config.git.allowFileUrls ? ['file'] : [])],
+      defaultTimeoutMs: config.git.cloneTimeoutMs,
+      baseEnv: config.childEnv,
+      spawner,
+    });
+    const clones = new CloneCache({
+      root: config.checkoutsDir,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+      refreshAfterMs: 0,
+      evictAfterMs: 365 * 24 * 3_600_000,
+      cloneTimeoutMs: config.git.cloneTimeoutMs,
+      git,
+      persistent: true,
+    });
+    return {
+      module: WorkspaceRegistryModule,
+      imports: [DatabaseModule.forService({ ...config.database, schema: SCHEMA, migrations: MIGRATIONS })],
+      controllers: [RegistryController, createHealthController('workspace-registry')],
+      providers: [
+        { provide: RegistryStore, inject: [Database], useFactory: (db: Database) => new RegistryStore(db) },
+        { provide: JobStore, inject: [Database], useFactory: (db: Database) => new JobStore(db, SCHEMA) },
+        {
+          provide: Workspaces,
+          inject: [RegistryStore],
+          useFactory: (store: RegistryStore) =>
+            new Workspaces(store, {
+              defaultWorkspace: config.defaultWorkspace,
+              allowedRoots: config.allowedRoots,
+              autoWorkspacesMax: config.autoWorkspacesMax,
+              policy,
+            }),
+        },
+        {
+          provide: Coordinator,
+          inject: [JobStore, RegistryStore],
+          useFactory: (jobs: JobStore, store: RegistryStore) =>
+            new Coordinator(jobs, store, new Discovery({ git, clones, store, policy, maxFileBytes: config.maxFileBytes }), {
+              stages: config.stages,
+              batchFiles: config.batchFiles,
+              progressIntervalMs: config.progressIntervalMs,
+            }),
+        },
+        {
+          provide: RegistryService,
+          inject: [RegistryStore, JobStore, Workspaces, Coordinator],
+          useFactory: (store: RegistryStore, jobs: JobStore, workspaces: Workspaces, coordinator: Coordinator) =>
+            new RegistryService({ store, jobs, workspaces, coordinator, git, policy }),
+        },
+        {
+          provide: IndexingLifecycle,
+          inject: [Coordinator],
+          useFactory: (coordinator: Coordinator) => new IndexingLifecycle(clones, coordinator, spawner),
+        },
+        { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
+        {
+          provide: HEALTH_DETAILS,
+          inject: [RegistryService],
+          useFactory: (service: RegistryService): HealthDetails => ({
+            details: async () => {
+              const report = await service.health();
+              return { ...report, status: report.workspaces.some((w) => w.index_status === 'indexing') ? 'indexing' : 'ready' };
+            },
+          }),
+        },
+      ],
+    };
   }
 }

@@ -42,6 +42,14 @@ export interface WalkOptions {
   /** Files read at once. */
   concurrency?: number;
   timeoutMs?: number;
+  /** Walk only these paths (the files git says changed) instead of listing the checkout. */
+  paths?: readonly string[];
+  /**
+   * What is known of a path from an earlier walk: when its size and mtime are
+   * unchanged its hash is reused and the file is not read (a local
+   * workspace's incremental scan costs one `lstat` per unchanged file).
+   */
+  known?: (path: string) => { size: number; mtimeMs: number; hash: string } | undefined;
 }
 
 /** One file of the manifest. */
@@ -79,7 +87,9 @@ export async function* walkFiles(
   stats: WalkStats = newWalkStats(),
 ): AsyncGenerator<WalkedFile[]> {
   const listArgs = ['ls-files', '-z', '--cached', ...(options.includeUntracked ? ['--others', '--exclude-standard'] : [])];
-  const listed = (await git.run(listArgs, { cwd: dir, timeoutMs: options.timeoutMs })).split('\0').filter(Boolean);
+  const listed = options.paths
+    ? [...options.paths]
+    : (await git.run(listArgs, { cwd: dir, timeoutMs: options.timeoutMs })).split('\0').filter(Boolean);
   const excluded = new Set(options.excludedDirectories ?? VENDORED_DIRECTORIES);
   // --cached and --others never overlap, but a path staged and deleted shows once; keep each path once.
   const paths = [...new Set(listed)].filter((path) => {
@@ -101,7 +111,7 @@ export async function* walkFiles(
       Array.from({ length: Math.min(concurrency, slice.length) }, async () => {
         while (next < slice.length) {
           const i = next++;
-          results[i] = await readOne(dir, slice[i]!, options.maxFileBytes);
+          results[i] = await readOne(dir, slice[i]!, options.maxFileBytes, options.known);
         }
       }),
     );
@@ -122,12 +132,17 @@ export function newWalkStats(): WalkStats {
   return { listed: 0, files: 0, bytes: 0, skipped: { vendored: 0, too_large: 0, binary: 0, not_regular: 0, unreadable: 0 } };
 }
 
-async function readOne(dir: string, path: string, maxBytes: number): Promise<WalkedFile | SkipReason> {
+async function readOne(dir: string, path: string, maxBytes: number, known: WalkOptions['known']): Promise<WalkedFile | SkipReason> {
   const full = join(dir, path);
   const info = await lstat(full).catch(() => undefined);
   if (!info) return 'unreadable'; // deleted since it was listed
   if (!info.isFile()) return 'not_regular';
   if (info.size > maxBytes) return 'too_large';
+  const mtimeMs = Math.floor(info.mtimeMs);
+  const before = known?.(path);
+  if (before && before.size === info.size && before.mtimeMs === mtimeMs) {
+    return { path, size: info.size, hash: before.hash, language: languageOf(path), mtimeMs };
+  }
   let content: Buffer;
   try {
     // Non-blocking and not through a symlink: a FIFO or link swapped in since the lstat must not block or lead out.
@@ -144,5 +159,5 @@ async function readOne(dir: string, path: string, maxBytes: number): Promise<Wal
   if (content.length > maxBytes) return 'too_large'; // grew since the lstat
   if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return 'binary';
   const hash = createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
-  return { path, size: content.length, hash, language: languageOf(path), mtimeMs: Math.floor(info.mtimeMs) };
+  return { path, size: content.length, hash, language: languageOf(path), mtimeMs };
 }

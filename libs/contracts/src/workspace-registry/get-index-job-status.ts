@@ -14,7 +14,21 @@ export const Response = z.object({
   started_at: z.string().nullable(),
   completed_at: z.string().nullable(),
   error_message: z.string().nullable(),
-  stats: z.object({ files_indexed: z.int(), symbols_extracted: z.int(), references_extracted: z.int() }),
+  stats: z.object({
+    files_indexed: z.int(),
+    symbols_extracted: z.int(),
+    references_extracted: z.int(),
+    files_scanned: z.int().optional().describe('Files Discovery found (an extension).'),
+  }),
+  progress: z
+    .object({
+      stage: z.string().nullable().describe('discovery, parsing, indexing or finalizing.'),
+      percentage: z.int(),
+      message: z.string().nullable().describe('As in notifications/progress, e.g. "Scanning files: 1200 discovered".'),
+      title: z.string().describe('E.g. "Indexing project: backend".'),
+    })
+    .optional()
+    .describe('Where the job is (an extension).'),
   retry_count: z.int(),
   created_at: z.string(),
 });

@@ -29,4 +29,5 @@ export const tool = defineTool({
   input: Request,
   output: Response,
   annotations: { readOnlyHint: false, idempotentHint: false },
+  startsJob: { idField: 'job_id' },
 });

@@ -18,7 +18,8 @@ export class HealthService {
   async report(): Promise<HealthReport> {
     const probes = await this.directory.probeAll();
     const services = Object.fromEntries(Object.entries(probes).map(([name, probe]) => [name, probe.reachability]));
-    const projects = probes['workspace-registry']?.health?.workspaces ?? [];
+    const registry = probes['workspace-registry']?.health;
+    const projects = registry?.workspaces ?? [];
     const statuses = new Set<ServerStatus>();
     for (const probe of Object.values(probes))
       statuses.add(probe.reachability.status === 'down' ? 'error' : (probe.health?.status ?? 'error'));
@@ -32,6 +33,7 @@ export class HealthService {
       version: SEXTANT_VERSION,
       uptime_seconds: Math.floor((Date.now() - started) / 1000),
       services,
+      ...(registry?.interrupted_recovery_report ? { interrupted_recovery_report: registry.interrupted_recovery_report } : {}),
     };
   }
 }

@@ -10,14 +10,13 @@ describe('direct tools/call', () => {
       name: 'x',
       arguments: { a: 1 },
     });
-    assert.deepEqual(
-      directToolCall({ jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'x', _meta: { progressToken: 1 } } }),
-      {
-        id: 'r',
-        name: 'x',
-        arguments: undefined,
-      },
-    );
+    assert.deepEqual(directToolCall({ jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'x', _meta: { trace: 1 } } }), {
+      id: 'r',
+      name: 'x',
+      arguments: undefined,
+    });
+    // A call asking for progress may stream notifications: it goes to the SDK path (SSE).
+    assert.equal(directToolCall({ jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'x', _meta: { progressToken: 1 } } }), undefined);
   });
 
   it('leaves everything else to the SDK', () => {

@@ -23,6 +23,8 @@ export function directToolCall(body: unknown): DirectToolCall | undefined {
   if (typeof params.name !== 'string' || Object.keys(params).some((k) => !PARAM_KEYS.has(k))) return undefined;
   if (params.arguments !== undefined && !isObject(params.arguments)) return undefined;
   if (params._meta !== undefined && !isObject(params._meta)) return undefined;
+  // A call that asks for progress may stream notifications: the SDK path answers it (as SSE).
+  if (params._meta?.progressToken !== undefined) return undefined;
   return { id: id as string | number, name: params.name, arguments: params.arguments as Record<string, unknown> | undefined };
 }
 

@@ -67,7 +67,7 @@ export class McpEndpoint {
       return writeJson(res, 200, answer);
     }
     const transport = new StatelessHttpTransport(res);
-    const server = await this.factory.connect(transport);
+    const server = await this.factory.connect(transport, { stdio: false });
     res.on('close', () => void server.close());
     context.with(parent, () => transport.handle(body));
   }

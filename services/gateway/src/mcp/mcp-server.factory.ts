@@ -37,15 +37,19 @@ export class McpServerFactory {
     private readonly documents: ContractDocuments,
   ) {}
 
-  /** A server connected to `transport`, with requests whose params are invalid answered -32602 in one line. */
-  async connect(transport: Transport): Promise<Server> {
-    const server = this.create();
+  /**
+   * A server connected to `transport`, with requests whose params are invalid
+   * answered -32602 in one line. `stdio`: one long-lived client, which also
+   * gets the progress of jobs it started without asking (seed 003).
+   */
+  async connect(transport: Transport, options: { stdio: boolean }): Promise<Server> {
+    const server = this.create(options);
     await server.connect(transport);
     guardParams(transport);
     return server;
   }
 
-  create(): Server {
+  create(options: { stdio: boolean }): Server {
     const server = new Server(
       { name: 'sextant', title: 'Sextant', version: SEXTANT_VERSION },
       {
@@ -55,7 +59,14 @@ export class McpServerFactory {
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.dispatcher.listTools() }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => this.dispatcher.call(request.params.name, request.params.arguments));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      this.dispatcher.call(request.params.name, request.params.arguments, {
+        token: request.params._meta?.progressToken,
+        send: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
+        signal: extra.signal,
+        background: options.stdio,
+      }),
+    );
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: this.documents.list() }));
     server.setRequestHandler(ReadResourceRequestSchema, (request) => {
       const document = this.documents.read(request.params.uri);

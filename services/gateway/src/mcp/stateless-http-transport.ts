@@ -21,7 +21,9 @@ export const MAX_BATCH = 100;
  * Express's request and parsed body directly instead of converting to Web
  * `Request`/`Response` objects and back, which was a third of the gateway's
  * time per call (measured in bench/gateway; see docs/adr/0005). There are no
- * sessions and no SSE streams: GET and DELETE answer 405.
+ * sessions: GET and DELETE answer 405. A POST whose request asks for progress
+ * (`_meta.progressToken`) is answered as an SSE stream that carries the
+ * progress notifications and then the response; any other POST gets one JSON body.
  */
 export class StatelessHttpTransport implements Transport {
   onclose?: () => void;
@@ -32,6 +34,8 @@ export class StatelessHttpTransport implements Transport {
   private readonly responses: JSONRPCMessage[] = [];
   private batch = false;
   private closed = false;
+  /** Answer as an SSE stream (some request asked for progress). */
+  private stream = false;
 
   constructor(private readonly res: ServerResponse) {}
 
@@ -60,6 +64,7 @@ export class StatelessHttpTransport implements Transport {
       return jsonRpcError(this.res, 400, -32600, 'Invalid Request: initialize must be sent alone.');
     }
     for (const message of messages) if (isJSONRPCRequest(message)) this.pending.add(message.id);
+    this.stream = messages.some((m) => isJSONRPCRequest(m) && m.params?._meta?.progressToken !== undefined);
     if (this.pending.size === 0) {
       this.res.writeHead(202);
       this.res.end();
@@ -69,10 +74,24 @@ export class StatelessHttpTransport implements Transport {
 
   /** Collects responses; notifications have no stream to travel on in JSON mode and are dropped, as in the SDK. */
   async send(message: JSONRPCMessage): Promise<void> {
+    if (this.stream) return this.sendEvent(message);
     const id = (message as { id?: RequestId }).id;
     if (id === undefined || isJSONRPCRequest(message) || !this.pending.delete(id)) return;
     this.responses.push(message);
     if (this.pending.size > 0 || this.res.headersSent || this.closed) return;
     writeJson(this.res, 200, this.batch ? this.responses : this.responses[0]!);
+  }
+
+  /** SSE mode: every message is an event as it comes; the stream ends with the last response. */
+  private sendEvent(message: JSONRPCMessage): void {
+    if (this.closed || this.res.writableEnded) return;
+    const id = (message as { id?: RequestId }).id;
+    const isResponse = id !== undefined && !isJSONRPCRequest(message);
+    if (isResponse && !this.pending.delete(id)) return;
+    if (!this.res.headersSent) {
+      this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    }
+    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (isResponse && this.pending.size === 0) this.res.end();
   }
 }

@@ -18,6 +18,9 @@ import { currentTraceId, markSpanError, SpanKind, tracer } from '@sextant/teleme
 import { ContractDocuments } from '../contracts/contract-documents.js';
 import { ServiceDirectory } from '../discovery/service-directory.js';
 import { HealthService } from '../health/health.service.js';
+import type { GatewayConfig } from '../config.js';
+import { GATEWAY_CONFIG } from '../tokens.js';
+import { JobFollower, type ProgressChannel } from './job-progress.js';
 
 type LocalHandler = (input: never) => Promise<object> | object;
 
@@ -36,13 +39,16 @@ export class ToolDispatcher {
   /** The tools of this installation, in catalog order; the list never changes while the gateway runs. */
   private readonly tools: readonly ToolContract[];
   private readonly byName: ReadonlyMap<string, ToolContract>;
+  private readonly jobs: JobFollower;
 
   constructor(
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
     private readonly directory: ServiceDirectory,
     private readonly documents: ContractDocuments,
     private readonly health: HealthService,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
+    this.jobs = new JobFollower(bus, config.progress);
     this.local = {
       [GetContract.tool.name]: (input: GetContract.Request) => this.getContract(input),
       [HealthCheck.tool.name]: (input: HealthCheck.Request) => this.healthCheck(input),
@@ -67,7 +73,12 @@ export class ToolDispatcher {
     return this.tools.map((tool) => this.published.get(tool.name)!);
   }
 
-  async call(name: string, args: unknown): Promise<CallToolResult> {
+  /**
+   * Calls a tool. A tool that starts an indexing job, called with a progress
+   * `channel` holding a token, reports the job's progress there and returns
+   * once the job ends (or the wait cap passes) with its final status.
+   */
+  async call(name: string, args: unknown, channel?: ProgressChannel): Promise<CallToolResult> {
     const tool = this.byName.get(name);
     if (!tool) {
       throw new McpError(RpcCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
@@ -86,10 +97,11 @@ export class ToolDispatcher {
         try {
           const input = safeParseInput(tool.input, args ?? {});
           if (!input.ok) return failure(input.error, metadata());
-          const output = tool.subject
+          let output = tool.subject
             ? await this.bus.request<Record<string, unknown>>(tool.subject, input.value, { headers: { [REQUEST_ID_HEADER]: requestId } })
-            : await this.local[tool.name](input.value as never);
-          return success(output as Record<string, unknown>, metadata());
+            : ((await this.local[tool.name](input.value as never)) as Record<string, unknown>);
+          if (tool.startsJob && channel) output = await this.followJob(String(output[tool.startsJob.idField]), output, channel);
+          return success(output, metadata());
         } catch (error) {
           const busFailure = error instanceof BusRequestError ? error.error : this.unexpected(error, requestId);
           markSpanError(span, busFailure.code, busFailure.message);
@@ -99,6 +111,15 @@ export class ToolDispatcher {
         }
       },
     );
+  }
+
+  private async followJob(jobId: string, output: Record<string, unknown>, channel: ProgressChannel): Promise<Record<string, unknown>> {
+    if (channel.token === undefined) {
+      if (channel.background) void this.jobs.follow(jobId, `index-job-${jobId}`, channel).catch(() => undefined);
+      return output;
+    }
+    const final = await this.jobs.follow(jobId, channel.token, channel);
+    return final ? { ...output, status: final.status } : output;
   }
 
   /** `GET /health`'s report; with `workspace`, only that workspace's entry. */

@@ -1,0 +1,234 @@
+import { Logger } from '@nestjs/common';
+import { workerId, type Job, type JobStore } from '@sextant/jobs';
+import { ServiceError } from '@sextant/messaging';
+import type { RegistryStore } from '../registry/registry.store.js';
+import type { Discovery } from './discovery.js';
+import { messages, percentOf, stageRange } from './progress.js';
+
+export interface CoordinatorOptions {
+  /** Indexing stages run after Discovery, in order (`symbols`, `vectors`); each is served by its own workers. */
+  stages: readonly string[];
+  /** Files per stage batch. */
+  batchFiles: number;
+  /** Progress is written at most this often. */
+  progressIntervalMs: number;
+  /** A job's lease; renewed every third of it while it runs. */
+  leaseMs?: number;
+  /** Poll for pending jobs this often when idle. */
+  idleMs?: number;
+  /** A stage that finishes no batch for this long fails the job (no worker runs it). */
+  stageStallMs?: number;
+}
+
+/** Job parameters stored with each job. */
+export interface IndexParams {
+  force?: boolean;
+  /** Set by the coordinator as Discovery runs: what a client reads while the job runs. */
+  files_scanned?: number;
+}
+
+const INTERRUPTED = 'interrupted: the process running the job stopped; run index_repo or sync_repo again';
+
+/**
+ * Runs indexing jobs, one at a time per coordinator (replicas of the
+ * workspace registry run one each): Discovery, then each configured stage's
+ * batches (done by that stage's workers, anywhere), then Finalizing, which
+ * makes the job's changes the repository's manifest at once. Progress goes to
+ * the job row, from which `index_status`, `get_index_job_status` and the
+ * gateway's progress notifications read it.
+ */
+export class Coordinator {
+  readonly owner = workerId();
+  private readonly log = new Logger('Coordinator');
+  private readonly leaseMs: number;
+  private readonly idleMs: number;
+  private readonly stageStallMs: number;
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private wakeUp: (() => void) | undefined;
+
+  constructor(
+    private readonly jobs: JobStore,
+    private readonly store: RegistryStore,
+    private readonly discovery: Discovery,
+    private readonly options: CoordinatorOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? 15_000;
+    this.idleMs = options.idleMs ?? 500;
+    this.stageStallMs = options.stageStallMs ?? 300_000;
+  }
+
+  /** Reports jobs a stopped process left running as interrupted, then runs jobs until `stop()`. */
+  start(): void {
+    this.stopping = false;
+    this.loop ??= this.run().finally(() => (this.loop = undefined));
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeUp?.();
+    await this.loop;
+  }
+
+  /** A job was just queued: look now rather than at the next poll. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    let lastSweep = 0;
+    while (!this.stopping) {
+      try {
+        if (Date.now() - lastSweep >= this.leaseMs / 3) {
+          lastSweep = Date.now();
+          for (const job of await this.jobs.interruptAbandoned(INTERRUPTED)) {
+            this.log.warn(`job ${job.id} was interrupted (its process stopped)`);
+            await this.store.setStatus(job.key, 'failed');
+          }
+        }
+        const job = await this.jobs.claim(this.owner, this.leaseMs);
+        if (job) {
+          await this.runJob(job);
+          continue;
+        }
+      } catch (error) {
+        // The database is unreachable, typically: the job (if any) keeps its lease or is retried later.
+        this.log.warn(`job loop: ${(error as Error).message}`);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.idleMs);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
+    }
+  }
+
+  private async runJob(job: Job): Promise<void> {
+    const started = performance.now();
+    const renewal = setInterval(() => void this.jobs.renew(job.id, this.owner, this.leaseMs).catch(() => undefined), this.leaseMs / 3);
+    renewal.unref();
+    const repository = await this.store.find(job.key);
+    try {
+      if (!repository) throw ServiceError.of('not_found', 'The repository of this job was removed.');
+      await this.store.setStatus(repository.id, 'indexing');
+      await this.progress(job, { stage: 'discovery', percent: 0, message: messages.discovery(0) }, true);
+      const symbols = await this.discovery.withFiles(repository, async (files) => {
+        const discovered = await this.discovery.run(
+          job.id,
+          repository,
+          files,
+          { full: job.mode === 'full', force: job.params.force === true },
+          this.reporter(job),
+        );
+        const done = {
+          files_scanned: discovered.scanned,
+          files_changed: discovered.changes.added + discovered.changes.modified,
+          files_deleted: discovered.changes.deleted,
+        };
+        await this.progress(
+          job,
+          { stage: 'discovery', percent: percentOf('discovery', 1), message: messages.discovery(discovered.scanned), stats: done },
+          true,
+        );
+        const counted = await this.runStages(job);
+        // Without stages, the files Finalizing writes into the manifest are the ones indexed.
+        const indexed: Record<string, number> = this.options.stages.length === 0 ? { files_indexed: done.files_changed } : {};
+        await this.progress(
+          job,
+          { stage: 'finalizing', percent: percentOf('finalizing', 0), message: messages.finalizing(), stats: indexed },
+          true,
+        );
+        return { discovered, symbols: counted };
+      });
+      const fileCount = await this.store.finalize(
+        repository.id,
+        job.id,
+        symbols.discovered.commit,
+        symbols.discovered.ref,
+        symbols.symbols,
+      );
+      const seconds = (performance.now() - started) / 1000;
+      await this.jobs.finish(job.id, this.owner, 'completed', { message: messages.completed(fileCount, symbols.symbols ?? 0, seconds) });
+    } catch (error) {
+      const message = error instanceof ServiceError ? error.busError.message : (error as Error).message;
+      this.log.warn(`job ${job.id} failed: ${message}`);
+      await this.jobs.finish(job.id, this.owner, 'failed', { error: message, message: messages.failed(message) }).catch(() => undefined);
+      if (repository) await this.store.setStatus(repository.id, 'failed').catch(() => undefined);
+    } finally {
+      clearInterval(renewal);
+      this.lastWrite.delete(job.id);
+    }
+  }
+
+  /** Discovery's progress, written at most every `progressIntervalMs` (and always at the end). */
+  private reporter(job: Job): (scanned: number, listed: number) => Promise<void> {
+    return (scanned, listed) =>
+      this.progress(job, {
+        stage: 'discovery',
+        percent: percentOf('discovery', listed === 0 ? 1 : scanned / listed),
+        message: messages.discovery(scanned),
+        stats: { files_scanned: scanned },
+      });
+  }
+
+  /**
+   * Hands the changed files to each configured stage in batches and waits for
+   * its workers; returns the symbols the stages counted (null without stages).
+   */
+  private async runStages(job: Job): Promise<number | null> {
+    const changed = await this.store.jobFiles(job.id);
+    const total = changed.length;
+    let symbols: number | null = null;
+    for (const [index, stage] of this.options.stages.entries()) {
+      const range = stageRange(index, this.options.stages.length);
+      const groups: Array<typeof changed> = [];
+      for (let i = 0; i < total; i += this.options.batchFiles) groups.push(changed.slice(i, i + this.options.batchFiles));
+      await this.jobs.addBatches(job.id, stage, groups);
+      let lastDone = -1;
+      let lastMove = Date.now();
+      for (;;) {
+        const counts = await this.jobs.stageCounts(job.id, stage);
+        if (counts.failed > 0) throw new Error(`the ${stage} stage failed on ${counts.failed} batch(es) of files`);
+        const files = Math.min(total, counts.done * this.options.batchFiles);
+        const found = counts.result.symbols_extracted ?? 0;
+        const message = range.name === 'parsing' ? messages.parsing(files, total) : messages.indexing(files, total, found);
+        const percent = Math.floor(range.from + (range.to - range.from) * (counts.total === 0 ? 1 : counts.done / counts.total));
+        const stats = { files_indexed: files, ...counts.result };
+        if (counts.done === counts.total) {
+          await this.progress(job, { stage: range.name, percent, message, stats }, true);
+          if (counts.result.symbols_total !== undefined) symbols = counts.result.symbols_total;
+          break;
+        }
+        await this.progress(job, { stage: range.name, percent, message, stats });
+        if (counts.done !== lastDone) {
+          lastDone = counts.done;
+          lastMove = Date.now();
+        } else if (Date.now() - lastMove > this.stageStallMs) {
+          throw new Error(
+            `no ${stage} worker finished a batch for ${Math.round(this.stageStallMs / 1000)} s; is the ${stage} stage running?`,
+          );
+        }
+        await new Promise((r) => setTimeout(r, this.options.progressIntervalMs));
+      }
+    }
+    return symbols;
+  }
+
+  private lastWrite = new Map<string, number>();
+
+  private async progress(
+    job: Job,
+    update: { stage: string; percent: number; message: string; stats?: Record<string, number> },
+    force = false,
+  ): Promise<void> {
+    const now = Date.now();
+    if (!force && now - (this.lastWrite.get(job.id) ?? 0) < this.options.progressIntervalMs) return;
+    this.lastWrite.set(job.id, now);
+    if (!(await this.jobs.progress(job.id, this.owner, update))) {
+      throw new Error('the job was taken away from this process (interrupted or its repository removed)');
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { Controller } from '@nestjs/common';
+import { GetIndexJobStatus, IndexRepo, IndexRepository, IndexStatus, ListRepositories, SyncRepo } from '@sextant/contracts';
+import { ToolHandler } from '@sextant/messaging';
+import { RegistryService } from './registry.service.js';
+
+/** Thin bus adapter: one method per tool; `@ToolHandler` validates with the tool's contract. */
+@Controller()
+export class RegistryController {
+  constructor(private readonly service: RegistryService) {}
+
+  @ToolHandler(IndexRepo)
+  indexRepo(input: IndexRepo.Request) {
+    return this.service.indexRepo(input);
+  }
+
+  @ToolHandler(SyncRepo)
+  syncRepo(input: SyncRepo.Request) {
+    return this.service.syncRepo(input);
+  }
+
+  @ToolHandler(IndexRepository)
+  indexRepository(input: IndexRepository.Request) {
+    return this.service.indexRepository(input);
+  }
+
+  @ToolHandler(IndexStatus)
+  indexStatus(input: IndexStatus.Request) {
+    return this.service.indexStatus(input);
+  }
+
+  @ToolHandler(GetIndexJobStatus)
+  jobStatus(input: GetIndexJobStatus.Request) {
+    return this.service.jobStatus(input);
+  }
+
+  @ToolHandler(ListRepositories)
+  listRepositories(input: ListRepositories.Request) {
+    return this.service.listRepositories(input);
+  }
+}

@@ -1,0 +1,233 @@
+import type {
+  GetIndexJobStatus,
+  IndexRepo,
+  IndexRepository,
+  IndexStatus,
+  ListRepositories,
+  SyncRepo,
+  WorkspaceHealth,
+} from '@sextant/contracts';
+import { parseRepository, type GitRunner, type LocatorPolicy } from '@sextant/checkouts';
+import type { Job, JobMode, JobStore } from '@sextant/jobs';
+import { ServiceError } from '@sextant/messaging';
+import type { Coordinator } from '../indexing/coordinator.js';
+import { messages } from '../indexing/progress.js';
+import type { RegistryStore, Repository } from './registry.store.js';
+import type { Workspaces } from './workspaces.js';
+
+export interface RegistryServiceDeps {
+  store: RegistryStore;
+  jobs: JobStore;
+  workspaces: Workspaces;
+  coordinator: Pick<Coordinator, 'wake'>;
+  git: GitRunner;
+  policy: LocatorPolicy;
+}
+
+/** How long a remote branch head read with `ls-remote` is trusted for `behind_head`. */
+const HEAD_TTL_MS = 60_000;
+/** Time budget of the head checks of one `list_repositories`; past it, `behind_head` is null. */
+const HEAD_BUDGET_MS = 2_000;
+
+/** Bumped when what a job writes changes incompatibly; reported in /health. */
+export const INDEX_SCHEMA_VERSION = 1;
+
+const RECOVERY_ACTION = 'run sync_repo or index_repo for the affected workspace';
+
+/** The workspace-registry tools, over the registry store, the job store and workspace resolution. */
+export class RegistryService {
+  private readonly heads = new Map<string, { commit: string | null; at: number }>();
+
+  constructor(private readonly deps: RegistryServiceDeps) {}
+
+  async indexRepo(input: IndexRepo.Request): Promise<IndexRepo.Response> {
+    const { repository } = await this.deps.workspaces.resolve(input.workspace);
+    const mode: JobMode = input.force || repository.indexedCommit === null ? 'full' : 'incremental';
+    return this.describe(repository, await this.start(repository, mode, { force: input.force }));
+  }
+
+  async syncRepo(input: SyncRepo.Request): Promise<SyncRepo.Response> {
+    const { repository } = await this.deps.workspaces.resolve(input.workspace);
+    return this.describe(repository, await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {}));
+  }
+
+  async indexRepository(input: IndexRepository.Request): Promise<IndexRepository.Response> {
+    const repository = input.localPath
+      ? await this.deps.workspaces.registerLocal(input.localPath)
+      : await this.deps.workspaces.registerRemote(input.repository, input.ref);
+    const job = await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {});
+    return { runId: job.id, status: 'pending' };
+  }
+
+  async indexStatus(input: IndexStatus.Request): Promise<IndexStatus.Response> {
+    const { repository } = await this.deps.workspaces.resolve(input.workspace);
+    const active = await this.deps.jobs.active(repository.id);
+    const report = await this.recoveryReport(repository.id);
+    return {
+      project_id: repository.id,
+      repo_root: repository.locator,
+      index_status: active ? 'indexing' : repository.status,
+      ...(active ? { active_job: activeJob(active) } : {}),
+      ...(report ? { interrupted_recovery_report: report } : {}),
+    };
+  }
+
+  async jobStatus(input: GetIndexJobStatus.Request): Promise<GetIndexJobStatus.Response> {
+    const job = await this.deps.jobs.get(input.runId);
+    if (!job) throw ServiceError.of('not_found', `No indexing job "${input.runId}".`, { runId: input.runId });
+    const repository = await this.deps.store.find(job.key);
+    const name = repository?.name ?? job.key;
+    return {
+      runId: job.id,
+      status: job.status,
+      repository_id: job.key,
+      ref: repository?.ref ?? null,
+      started_at: iso(job.startedAt),
+      completed_at: iso(job.completedAt),
+      error_message: job.errorMessage,
+      stats: {
+        files_indexed: job.stats.files_indexed ?? 0,
+        symbols_extracted: job.stats.symbols_extracted ?? 0,
+        references_extracted: job.stats.references_extracted ?? 0,
+        ...(job.stats.files_scanned !== undefined ? { files_scanned: job.stats.files_scanned } : {}),
+      },
+      progress: { stage: job.stage, percentage: job.percent, message: job.message, title: title(job, name) },
+      retry_count: job.retryCount,
+      created_at: job.createdAt.toISOString(),
+    };
+  }
+
+  async listRepositories(input: ListRepositories.Request): Promise<ListRepositories.Response> {
+    const { repositories, total } = await this.deps.store.list(input.limit);
+    const heads = await this.currentHeads(repositories);
+    return {
+      repositories: repositories.map((r) => {
+        const head = heads.get(r.id);
+        return {
+          id: r.id,
+          name: r.name,
+          url: r.kind === 'remote' ? r.locator : null,
+          repo_root: r.kind === 'local' ? r.locator : null,
+          default_branch: r.kind === 'remote' ? r.ref : r.indexedRef,
+          index_status: r.status,
+          indexed_commit: r.indexedCommit,
+          last_indexed_at: iso(r.lastIndexedAt),
+          behind_head: r.indexedCommit === null || head === undefined || head === null ? null : head !== r.indexedCommit,
+        };
+      }),
+      total,
+      truncated: total > repositories.length,
+    };
+  }
+
+  /** The registry's part of the health report: one entry per workspace, and the interrupted jobs. */
+  async health(): Promise<{
+    workspaces: WorkspaceHealth[];
+    interrupted_recovery_report?: IndexStatus.Response['interrupted_recovery_report'];
+  }> {
+    const repositories = await this.deps.store.all();
+    const report = await this.recoveryReport(undefined);
+    return {
+      workspaces: repositories.map((r) => ({
+        project_id: r.id,
+        repo_root: r.locator,
+        index_status: r.status === 'failed' ? 'error' : r.status,
+        schema_status: r.status === 'not_indexed' ? 'not_indexed' : 'compatible',
+        current_schema_version: r.lastIndexedAt ? INDEX_SCHEMA_VERSION : 0,
+        required_schema_version: INDEX_SCHEMA_VERSION,
+        last_indexed_at: iso(r.lastIndexedAt),
+        ref: r.indexedRef ?? r.ref,
+        file_count: r.fileCount,
+        symbol_count: r.symbolCount,
+      })),
+      ...(report ? { interrupted_recovery_report: report } : {}),
+    };
+  }
+
+  private async start(repository: Repository, mode: JobMode, params: Record<string, unknown>): Promise<Job> {
+    // A job reports from its creation on: queued is Discovery at 0 %.
+    const { job, created } = await this.deps.jobs.create(repository.id, {
+      kind: 'index',
+      mode,
+      params,
+      stage: 'discovery',
+      message: messages.discovery(0),
+    });
+    if (created) this.deps.coordinator.wake();
+    return job;
+  }
+
+  private describe(repository: Repository, job: Job): IndexRepo.Response {
+    return { job_id: job.id, progress_token: progressToken(job.id), status: job.status, mode: job.mode, file_count: repository.fileCount };
+  }
+
+  private async recoveryReport(key: string | undefined) {
+    const { count, last } = await this.deps.jobs.interrupted(key);
+    if (count === 0) return undefined;
+    return { detected: true, interrupted_jobs: count, last_interrupted_at: iso(last), recommended_action: RECOVERY_ACTION };
+  }
+
+  /**
+   * The commit each repository's branch points at now: `git rev-parse HEAD`
+   * of a local workspace, `git ls-remote` of a remote one (cached for a
+   * minute, all within a time budget; unknown → null).
+   */
+  private async currentHeads(repositories: readonly Repository[]): Promise<Map<string, string | null>> {
+    const heads = new Map<string, string | null>();
+    const deadline = Date.now() + HEAD_BUDGET_MS;
+    await Promise.all(
+      repositories.map(async (r) => {
+        if (r.indexedCommit === null) return;
+        const cached = this.heads.get(r.id);
+        if (cached && Date.now() - cached.at < HEAD_TTL_MS) return heads.set(r.id, cached.commit);
+        const timeoutMs = Math.max(100, deadline - Date.now());
+        const commit = await this.headOf(r, timeoutMs).catch(() => null);
+        this.heads.set(r.id, { commit, at: Date.now() });
+        heads.set(r.id, commit);
+      }),
+    );
+    return heads;
+  }
+
+  private async headOf(repository: Repository, timeoutMs: number): Promise<string | null> {
+    if (repository.kind === 'local') {
+      return (await this.deps.git.run(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: repository.locator, timeoutMs })).trim() || null;
+    }
+    const url = parseRepository(repository.locator, this.deps.policy).url;
+    const ref = repository.ref ?? repository.indexedRef;
+    const output = await this.deps.git.run(['ls-remote', url, ...(ref ? [`refs/heads/${ref}`, `refs/tags/${ref}`] : ['HEAD'])], {
+      timeoutMs,
+    });
+    const lines = output.split('\n').filter(Boolean);
+    // An annotated tag is listed twice; the peeled line (`^{}`) holds the commit.
+    return (lines.find((l) => l.endsWith('^{}')) ?? lines[0])?.slice(0, 40) || null;
+  }
+}
+
+export function progressToken(jobId: string): string {
+  return `index-job-${jobId}`;
+}
+
+function activeJob(job: Job): NonNullable<IndexStatus.Response['active_job']> {
+  return {
+    job_id: job.id,
+    progress_token: progressToken(job.id),
+    mode: job.mode,
+    status: job.status,
+    files_scanned: job.stats.files_scanned ?? 0,
+    files_indexed: job.stats.files_indexed ?? 0,
+    symbols_extracted: job.stats.symbols_extracted ?? 0,
+    estimated_completion_pct: job.percent,
+    started_at: iso(job.startedAt),
+  };
+}
+
+function title(job: Job, name: string): string {
+  if (job.status === 'completed') return `Indexing complete: ${name}`;
+  if (job.status === 'failed' || job.status === 'skipped') return `Indexing failed: ${name}`;
+  return `Indexing project: ${name}`;
+}
+
+function iso(date: Date | null): string | null {
+  return date ? date.toISOString() : null;
+}

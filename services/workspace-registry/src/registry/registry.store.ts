@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { Database, sql } from '@sextant/persistence';
+
+export type RepositoryKind = 'local' | 'remote';
+export type RepositoryOrigin = 'registered' | 'auto_discovered' | 'default';
+export type IndexStatus = 'not_indexed' | 'indexing' | 'ready' | 'failed';
+
+/** One registered repository: a local workspace root or a remote repository. */
+export interface Repository {
+  id: string;
+  kind: RepositoryKind;
+  /** Local: the real path of the workspace root. Remote: the canonical clone URL. */
+  locator: string;
+  /** For people: `github.com/owner/repo`, or the workspace directory's name. */
+  name: string;
+  /** Branch or tag to index (remote); null: the default branch. */
+  ref: string | null;
+  origin: RepositoryOrigin;
+  status: IndexStatus;
+  indexedCommit: string | null;
+  indexedRef: string | null;
+  lastIndexedAt: Date | null;
+  fileCount: number;
+  symbolCount: number;
+  lastUsedAt: Date;
+}
+
+/** A file as the manifest knows it. */
+export interface ManifestEntry {
+  size: number;
+  hash: string;
+  mtimeMs: number;
+}
+
+/** One line of a job's changes, written by Discovery and applied by Finalizing. */
+export interface JobFile {
+  path: string;
+  change: 'added' | 'modified' | 'deleted';
+  size: number | null;
+  hash: string | null;
+  language: string | null;
+  mtimeMs: number | null;
+}
+
+interface RepositoryRow {
+  id: string;
+  kind: RepositoryKind;
+  locator: string;
+  name: string;
+  ref: string | null;
+  origin: RepositoryOrigin;
+  status: IndexStatus;
+  indexed_commit: string | null;
+  indexed_ref: string | null;
+  last_indexed_at: Date | null;
+  file_count: number;
+  symbol_count: number;
+  last_used_at: Date;
+}
+
+function toRepository(row: RepositoryRow): Repository {
+  return {
+    id: row.id,
+    kind: row.kind,
+    locator: row.locator,
+    name: row.name,
+    ref: row.ref,
+    origin: row.origin,
+    status: row.status,
+    indexedCommit: row.indexed_commit,
+    indexedRef: row.indexed_ref,
+    lastIndexedAt: row.last_indexed_at,
+    fileCount: row.file_count,
+    symbolCount: row.symbol_count,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+const T = {
+  repositories: '"workspace_registry"."repositories"',
+  files: '"workspace_registry"."files"',
+  jobFiles: '"workspace_registry"."job_files"',
+  jobs: '"workspace_registry"."jobs"',
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const SQL = {
+  insert: sql(
+    'repo-insert',
+    `INSERT INTO ${T.repositories} (id, kind, locator, name, name_key, ref, origin) VALUES ($1, $2, $3, $4, lower($4), $5, $6)
+     ON CONFLICT (locator) DO NOTHING RETURNING *`,
+  ),
+  byLocator: sql('repo-by-locator', `SELECT * FROM ${T.repositories} WHERE locator = $1`),
+  byId: sql('repo-by-id', `SELECT * FROM ${T.repositories} WHERE id = $1`),
+  byName: sql('repo-by-name', `SELECT * FROM ${T.repositories} WHERE name_key = lower($1) OR locator = $1 ORDER BY created_at LIMIT 2`),
+  setRef: sql('repo-set-ref', `UPDATE ${T.repositories} SET ref = $2 WHERE id = $1`),
+  touch: sql('repo-touch', `UPDATE ${T.repositories} SET last_used_at = now() WHERE id = $1`),
+  setStatus: sql('repo-set-status', `UPDATE ${T.repositories} SET status = $2 WHERE id = $1`),
+  list: sql('repo-list', `SELECT *, count(*) OVER () AS total FROM ${T.repositories} ORDER BY name_key, id LIMIT $1`),
+  all: sql('repo-all', `SELECT * FROM ${T.repositories} ORDER BY name_key, id`),
+  countAuto: sql('repo-count-auto', `SELECT count(*)::int AS n FROM ${T.repositories} WHERE origin = 'auto_discovered'`),
+  lruAuto: sql(
+    'repo-lru-auto',
+    `SELECT r.* FROM ${T.repositories} r WHERE r.origin = 'auto_discovered'
+       AND NOT EXISTS (SELECT 1 FROM ${T.jobs} j WHERE j.key = r.id::text AND j.status IN ('pending', 'running'))
+     ORDER BY r.last_used_at LIMIT 1`,
+  ),
+  delete: sql('repo-delete', `DELETE FROM ${T.repositories} WHERE id = $1`),
+  manifest: sql('manifest', `SELECT path, size, hash, mtime_ms FROM ${T.files} WHERE repository_id = $1`),
+  writeJobFiles: sql(
+    'job-files-write',
+    `INSERT INTO ${T.jobFiles} (job_id, path, change, size, hash, language, mtime_ms)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[])
+     ON CONFLICT (job_id, path) DO UPDATE SET change = excluded.change, size = excluded.size, hash = excluded.hash,
+       language = excluded.language, mtime_ms = excluded.mtime_ms`,
+  ),
+  clearJobFiles: sql('job-files-clear', `DELETE FROM ${T.jobFiles} WHERE job_id = $1`),
+  jobFilePaths: sql('job-files-paths', `SELECT path, change FROM ${T.jobFiles} WHERE job_id = $1 ORDER BY path`),
+  applyDeleted: sql(
+    'finalize-deleted',
+    `DELETE FROM ${T.files} f USING ${T.jobFiles} c WHERE c.job_id = $2 AND c.change = 'deleted' AND f.repository_id = $1 AND f.path = c.path`,
+  ),
+  applyUpserts: sql(
+    'finalize-upserts',
+    `INSERT INTO ${T.files} (repository_id, path, size, hash, language, mtime_ms, indexed_at)
+     SELECT $1, path, size, hash, language, mtime_ms, now() FROM ${T.jobFiles} WHERE job_id = $2 AND change <> 'deleted'
+     ON CONFLICT (repository_id, path) DO UPDATE SET size = excluded.size, hash = excluded.hash, language = excluded.language,
+       mtime_ms = excluded.mtime_ms, indexed_at = excluded.indexed_at`,
+  ),
+  markIndexed: sql(
+    'finalize-repository',
+    `UPDATE ${T.repositories} SET status = 'ready', indexed_commit = $2, indexed_ref = $3, last_indexed_at = now(),
+       file_count = (SELECT count(*) FROM ${T.files} WHERE repository_id = $1), symbol_count = coalesce($4, symbol_count)
+     WHERE id = $1 RETURNING file_count`,
+  ),
+};
+
+/** The registry's own tables: repositories, the file manifest, the files each job changes. */
+export class RegistryStore {
+  constructor(private readonly db: Database) {}
+
+  /** The repository with this locator, registering it first if it is new (a concurrent registration wins once). */
+  async register(spec: {
+    kind: RepositoryKind;
+    locator: string;
+    name: string;
+    ref: string | null;
+    origin: RepositoryOrigin;
+  }): Promise<Repository> {
+    const inserted = await this.db.run<RepositoryRow>(SQL.insert, [
+      randomUUID(),
+      spec.kind,
+      spec.locator,
+      spec.name,
+      spec.ref,
+      spec.origin,
+    ]);
+    if (inserted.rows[0]) return toRepository(inserted.rows[0]);
+    return (await this.byLocator(spec.locator))!;
+  }
+
+  async byLocator(locator: string): Promise<Repository | undefined> {
+    const { rows } = await this.db.run<RepositoryRow>(SQL.byLocator, [locator]);
+    return rows[0] ? toRepository(rows[0]) : undefined;
+  }
+
+  /** By id, then by name (case-insensitive) or locator; undefined when unknown or when a name is ambiguous. */
+  async find(idOrName: string): Promise<Repository | undefined> {
+    if (UUID.test(idOrName)) {
+      const { rows } = await this.db.run<RepositoryRow>(SQL.byId, [idOrName]);
+      if (rows[0]) return toRepository(rows[0]);
+    }
+    const { rows } = await this.db.run<RepositoryRow>(SQL.byName, [idOrName]);
+    return rows.length === 1 ? toRepository(rows[0]!) : undefined;
+  }
+
+  async setRef(id: string, ref: string | null): Promise<void> {
+    await this.db.run(SQL.setRef, [id, ref]);
+  }
+
+  async touch(id: string): Promise<void> {
+    await this.db.run(SQL.touch, [id]);
+  }
+
+  async setStatus(id: string, status: IndexStatus): Promise<void> {
+    await this.db.run(SQL.setStatus, [id, status]);
+  }
+
+  async list(limit: number): Promise<{ repositories: Repository[]; total: number }> {
+    const { rows } = await this.db.run<RepositoryRow & { total: string }>(SQL.list, [limit]);
+    return { repositories: rows.map(toRepository), total: rows[0] ? Number(rows[0].total) : 0 };
+  }
+
+  async all(): Promise<Repository[]> {
+    return (await this.db.run<RepositoryRow>(SQL.all, [])).rows.map(toRepository);
+  }
+
+  async countAutoDiscovered(): Promise<number> {
+    return (await this.db.run<{ n: number }>(SQL.countAuto, [])).rows[0]!.n;
+  }
+
+  /** The least recently used auto-discovered repository without an active job, if any. */
+  async leastRecentlyUsedAutoDiscovered(): Promise<Repository | undefined> {
+    const { rows } = await this.db.run<RepositoryRow>(SQL.lruAuto, []);
+    return rows[0] ? toRepository(rows[0]) : undefined;
+  }
+
+  /** Removes the repository with its manifest and jobs. */
+  async delete(id: string): Promise<void> {
+    await this.db.run(SQL.delete, [id]);
+  }
+
+  async manifest(repositoryId: string): Promise<Map<string, ManifestEntry>> {
+    const { rows } = await this.db.run<{ path: string; size: string; hash: string; mtime_ms: string }>(SQL.manifest, [repositoryId]);
+    return new Map(rows.map((r) => [r.path, { size: Number(r.size), hash: r.hash, mtimeMs: Number(r.mtime_ms) }]));
+  }
+
+  async writeJobFiles(jobId: string, files: readonly JobFile[]): Promise<void> {
+    if (files.length === 0) return;
+    await this.db.run(SQL.writeJobFiles, [
+      jobId,
+      files.map((f) => f.path),
+      files.map((f) => f.change),
+      files.map((f) => f.size),
+      files.map((f) => f.hash),
+      files.map((f) => f.language),
+      files.map((f) => f.mtimeMs),
+    ]);
+  }
+
+  /** Forgets what an earlier attempt of this job wrote (a re-run starts clean). */
+  async clearJobFiles(jobId: string): Promise<void> {
+    await this.db.run(SQL.clearJobFiles, [jobId]);
+  }
+
+  async jobFiles(jobId: string): Promise<Array<{ path: string; change: JobFile['change'] }>> {
+    return (await this.db.run<{ path: string; change: JobFile['change'] }>(SQL.jobFilePaths, [jobId])).rows;
+  }
+
+  /**
+   * Makes a job's changes the repository's manifest, all at once: a query
+   * sees the manifest before the job or after it, never half of it.
+   */
+  async finalize(repositoryId: string, jobId: string, commit: string | null, ref: string | null, symbols: number | null): Promise<number> {
+    return this.db.transaction(async (manager) => {
+      await this.db.run(SQL.applyDeleted, [repositoryId, jobId], manager);
+      await this.db.run(SQL.applyUpserts, [repositoryId, jobId], manager);
+      const { rows } = await this.db.run<{ file_count: number }>(SQL.markIndexed, [repositoryId, commit, ref, symbols], manager);
+      await this.db.run(SQL.clearJobFiles, [jobId], manager);
+      return rows[0]?.file_count ?? 0;
+    });
+  }
+}

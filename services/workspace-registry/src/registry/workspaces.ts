@@ -1,0 +1,150 @@
+import { constants } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
+import { basename, isAbsolute, sep } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { parseRepository, type LocatorPolicy } from '@sextant/checkouts';
+import { ServiceError } from '@sextant/messaging';
+import type { RegistryStore, Repository } from './registry.store.js';
+
+export interface WorkspaceOptions {
+  defaultWorkspace: string | undefined;
+  /** Real paths; empty: auto-discovery off. */
+  allowedRoots: readonly string[];
+  autoWorkspacesMax: number;
+  policy: LocatorPolicy;
+}
+
+/** A resolved workspace, and whether this call registered it (auto-discovery: indexing starts, answers are partial). */
+export interface Resolved {
+  repository: Repository;
+  discovered: boolean;
+}
+
+/**
+ * Workspace resolution (tools.md, "Workspaces"): omitted → the default
+ * workspace; registered → used; unknown → `workspace_not_registered` unless
+ * auto-discovery is on (allowed roots configured), when a git repository
+ * under an allowed root is registered (`auto_discovered`, capped, least
+ * recently used evicted first). Also registers what `index_repository` names.
+ */
+export class Workspaces {
+  private readonly log = new Logger('Workspaces');
+
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly options: WorkspaceOptions,
+  ) {}
+
+  get autoDiscovery(): boolean {
+    return this.options.allowedRoots.length > 0;
+  }
+
+  async resolve(workspace: string | undefined): Promise<Resolved> {
+    if (workspace === undefined) return { repository: await this.defaultWorkspace(), discovered: false };
+    const known = (await this.store.byLocator(workspace)) ?? (await this.byRealPath(workspace));
+    if (known) {
+      await this.store.touch(known.id);
+      return { repository: known, discovered: false };
+    }
+    if (!this.autoDiscovery) {
+      throw ServiceError.of(
+        'workspace_not_registered',
+        `Workspace "${workspace}" is not registered and auto-discovery is off (no allowed roots: --allowed-root / SEXTANT_ALLOWED_ROOTS). ` +
+          'Register it with index_repository {localPath}, or leave out "workspace" for the default one.',
+        { workspace },
+      );
+    }
+    const root = await this.checkLocal(workspace, 'workspace');
+    await this.makeRoom();
+    const repository = await this.store.register({
+      kind: 'local',
+      locator: root,
+      name: basename(root),
+      ref: null,
+      origin: 'auto_discovered',
+    });
+    this.log.log(`auto-discovered workspace ${root}`);
+    return { repository, discovered: true };
+  }
+
+  /** Registers a local directory (`index_repository {localPath}`): a git repository, under an allowed root when roots are set. */
+  async registerLocal(path: string): Promise<Repository> {
+    const root = await this.checkLocal(path, 'localPath');
+    const known = await this.store.byLocator(root);
+    return known ?? this.store.register({ kind: 'local', locator: root, name: basename(root), ref: null, origin: 'registered' });
+  }
+
+  /** Registers a remote repository (`owner/repo` or a git URL on an allowed host); a new `ref` replaces the old one. */
+  async registerRemote(repository: string, ref: string | undefined): Promise<Repository> {
+    const raw = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository) ? `github:${repository}` : repository;
+    const locator = parseRepository(raw, this.options.policy);
+    const existing = await this.store.byLocator(locator.url);
+    if (existing) {
+      if ((ref ?? null) !== existing.ref) await this.store.setRef(existing.id, ref ?? null);
+      return { ...existing, ref: ref ?? null };
+    }
+    return this.store.register({ kind: 'remote', locator: locator.url, name: locator.display, ref: ref ?? null, origin: 'registered' });
+  }
+
+  private async defaultWorkspace(): Promise<Repository> {
+    const path = this.options.defaultWorkspace;
+    if (path === undefined) {
+      throw ServiceError.invalid({
+        workspace: 'required: this server has no default workspace (start it with --workspace DIR or SEXTANT_WORKSPACE, or name one)',
+      });
+    }
+    const known = (await this.store.byLocator(path)) ?? (await this.byRealPath(path));
+    if (known) return known;
+    // The operator chose the default workspace: it need not lie under an allowed root.
+    const root = await this.checkLocal(path, 'workspace', false);
+    return (
+      (await this.store.byLocator(root)) ??
+      this.store.register({ kind: 'local', locator: root, name: basename(root), ref: null, origin: 'default' })
+    );
+  }
+
+  private async byRealPath(path: string): Promise<Repository | undefined> {
+    const real = await realpath(path).catch(() => undefined);
+    return real && real !== path ? this.store.byLocator(real) : undefined;
+  }
+
+  /** The real path of a local repository root, or the error that says why it cannot be one. */
+  private async checkLocal(path: string, field: string, underRoot = true): Promise<string> {
+    if (!isAbsolute(path)) throw ServiceError.invalid({ [field]: `"${path}" is not an absolute path` });
+    const real = await realpath(path).catch(() => {
+      throw ServiceError.invalid({ [field]: `"${path}" does not exist` });
+    });
+    if (underRoot && this.autoDiscovery && !this.options.allowedRoots.some((root) => real === root || real.startsWith(root + sep))) {
+      throw ServiceError.of(
+        'workspace_not_allowed',
+        `"${path}" resolves to ${real}, outside every allowed root (${this.options.allowedRoots.join(', ')}).`,
+        { [field]: path },
+      );
+    }
+    const info = await stat(real);
+    if (!info.isDirectory()) throw ServiceError.invalid({ [field]: `"${path}" is not a directory` });
+    try {
+      await access(real, constants.R_OK | constants.X_OK);
+    } catch {
+      throw ServiceError.invalid({ [field]: `"${path}" cannot be read by the server` });
+    }
+    const git = await stat(`${real}${sep}.git`).catch(() => undefined);
+    if (!git) throw ServiceError.invalid({ [field]: `"${path}" is not a git repository (no .git at its root)` });
+    return real;
+  }
+
+  /** At the cap of auto-discovered workspaces: evict the least recently used one without an active job, else refuse. */
+  private async makeRoom(): Promise<void> {
+    if ((await this.store.countAutoDiscovered()) < this.options.autoWorkspacesMax) return;
+    const victim = await this.store.leastRecentlyUsedAutoDiscovered();
+    if (!victim) {
+      throw ServiceError.of(
+        'workspace_limit_exceeded',
+        `${this.options.autoWorkspacesMax} auto-discovered workspaces are registered and all are indexing; try again when one finishes.`,
+        { limit: this.options.autoWorkspacesMax },
+      );
+    }
+    this.log.log(`evicting auto-discovered workspace ${victim.locator} (least recently used) to make room`);
+    await this.store.delete(victim.id);
+  }
+}
