@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { PollLoop } from './poll-loop.js';
 import { workerId, type Batch, type JobStore } from './store.js';
 
 /**
@@ -35,10 +36,8 @@ export class StageWorker {
   readonly owner = workerId();
   private readonly log: Logger;
   private readonly leaseMs: number;
-  private readonly idleMs: number;
   private readonly maxAttempts: number;
-  private running: Promise<void> | undefined;
-  private stopping = false;
+  private readonly loop: PollLoop;
 
   constructor(
     private readonly source: BatchSource,
@@ -47,38 +46,28 @@ export class StageWorker {
   ) {
     this.log = new Logger(`Stage:${stage.name}`);
     this.leaseMs = options.leaseMs ?? 15_000;
-    this.idleMs = options.idleMs ?? 250;
     this.maxAttempts = options.maxAttempts ?? 3;
+    this.loop = new PollLoop(
+      () => this.runOne(),
+      options.idleMs ?? 250,
+      (error) => this.log.warn(`could not take a batch (${error.message}); trying again`),
+    );
   }
 
   start(): void {
-    this.stopping = false;
-    this.running ??= this.loop().finally(() => (this.running = undefined));
+    this.loop.start();
   }
 
   /** Stops claiming; resolves once the batch in hand is done. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Processes batches until none is free; returns how many it did. */
   async drain(): Promise<number> {
     let done = 0;
-    while (!this.stopping && (await this.runOne())) done++;
+    while (!this.loop.stopped && (await this.runOne())) done++;
     return done;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      let worked = false;
-      try {
-        worked = await this.runOne();
-      } catch (error) {
-        this.log.warn(`could not take a batch (${(error as Error).message}); trying again`);
-      }
-      if (!worked && !this.stopping) await new Promise((r) => setTimeout(r, this.idleMs));
-    }
   }
 
   private async runOne(): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { workerId, type Job, type JobStore } from '@sextant/jobs';
+import { PollLoop, workerId, type Job, type JobStore } from '@sextant/jobs';
 import { ServiceError } from '@sextant/messaging';
 import type { RegistryStore } from '../registry/registry.store.js';
 import type { Discovery } from './discovery.js';
@@ -41,11 +41,9 @@ export class Coordinator {
   readonly owner = workerId();
   private readonly log = new Logger('Coordinator');
   private readonly leaseMs: number;
-  private readonly idleMs: number;
   private readonly stageStallMs: number;
-  private loop: Promise<void> | undefined;
-  private stopping = false;
-  private wakeUp: (() => void) | undefined;
+  private readonly loop: PollLoop;
+  private lastSweep = 0;
 
   constructor(
     private readonly jobs: JobStore,
@@ -54,56 +52,42 @@ export class Coordinator {
     private readonly options: CoordinatorOptions,
   ) {
     this.leaseMs = options.leaseMs ?? 15_000;
-    this.idleMs = options.idleMs ?? 500;
     this.stageStallMs = options.stageStallMs ?? 300_000;
+    // The database may be unreachable: the job (if any) keeps its lease or is reported interrupted later.
+    this.loop = new PollLoop(
+      () => this.step(),
+      options.idleMs ?? 500,
+      (error) => this.log.warn(`job loop: ${error.message}`),
+    );
   }
 
   /** Reports jobs a stopped process left running as interrupted, then runs jobs until `stop()`. */
   start(): void {
-    this.stopping = false;
-    this.loop ??= this.run().finally(() => (this.loop = undefined));
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.wakeUp?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** A job was just queued: look now rather than at the next poll. */
   wake(): void {
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
-  private async run(): Promise<void> {
-    let lastSweep = 0;
-    while (!this.stopping) {
-      try {
-        if (Date.now() - lastSweep >= this.leaseMs / 3) {
-          lastSweep = Date.now();
-          for (const job of await this.jobs.interruptAbandoned(INTERRUPTED)) {
-            this.log.warn(`job ${job.id} was interrupted (its process stopped)`);
-            await this.store.setStatus(job.key, 'failed');
-          }
-        }
-        const job = await this.jobs.claim(this.owner, this.leaseMs);
-        if (job) {
-          await this.runJob(job);
-          continue;
-        }
-      } catch (error) {
-        // The database is unreachable, typically: the job (if any) keeps its lease or is retried later.
-        this.log.warn(`job loop: ${(error as Error).message}`);
+  /** Sweeps for abandoned jobs now and then; runs the next pending job, if any. */
+  private async step(): Promise<boolean> {
+    if (Date.now() - this.lastSweep >= this.leaseMs / 3) {
+      this.lastSweep = Date.now();
+      for (const job of await this.jobs.interruptAbandoned(INTERRUPTED)) {
+        this.log.warn(`job ${job.id} was interrupted (its process stopped)`);
+        await this.store.setStatus(job.key, 'failed');
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.idleMs);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeUp = undefined;
     }
+    const job = await this.jobs.claim(this.owner, this.leaseMs);
+    if (!job) return false;
+    await this.runJob(job);
+    return true;
   }
 
   private async runJob(job: Job): Promise<void> {
