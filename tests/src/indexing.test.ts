@@ -9,7 +9,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callTool, git, httpClient, postRaw, startEmbedded, writeTree, type Sextant } from '@sextant/testing';
+import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  BareRepository,
+  callTool,
+  GitDaemon,
+  git,
+  httpClient,
+  postRaw,
+  startEmbedded,
+  stdioClient,
+  writeTree,
+  type Sextant,
+} from '@sextant/testing';
+import { distributedStack, type Stack } from './stack.js';
 import { expectToolError } from './scenarios.js';
 
 interface JobBody {
@@ -206,6 +219,146 @@ describe('indexing pipeline (embedded)', () => {
     await expectToolError(client, 'index_repository', { repository: 'https://evil.example.com/o/r.git' }, 'invalid_input', 'repository');
     await expectToolError(client, 'index_repository', { repository: 'x', localPath: join(base, 'nope') }, 'invalid_input', 'localPath');
     await expectToolError(client, 'index_repository', { repository: 'x', localPath: 'relative/dir' }, 'invalid_input', 'localPath');
+  });
+});
+
+describe('indexing pipeline: a process killed in the middle of a job', () => {
+  it('reports the interrupted job after a restart until a re-run completes, with no duplicate or half-indexed files', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'sextant-restart-job-'));
+    const dataDir = join(base, 'data');
+    const workspace = makeWorkspace(base, 'service', 200);
+    let second: Sextant | undefined;
+    try {
+      // A stage no worker serves holds the job in its Parsing stage: the kill lands mid-job, every time.
+      const first = await startEmbedded({ SEXTANT_DATA_DIR: dataDir, SEXTANT_WORKSPACE: workspace, SEXTANT_INDEXING_STAGES: 'symbols' });
+      const c1 = await httpClient(first.url);
+      const job = await callTool<JobBody>(c1, 'index_repo', {});
+      for (let i = 0; i < 100; i++) {
+        const status = await callTool<JobStatusBody>(c1, 'get_index_job_status', { runId: job.body.job_id });
+        if (status.body.progress?.stage === 'parsing') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await c1.close().catch(() => undefined);
+      process.kill(first.process.pid, 'SIGKILL');
+      await first.process.exited;
+
+      second = await startEmbedded({ SEXTANT_DATA_DIR: dataDir, SEXTANT_WORKSPACE: workspace });
+      const c2 = await httpClient(second.url);
+      const old = await callTool<JobStatusBody>(c2, 'get_index_job_status', { runId: job.body.job_id });
+      assert.equal(old.body.status, 'failed');
+      assert.match(old.body.error_message ?? '', /interrupted/);
+      const status = await callTool<{
+        index_status: string;
+        interrupted_recovery_report?: { detected: boolean; interrupted_jobs: number };
+      }>(c2, 'index_status', {});
+      assert.deepEqual(status.body.interrupted_recovery_report?.interrupted_jobs, 1);
+      const health = (await (await fetch(second.url.replace('/mcp', '/health'))).json()) as { interrupted_recovery_report?: object };
+      assert.ok(health.interrupted_recovery_report, 'reported in /health too');
+
+      const rerun = await callTool<JobBody>(c2, 'index_repo', {});
+      assert.equal((await waitForJob(c2, rerun.body.job_id)).status, 'completed');
+      const after = await callTool<{ index_status: string; interrupted_recovery_report?: object }>(c2, 'index_status', {});
+      assert.deepEqual([after.body.index_status, after.body.interrupted_recovery_report], ['ready', undefined]);
+      const projects = ((await (await fetch(second.url.replace('/mcp', '/health'))).json()) as { projects: Array<{ file_count: number }> })
+        .projects;
+      assert.equal(projects[0]!.file_count, 201, 'each file once');
+      await c2.close();
+    } finally {
+      await second?.stop();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('indexing pipeline (distributed: workspace-registry as its own process)', () => {
+  let stack: Stack;
+  let client: Client;
+  let base: string;
+  let daemon: GitDaemon;
+  let remote: BareRepository;
+
+  before(async () => {
+    base = mkdtempSync(join(tmpdir(), 'sextant-indexing-nats-'));
+    mkdirSync(join(base, 'remotes'));
+    remote = new BareRepository(join(base, 'remotes'), 'library');
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`lib/part${i}.ts`] = `export const part${i} = ${i};\n`;
+    remote.commit('main', files);
+    daemon = await GitDaemon.start(join(base, 'remotes'));
+    stack = await distributedStack();
+    await stack.startService('workspace-registry', {
+      GIT_ALLOWED_HOSTS: daemon.host,
+      SEXTANT_DATA_DIR: join(base, 'data'),
+      SEXTANT_HEAD_CACHE_MS: '0',
+    });
+    const gateway = await stack.startGateway({ SEXTANT_SERVICES: 'workspace-registry', SEXTANT_PROGRESS_POLL_MS: '50' });
+    client = await httpClient(gateway.url);
+    await client.listTools();
+  });
+  after(async () => {
+    await client?.close();
+    await stack?.stop();
+    await daemon?.stop();
+    remote?.dispose();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it('clones and indexes a remote repository, follows it with progress, and syncs only what a new commit changed', async () => {
+    const events: ProgressEvent[] = [];
+    const started = await client.callTool({ name: 'index_repository', arguments: { repository: daemon.url('library') } }, undefined, {
+      onprogress: (p) => void events.push(p),
+    });
+    const body = started.structuredContent as unknown as { runId: string; status: string };
+    assert.equal(body.status, 'completed', JSON.stringify(body));
+    assert.equal(events.at(-1)?.progress, 100);
+    let listed = await callTool<{
+      repositories: Array<{ url: string | null; indexed_commit: string | null; behind_head: boolean | null }>;
+    }>(client, 'list_repositories', {});
+    assert.equal(listed.body.repositories[0]!.url, daemon.url('library').replace(/\/?$/, ''));
+    assert.equal(listed.body.repositories[0]!.behind_head, false);
+
+    remote.commit('main', { 'lib/part3.ts': 'export const part3 = "three";\n', 'lib/new.ts': 'export const fresh = 1;\n' });
+    listed = await callTool(client, 'list_repositories', {});
+    assert.equal(listed.body.repositories[0]!.behind_head, true, 'the branch moved on');
+
+    const again = await callTool<{ runId: string }>(client, 'index_repository', { repository: daemon.url('library') });
+    const done = await waitForJob(client, again.body.runId);
+    assert.equal(done.status, 'completed', done.error_message ?? '');
+    assert.equal(done.stats.files_indexed, 2, 'only the two files the commit touched');
+    listed = await callTool(client, 'list_repositories', {});
+    assert.equal(listed.body.repositories[0]!.behind_head, false);
+  });
+
+  it('fails the job of a repository that does not exist with a clear message', async () => {
+    const job = await callTool<{ runId: string }>(client, 'index_repository', { repository: daemon.url('missing') });
+    const done = await waitForJob(client, job.body.runId);
+    assert.equal(done.status, 'failed');
+    assert.match(done.error_message ?? '', /was not found/);
+  });
+});
+
+describe('indexing over stdio', () => {
+  it('sends the progress of a job started without a token, under index-job-<id>', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'sextant-indexing-stdio-'));
+    const workspace = makeWorkspace(base, 'app', 20);
+    const { client } = await stdioClient('apps/sextant/dist/main.js', {
+      SEXTANT_DATA_DIR: join(base, 'data'),
+      SEXTANT_WORKSPACE: workspace,
+      SEXTANT_PROGRESS_POLL_MS: '50',
+    });
+    try {
+      const tokens: Array<{ progressToken: string | number; progress: number }> = [];
+      client.setNotificationHandler(ProgressNotificationSchema, (n) => void tokens.push(n.params));
+      const job = await callTool<JobBody>(client, 'index_repo', {});
+      assert.equal(job.body.status, 'pending', 'the call returns at once');
+      for (let i = 0; i < 100 && tokens.at(-1)?.progress !== 100; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(tokens.length > 0);
+      assert.ok(tokens.every((t) => t.progressToken === `index-job-${job.body.job_id}`));
+      assert.equal(tokens.at(-1)!.progress, 100);
+    } finally {
+      await client.close();
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
 

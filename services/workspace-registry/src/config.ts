@@ -33,6 +33,7 @@ export const WorkspaceRegistryEnv = CommonEnv.extend(DatabaseEnv.shape)
     SEXTANT_CHECKOUTS_DIR: z.string().min(1).optional(),
     SEXTANT_INDEXING_STAGES: list(/,/).default([]),
     SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250),
+    SEXTANT_HEAD_CACHE_MS: env.int(0, 24 * 3_600_000).default(60_000),
     INDEX_MAX_FILE_BYTES: env.int(1_024, 256 * 1024 ** 2).default(1024 ** 2),
     INDEX_BATCH_FILES: env.int(1, 100_000).default(200),
     GIT_ALLOWED_HOSTS: env.hosts().default(['github.com']),
@@ -52,6 +53,8 @@ export interface WorkspaceRegistryConfig extends CommonSettings {
   /** Indexing stages a job waits for after Discovery (`symbols`, `vectors`), in order. */
   stages: string[];
   progressIntervalMs: number;
+  /** How long a branch head read for `behind_head` is trusted. */
+  headCacheMs: number;
   maxFileBytes: number;
   batchFiles: number;
   git: { allowedHosts: string[]; allowFileUrls: boolean; cloneTimeoutMs: number };
@@ -81,6 +84,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process
     checkoutsDir: resolve(e.SEXTANT_CHECKOUTS_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'checkouts')),
     stages: e.SEXTANT_INDEXING_STAGES,
     progressIntervalMs: e.SEXTANT_PROGRESS_INTERVAL_MS,
+    headCacheMs: e.SEXTANT_HEAD_CACHE_MS,
     maxFileBytes: e.INDEX_MAX_FILE_BYTES,
     batchFiles: e.INDEX_BATCH_FILES,
     git: { allowedHosts: e.GIT_ALLOWED_HOSTS, allowFileUrls: e.GIT_ALLOW_FILE_URLS, cloneTimeoutMs: e.GIT_CLONE_TIMEOUT_MS },

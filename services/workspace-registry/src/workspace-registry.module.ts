@@ -91,7 +91,7 @@ export class WorkspaceRegistryModule {
           provide: RegistryService,
           inject: [RegistryStore, JobStore, Workspaces, Coordinator],
           useFactory: (store: RegistryStore, jobs: JobStore, workspaces: Workspaces, coordinator: Coordinator) =>
-            new RegistryService({ store, jobs, workspaces, coordinator, git, policy }),
+            new RegistryService({ store, jobs, workspaces, coordinator, git, policy, headCacheMs: config.headCacheMs }),
         },
         {
           provide: IndexingLifecycle,

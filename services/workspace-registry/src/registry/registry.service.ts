@@ -22,10 +22,10 @@ export interface RegistryServiceDeps {
   coordinator: Pick<Coordinator, 'wake'>;
   git: GitRunner;
   policy: LocatorPolicy;
+  /** How long a branch head read for `behind_head` is trusted. */
+  headCacheMs: number;
 }
 
-/** How long a remote branch head read with `ls-remote` is trusted for `behind_head`. */
-const HEAD_TTL_MS = 60_000;
 /** Time budget of the head checks of one `list_repositories`; past it, `behind_head` is null. */
 const HEAD_BUDGET_MS = 2_000;
 
@@ -179,7 +179,7 @@ export class RegistryService {
       repositories.map(async (r) => {
         if (r.indexedCommit === null) return;
         const cached = this.heads.get(r.id);
-        if (cached && Date.now() - cached.at < HEAD_TTL_MS) return heads.set(r.id, cached.commit);
+        if (cached && Date.now() - cached.at < this.deps.headCacheMs) return heads.set(r.id, cached.commit);
         const timeoutMs = Math.max(100, deadline - Date.now());
         const commit = await this.headOf(r, timeoutMs).catch(() => null);
         this.heads.set(r.id, { commit, at: Date.now() });
