@@ -84,6 +84,23 @@ describe('checkouts', () => {
       assert.ok(!files.some((f) => f.path === 'ignored.log'));
     });
 
+    it('reads many files in a worker thread with the same results', async () => {
+      const many = join(base, 'many');
+      mkdirSync(many);
+      git(many, 'init', '-q', '--initial-branch=main');
+      const files: Record<string, string | Buffer> = { 'blob.bin': Buffer.from([1, 0, 2]) };
+      for (let i = 0; i < 1_500; i++) files[`src/f${i}.js`] = `module.exports = ${i};\n`;
+      writeTree(many, files);
+      git(many, 'add', '-A');
+      const stats = newWalkStats();
+      const walked = await collect(walkFiles(runner, many, { maxFileBytes: 1_000, includeUntracked: false, batchSize: 400 }, stats));
+      assert.equal(walked.length, 1_500);
+      assert.equal(stats.skipped.binary, 1);
+      const f7 = walked.find((f) => f.path === 'src/f7.js')!;
+      assert.equal(f7.hash, execFileSync('git', ['hash-object', 'src/f7.js'], { cwd: many, encoding: 'utf8' }).trim());
+      assert.equal(f7.language, 'javascript');
+    });
+
     it('knows languages by extension and by name', () => {
       assert.deepEqual(['a.TSX', 'x/y.go', 'Makefile', 'README', '.env', 'lib.rs', 'a.min.js'].map(languageOf), [
         'tsx',

@@ -139,7 +139,7 @@ export class JobStore {
       finish: sql(
         'jobs.finish',
         `UPDATE ${jobs} SET status = $3, error_message = $4, percent = CASE WHEN $3 = 'completed' THEN 100 ELSE percent END,
-           message = coalesce($5, message), completed_at = now(), owner = NULL, lease_until = NULL
+           message = coalesce($5, message), stats = stats || $6::jsonb, completed_at = now(), owner = NULL, lease_until = NULL
          WHERE id = $1 AND owner = $2 AND status = 'running' RETURNING *`,
       ),
       interruptExpired: sql(
@@ -247,8 +247,15 @@ export class JobStore {
     return (await this.db.run(this.sql.progress!, values)).rowCount === 1;
   }
 
-  async finish(id: string, owner: string, status: 'completed' | 'failed' | 'skipped', detail: { error?: string; message?: string } = {}) {
-    const { rows } = await this.db.run<JobRow>(this.sql.finish!, [id, owner, status, detail.error ?? null, detail.message ?? null]);
+  /** Ends the job; `stats` are merged into its counters. */
+  async finish(
+    id: string,
+    owner: string,
+    status: 'completed' | 'failed' | 'skipped',
+    detail: { error?: string; message?: string; stats?: Record<string, number> } = {},
+  ) {
+    const values = [id, owner, status, detail.error ?? null, detail.message ?? null, detail.stats ?? {}];
+    const { rows } = await this.db.run<JobRow>(this.sql.finish!, values);
     await this.db.run(this.sql.deleteBatches!, [id]);
     return rows[0] ? toJob(rows[0]) : undefined;
   }

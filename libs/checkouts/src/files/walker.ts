@@ -1,9 +1,11 @@
-import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { GitRunner } from '../git/git-runner.js';
 import { languageOf } from './languages.js';
+import { readFiles, type SkipReason, type ToRead, type WalkedFile } from './read-files.js';
+
+export type { SkipReason, WalkedFile } from './read-files.js';
 
 /**
  * Directories of code nobody wrote here (dependencies, build output, caches):
@@ -39,7 +41,7 @@ export interface WalkOptions {
   excludedDirectories?: readonly string[];
   /** Files per batch handed to the caller. */
   batchSize?: number;
-  /** Files read at once. */
+  /** Files read at once (default 32). */
   concurrency?: number;
   timeoutMs?: number;
   /** Walk only these paths (the files git says changed) instead of listing the checkout. */
@@ -52,18 +54,6 @@ export interface WalkOptions {
   known?: (path: string) => { size: number; mtimeMs: number; hash: string } | undefined;
 }
 
-/** One file of the manifest. */
-export interface WalkedFile {
-  path: string;
-  size: number;
-  /** Git's blob id of the content (`sha1("blob <size>\0" + content)`), equal to `git hash-object`. */
-  hash: string;
-  language: string | null;
-  mtimeMs: number;
-}
-
-export type SkipReason = 'vendored' | 'too_large' | 'binary' | 'not_regular' | 'unreadable';
-
 export interface WalkStats {
   listed: number;
   files: number;
@@ -71,14 +61,18 @@ export interface WalkStats {
   skipped: Record<SkipReason, number>;
 }
 
-const BINARY_SNIFF_BYTES = 8000;
+/** Above this many files to read, they are read in a worker thread (its start costs ~30 ms; a sync reads few files). */
+const WORKER_MIN_FILES = 1_000;
+/** Files lstat'ed between two yields of the event loop. */
+const LSTAT_CHUNK = 250;
 
 /**
  * The files of a checkout, in batches: the paths git knows (tracked, plus
  * untracked but not ignored for a local workspace), without vendored
  * directories, symlinks, submodules, binaries (a NUL in the first 8000 bytes,
  * git's own test) and files over the size cap. Each file is read once, for
- * its hash. Memory is one batch of metadata plus `concurrency` file contents.
+ * its hash. Memory is the metadata of files read but not yet taken plus
+ * `concurrency` file contents.
  */
 export async function* walkFiles(
   git: GitRunner,
@@ -102,62 +96,87 @@ export async function* walkFiles(
   });
   stats.listed += listed.length;
   const batchSize = options.batchSize ?? 500;
-  const concurrency = options.concurrency ?? 16;
-  for (let start = 0; start < paths.length; start += batchSize) {
-    const slice = paths.slice(start, start + batchSize);
-    const results: Array<WalkedFile | SkipReason> = new Array(slice.length);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(concurrency, slice.length) }, async () => {
-        while (next < slice.length) {
-          const i = next++;
-          results[i] = await readOne(dir, slice[i]!, options.maxFileBytes, options.known);
-        }
-      }),
-    );
-    const batch: WalkedFile[] = [];
-    for (const result of results) {
-      if (typeof result === 'string') stats.skipped[result]++;
+  const concurrency = options.concurrency ?? 32;
+  // lstat runs synchronously, in chunks: ~3 µs a file instead of a thread-pool round trip (4× slower),
+  // and an unchanged file of an incremental scan needs nothing else.
+  const ready: WalkedFile[] = [];
+  const toRead: Array<{ path: string; mtimeMs: number }> = [];
+  const skip = (reason: SkipReason) => void stats.skipped[reason]++;
+  for (let start = 0; start < paths.length; start += LSTAT_CHUNK) {
+    for (const path of paths.slice(start, start + LSTAT_CHUNK)) {
+      const info = lstatSync(join(dir, path), { throwIfNoEntry: false });
+      if (!info)
+        skip('unreadable'); // deleted since it was listed
+      else if (!info.isFile()) skip('not_regular');
+      else if (info.size > options.maxFileBytes) skip('too_large');
       else {
-        batch.push(result);
-        stats.files++;
-        stats.bytes += result.size;
+        const mtimeMs = Math.floor(info.mtimeMs);
+        const before = options.known?.(path);
+        if (before && before.size === info.size && before.mtimeMs === mtimeMs) {
+          ready.push({ path, size: info.size, hash: before.hash, language: languageOf(path), mtimeMs });
+        } else toRead.push({ path, mtimeMs });
       }
     }
-    if (batch.length > 0) yield batch;
+    await new Promise((resolve) => setImmediate(resolve)); // let others run between chunks
   }
+  // The rest is read (many files: in a worker thread) without waiting at batch boundaries; the caller gets batches as they fill.
+  let done = false;
+  let wake: (() => void) | undefined;
+  const onResult = (result: WalkedFile | SkipReason) => {
+    if (typeof result === 'string') skip(result);
+    else ready.push(result);
+    if (ready.length >= batchSize) wake?.();
+  };
+  const reading = (toRead.length >= WORKER_MIN_FILES ? readInWorker : readFiles)(
+    dir,
+    toRead,
+    options.maxFileBytes,
+    concurrency,
+    onResult,
+  ).finally(() => {
+    done = true;
+    wake?.();
+  });
+  reading.catch(() => undefined);
+  for (;;) {
+    if (ready.length >= batchSize || (done && ready.length > 0)) {
+      const batch = ready.splice(0, batchSize);
+      stats.files += batch.length;
+      for (const file of batch) stats.bytes += file.size;
+      yield batch;
+      continue;
+    }
+    if (done) break;
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
+  }
+  await reading;
+}
+
+/** Like `readFiles`, in a worker thread. */
+function readInWorker(
+  dir: string,
+  items: readonly ToRead[],
+  maxBytes: number,
+  concurrency: number,
+  onResult: (result: WalkedFile | SkipReason) => void,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let received = 0;
+    const worker = new Worker(new URL('./read-worker.js', import.meta.url), { workerData: { dir, items, maxBytes, concurrency } });
+    worker.on('message', (chunk: Array<WalkedFile | SkipReason>) => {
+      for (const result of chunk) onResult(result);
+      received += chunk.length;
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      received === items.length
+        ? resolve()
+        : reject(new Error(`the file reader thread stopped (exit ${code}) after ${received} of ${items.length} files`)),
+    );
+  });
 }
 
 export function newWalkStats(): WalkStats {
   return { listed: 0, files: 0, bytes: 0, skipped: { vendored: 0, too_large: 0, binary: 0, not_regular: 0, unreadable: 0 } };
-}
-
-async function readOne(dir: string, path: string, maxBytes: number, known: WalkOptions['known']): Promise<WalkedFile | SkipReason> {
-  const full = join(dir, path);
-  const info = await lstat(full).catch(() => undefined);
-  if (!info) return 'unreadable'; // deleted since it was listed
-  if (!info.isFile()) return 'not_regular';
-  if (info.size > maxBytes) return 'too_large';
-  const mtimeMs = Math.floor(info.mtimeMs);
-  const before = known?.(path);
-  if (before && before.size === info.size && before.mtimeMs === mtimeMs) {
-    return { path, size: info.size, hash: before.hash, language: languageOf(path), mtimeMs };
-  }
-  let content: Buffer;
-  try {
-    // Non-blocking and not through a symlink: a FIFO or link swapped in since the lstat must not block or lead out.
-    const handle = await open(full, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    try {
-      if (!(await handle.stat()).isFile()) return 'not_regular';
-      content = await handle.readFile();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return 'unreadable';
-  }
-  if (content.length > maxBytes) return 'too_large'; // grew since the lstat
-  if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return 'binary';
-  const hash = createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
-  return { path, size: content.length, hash, language: languageOf(path), mtimeMs };
 }

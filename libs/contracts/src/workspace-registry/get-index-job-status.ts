@@ -29,6 +29,10 @@ export const Response = z.object({
     })
     .optional()
     .describe('Where the job is (an extension).'),
+  timings_ms: z
+    .object({ discovery: z.int().optional(), finalizing: z.int().optional() })
+    .optional()
+    .describe('How long the stages took, once done (an extension).'),
   retry_count: z.int(),
   created_at: z.string(),
 });

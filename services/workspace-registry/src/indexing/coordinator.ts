@@ -98,8 +98,9 @@ export class Coordinator {
     try {
       if (!repository) throw ServiceError.of('not_found', 'The repository of this job was removed.');
       await this.store.setStatus(repository.id, 'indexing');
-      await this.progress(job, { stage: 'discovery', percent: 0, message: messages.discovery(0) }, true);
+      const timings: Record<string, number> = {};
       const symbols = await this.discovery.withFiles(repository, async (files) => {
+        const discoveryStarted = performance.now();
         const discovered = await this.discovery.run(
           job.id,
           repository,
@@ -107,26 +108,29 @@ export class Coordinator {
           { full: job.mode === 'full', force: job.params.force === true },
           this.reporter(job),
         );
+        timings.discovery_ms = Math.round(performance.now() - discoveryStarted);
         const done = {
           files_scanned: discovered.scanned,
           files_changed: discovered.changes.added + discovered.changes.modified,
           files_deleted: discovered.changes.deleted,
         };
-        await this.progress(
-          job,
-          { stage: 'discovery', percent: percentOf('discovery', 1), message: messages.discovery(discovered.scanned), stats: done },
-          true,
-        );
-        const counted = await this.runStages(job);
+        const stages = this.options.stages.length > 0;
+        if (stages) {
+          const end = {
+            stage: 'discovery',
+            percent: percentOf('discovery', 1),
+            message: messages.discovery(discovered.scanned),
+            stats: done,
+          };
+          await this.progress(job, end, true);
+        }
+        const counted = stages ? await this.runStages(job) : null;
         // Without stages, the files Finalizing writes into the manifest are the ones indexed.
-        const indexed: Record<string, number> = this.options.stages.length === 0 ? { files_indexed: done.files_changed } : {};
-        await this.progress(
-          job,
-          { stage: 'finalizing', percent: percentOf('finalizing', 0), message: messages.finalizing(), stats: indexed },
-          true,
-        );
+        const stats: Record<string, number> = stages ? {} : { ...done, files_indexed: done.files_changed };
+        await this.progress(job, { stage: 'finalizing', percent: percentOf('finalizing', 0), message: messages.finalizing(), stats }, true);
         return { discovered, symbols: counted };
       });
+      const finalizing = performance.now();
       const fileCount = await this.store.finalize(
         repository.id,
         job.id,
@@ -135,7 +139,11 @@ export class Coordinator {
         symbols.symbols,
       );
       const seconds = (performance.now() - started) / 1000;
-      await this.jobs.finish(job.id, this.owner, 'completed', { message: messages.completed(fileCount, symbols.symbols ?? 0, seconds) });
+      timings.finalizing_ms = Math.round(performance.now() - finalizing);
+      await this.jobs.finish(job.id, this.owner, 'completed', {
+        message: messages.completed(fileCount, symbols.symbols ?? 0, seconds),
+        stats: timings,
+      });
     } catch (error) {
       const message = error instanceof ServiceError ? error.busError.message : (error as Error).message;
       this.log.warn(`job ${job.id} failed: ${message}`);

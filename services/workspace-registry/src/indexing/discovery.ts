@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { Logger } from '@nestjs/common';
 import {
   changedFiles,
   newWalkStats,
@@ -46,6 +47,14 @@ export interface DiscoveryDeps {
  * only files whose size or mtime moved since the last scan.
  */
 export class Discovery {
+  private readonly log = new Logger('Discovery');
+  /**
+   * The manifests of the last few repositories indexed, as their last job
+   * left them (keyed by that job: the repository's `manifestVersion`), so a
+   * sync does not read 20,000 rows back from the database each time.
+   */
+  private readonly manifests = new Map<string, { version: string; entries: Map<string, ManifestEntry> }>();
+
   constructor(private readonly deps: DiscoveryDeps) {}
 
   /** Runs `work` on the repository's files: the workspace itself, or a persistent clone pinned for the duration. */
@@ -59,15 +68,30 @@ export class Discovery {
     if (!info?.isDirectory()) {
       throw ServiceError.of('not_found', `The workspace directory ${dir} no longer exists (or cannot be read).`, { workspace: dir });
     }
-    const commit = await this.deps.git.run(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: dir }).then(
-      (out) => out.trim() || null,
-      () => null,
-    );
-    const ref = await this.deps.git.run(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: dir }).then(
-      (out) => out.trim() || null,
-      () => null,
-    );
+    const read = (args: string[]) =>
+      this.deps.git.run(args, { cwd: dir }).then(
+        (out) => out.trim() || null,
+        () => null,
+      );
+    const [commit, ref] = await Promise.all([
+      read(['rev-parse', '--verify', '-q', 'HEAD']),
+      read(['symbolic-ref', '--short', '-q', 'HEAD']),
+    ]);
     return work({ dir, commit, ref });
+  }
+
+  /** The repository's manifest: the cached copy when it is the current version, else read from the database. */
+  private async manifestOf(repository: Repository): Promise<Map<string, ManifestEntry>> {
+    const cached = this.manifests.get(repository.id);
+    if (cached && repository.manifestVersion !== null && cached.version === repository.manifestVersion) return cached.entries;
+    return this.deps.store.manifest(repository.id);
+  }
+
+  /** Keeps the manifest job `jobId` will write; current once Finalizing records `jobId` as the manifest's version. */
+  private remember(repositoryId: string, jobId: string, entries: Map<string, ManifestEntry>): void {
+    this.manifests.delete(repositoryId);
+    this.manifests.set(repositoryId, { version: jobId, entries });
+    while (this.manifests.size > CACHED_MANIFESTS) this.manifests.delete(this.manifests.keys().next().value!);
   }
 
   async run(
@@ -78,8 +102,10 @@ export class Discovery {
     report: (scanned: number, listed: number) => Promise<void>,
   ): Promise<DiscoveryResult> {
     const { store } = this.deps;
-    await store.clearJobFiles(jobId);
-    const manifest = await store.manifest(repository.id);
+    const t0 = performance.now();
+    const [, manifest] = await Promise.all([store.clearJobFiles(jobId), this.manifestOf(repository)]);
+    const next = new Map(manifest);
+    const t1 = performance.now();
     const result: DiscoveryResult = {
       commit: files.commit,
       ref: files.ref,
@@ -93,6 +119,7 @@ export class Discovery {
     if (incremental && repository.kind === 'remote' && files.commit && files.commit === repository.indexedCommit) {
       result.scanned = manifest.size;
       await report(manifest.size, manifest.size);
+      this.remember(repository.id, jobId, manifest);
       return result;
     }
     let paths: string[] | undefined;
@@ -106,6 +133,7 @@ export class Discovery {
     }
 
     const stats = newWalkStats();
+    let writeMs = 0;
     const seen = new Set<string>();
     const known = incremental && repository.kind === 'local' ? (path: string) => manifest.get(path) : undefined;
     const walk = walkFiles(
@@ -119,14 +147,17 @@ export class Discovery {
       for (const file of batch) {
         seen.add(file.path);
         const change = classify(file, manifest.get(file.path), options.force);
+        next.set(file.path, { size: file.size, hash: file.hash, mtimeMs: file.mtimeMs });
         if (change) {
           changed.push({ path: file.path, change, size: file.size, hash: file.hash, language: file.language, mtimeMs: file.mtimeMs });
           result.changes[change]++;
         }
       }
+      const w = performance.now();
       await store.writeJobFiles(jobId, changed);
       result.scanned += batch.length;
       await report(result.scanned, stats.listed);
+      writeMs += performance.now() - w;
     }
     // Gone: deleted in git, or (a whole walk) no longer found; also a changed file that is now skipped (binary, too large).
     const candidates = paths
@@ -142,12 +173,20 @@ export class Discovery {
     }));
     for (let i = 0; i < deleted.length; i += 1_000) await store.writeJobFiles(jobId, deleted.slice(i, i + 1_000));
     result.changes.deleted += deleted.length;
+    for (const path of candidates) next.delete(path);
+    this.remember(repository.id, jobId, next);
     if (paths) result.scanned = manifest.size + result.changes.added - deleted.length;
     result.skipped = stats.skipped;
     await report(result.scanned, Math.max(stats.listed, result.scanned));
+    this.log.debug(
+      `job ${jobId}: manifest ${(t1 - t0).toFixed(0)} ms (${manifest.size} files), walk and writes ${(performance.now() - t1).toFixed(0)} ms, of which writes ${writeMs.toFixed(0)} ms`,
+    );
     return result;
   }
 }
+
+/** Manifests kept in memory (the most recently indexed repositories). */
+const CACHED_MANIFESTS = 8;
 
 /** What happened to a file since the manifest was written; undefined: nothing (unless `force`). */
 function classify(file: WalkedFile, before: ManifestEntry | undefined, force: boolean): JobFile['change'] | undefined {

@@ -21,6 +21,7 @@ export class CreateRegistry1732400000000 implements MigrationInterface {
         "indexed_commit" text,
         "indexed_ref" text,
         "last_indexed_at" timestamptz,
+        "manifest_version" text,
         "file_count" int NOT NULL DEFAULT 0,
         "symbol_count" int NOT NULL DEFAULT 0,
         "last_used_at" timestamptz NOT NULL DEFAULT now(),

@@ -92,6 +92,10 @@ export class RegistryService {
         ...(job.stats.files_scanned !== undefined ? { files_scanned: job.stats.files_scanned } : {}),
       },
       progress: { stage: job.stage, percentage: job.percent, message: job.message, title: title(job, name) },
+      timings_ms: {
+        ...(job.stats.discovery_ms !== undefined ? { discovery: job.stats.discovery_ms } : {}),
+        ...(job.stats.finalizing_ms !== undefined ? { finalizing: job.stats.finalizing_ms } : {}),
+      },
       retry_count: job.retryCount,
       created_at: job.createdAt.toISOString(),
     };

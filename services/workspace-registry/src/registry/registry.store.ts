@@ -20,6 +20,8 @@ export interface Repository {
   indexedCommit: string | null;
   indexedRef: string | null;
   lastIndexedAt: Date | null;
+  /** The job that last wrote the manifest: a cached copy of this version is current. */
+  manifestVersion: string | null;
   fileCount: number;
   symbolCount: number;
   lastUsedAt: Date;
@@ -53,6 +55,7 @@ interface RepositoryRow {
   indexed_commit: string | null;
   indexed_ref: string | null;
   last_indexed_at: Date | null;
+  manifest_version: string | null;
   file_count: number;
   symbol_count: number;
   last_used_at: Date;
@@ -70,6 +73,7 @@ function toRepository(row: RepositoryRow): Repository {
     indexedCommit: row.indexed_commit,
     indexedRef: row.indexed_ref,
     lastIndexedAt: row.last_indexed_at,
+    manifestVersion: row.manifest_version,
     fileCount: row.file_count,
     symbolCount: row.symbol_count,
     lastUsedAt: row.last_used_at,
@@ -130,7 +134,7 @@ const SQL = {
   ),
   markIndexed: sql(
     'finalize-repository',
-    `UPDATE ${T.repositories} SET status = 'ready', indexed_commit = $2, indexed_ref = $3, last_indexed_at = now(),
+    `UPDATE ${T.repositories} SET status = 'ready', indexed_commit = $2, indexed_ref = $3, last_indexed_at = now(), manifest_version = $5,
        file_count = (SELECT count(*) FROM ${T.files} WHERE repository_id = $1), symbol_count = coalesce($4, symbol_count)
      WHERE id = $1 RETURNING file_count`,
   ),
@@ -246,7 +250,7 @@ export class RegistryStore {
     return this.db.transaction(async (manager) => {
       await this.db.run(SQL.applyDeleted, [repositoryId, jobId], manager);
       await this.db.run(SQL.applyUpserts, [repositoryId, jobId], manager);
-      const { rows } = await this.db.run<{ file_count: number }>(SQL.markIndexed, [repositoryId, commit, ref, symbols], manager);
+      const { rows } = await this.db.run<{ file_count: number }>(SQL.markIndexed, [repositoryId, commit, ref, symbols, jobId], manager);
       await this.db.run(SQL.clearJobFiles, [jobId], manager);
       return rows[0]?.file_count ?? 0;
     });

@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { languageOf } from './languages.js';
+
+/** One file of the manifest. */
+export interface WalkedFile {
+  path: string;
+  size: number;
+  /** Git's blob id of the content (`sha1("blob <size>\0" + content)`), equal to `git hash-object`. */
+  hash: string;
+  language: string | null;
+  mtimeMs: number;
+}
+
+export type SkipReason = 'vendored' | 'too_large' | 'binary' | 'not_regular' | 'unreadable';
+
+/** A file the walker must read: its lstat said a regular file within the cap. */
+export interface ToRead {
+  path: string;
+  mtimeMs: number;
+}
+
+const BINARY_SNIFF_BYTES = 8000;
+
+/** Reads `items` with `concurrency` reads in flight, each once, for its hash; `onResult` gets each outcome as it comes. */
+export async function readFiles(
+  dir: string,
+  items: readonly ToRead[],
+  maxBytes: number,
+  concurrency: number,
+  onResult: (result: WalkedFile | SkipReason) => void,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const { path, mtimeMs } = items[next++]!;
+        onResult(await readOne(dir, path, maxBytes, mtimeMs));
+      }
+    }),
+  );
+}
+
+/** Reads a file once (not through a symlink, never blocking on a FIFO swapped in since the lstat) for its hash. */
+async function readOne(dir: string, path: string, maxBytes: number, mtimeMs: number): Promise<WalkedFile | SkipReason> {
+  let content: Buffer;
+  try {
+    content = await readFile(join(dir, path), { flag: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW });
+  } catch {
+    return 'unreadable';
+  }
+  if (content.length > maxBytes) return 'too_large'; // grew since the lstat
+  if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return 'binary';
+  const hash = createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+  return { path, size: content.length, hash, language: languageOf(path), mtimeMs };
+}
