@@ -17,12 +17,14 @@ import {
   git,
   httpClient,
   postRaw,
+  queryOnce,
   startEmbedded,
   stdioClient,
   writeTree,
   type Sextant,
 } from '@sextant/testing';
 import { distributedStack, type Stack } from './stack.js';
+import { FaultProxy } from '@sextant/testing';
 import { expectToolError } from './scenarios.js';
 
 interface JobBody {
@@ -334,6 +336,53 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
     const done = await waitForJob(client, job.body.runId);
     assert.equal(done.status, 'failed');
     assert.match(done.error_message ?? '', /was not found/);
+  });
+});
+
+describe('indexing pipeline: the database goes away in the middle of a job', () => {
+  it('waits for it, starts the job over and completes it; nothing is lost or doubled', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'sextant-indexing-db-'));
+    const workspace = makeWorkspace(base, 'big', 6_000);
+    const stack = await distributedStack();
+    const target = new URL(stack.database.url);
+    const proxy = new FaultProxy(target.hostname, Number(target.port));
+    const viaProxy = new URL(stack.database.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(await proxy.start());
+    try {
+      await stack.startService('workspace-registry', {
+        DATABASE_URL: viaProxy.toString(),
+        DATABASE_CONNECT_TIMEOUT_MS: '1000',
+        SEXTANT_WORKSPACE: workspace,
+        SEXTANT_DATA_DIR: join(base, 'data'),
+      });
+      const gateway = await stack.startGateway({ SEXTANT_SERVICES: 'workspace-registry' });
+      const client = await httpClient(gateway.url);
+      const job = await callTool<JobBody>(client, 'index_repo', {});
+      for (let i = 0; i < 200; i++) {
+        const status = await callTool<JobStatusBody>(client, 'get_index_job_status', { runId: job.body.job_id });
+        if (status.body.status === 'running') break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      proxy.cut();
+      await new Promise((r) => setTimeout(r, 1_500));
+      proxy.restore();
+      let done: (JobStatusBody & { retry_count: number }) | undefined;
+      for (let i = 0; i < 600 && !done; i++) {
+        const status = await callTool<JobStatusBody & { retry_count: number }>(client, 'get_index_job_status', { runId: job.body.job_id });
+        if (!status.isError && ['completed', 'failed'].includes(status.body.status)) done = status.body;
+        else await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(done?.status, 'completed', JSON.stringify(done));
+      assert.ok(done!.retry_count >= 1, 'the job was started over');
+      const rows = await queryOnce<{ n: number }>(stack.database.url, 'SELECT count(*)::int AS n FROM workspace_registry.files');
+      assert.equal(rows[0]!.n, 6_001, 'each file once');
+      await client.close();
+    } finally {
+      await stack.stop();
+      await proxy.stop();
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
 

@@ -142,6 +142,10 @@ export class JobStore {
            message = coalesce($5, message), stats = stats || $6::jsonb, completed_at = now(), owner = NULL, lease_until = NULL
          WHERE id = $1 AND owner = $2 AND status = 'running' RETURNING *`,
       ),
+      retried: sql(
+        'jobs.retried',
+        `UPDATE ${jobs} SET retry_count = retry_count + 1, lease_until = ${lease('$3')} WHERE id = $1 AND owner = $2 AND status = 'running' RETURNING id`,
+      ),
       interruptExpired: sql(
         'jobs.interrupt-expired',
         `UPDATE ${jobs} SET status = 'failed', interrupted_at = now(), completed_at = now(), error_message = $2, owner = NULL, lease_until = NULL
@@ -258,6 +262,11 @@ export class JobStore {
     const { rows } = await this.db.run<JobRow>(this.sql.finish!, values);
     await this.db.run(this.sql.deleteBatches!, [id]);
     return rows[0] ? toJob(rows[0]) : undefined;
+  }
+
+  /** Counts another attempt of a running job (its worker starts it over); false when the job is no longer this owner's. */
+  async retried(id: string, owner: string, leaseMs: number): Promise<boolean> {
+    return (await this.db.run(this.sql.retried!, [id, owner, leaseMs])).rowCount === 1;
   }
 
   /**

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { PollLoop, workerId, type Job, type JobStore } from '@sextant/jobs';
 import { ServiceError } from '@sextant/messaging';
-import type { RegistryStore } from '../registry/registry.store.js';
+import { isDatabaseUnavailable } from '@sextant/persistence';
+import type { RegistryStore, Repository } from '../registry/registry.store.js';
 import type { Discovery } from './discovery.js';
 import { messages, percentOf, stageRange } from './progress.js';
 
@@ -26,6 +27,11 @@ export interface IndexParams {
   /** Set by the coordinator as Discovery runs: what a client reads while the job runs. */
   files_scanned?: number;
 }
+
+/** A job the database dropped is started over this many times at most. */
+const DATABASE_RETRIES = 3;
+/** How long a job waits for its database to come back. */
+const DATABASE_WAIT_MS = 300_000;
 
 const INTERRUPTED = 'interrupted: the process running the job stopped; run index_repo or sync_repo again';
 
@@ -90,69 +96,101 @@ export class Coordinator {
     return true;
   }
 
+  /**
+   * Runs a job to its end. When the database goes away in the middle, the
+   * job is not lost: this coordinator waits for it to come back (up to
+   * `DATABASE_WAIT_MS`), counts a retry and starts the job over — its changes
+   * are staged per job and applied at Finalizing only, so a restart leaves
+   * nothing half done.
+   */
   private async runJob(job: Job): Promise<void> {
-    const started = performance.now();
     const renewal = setInterval(() => void this.jobs.renew(job.id, this.owner, this.leaseMs).catch(() => undefined), this.leaseMs / 3);
     renewal.unref();
-    const repository = await this.store.find(job.key);
+    let repository: Repository | undefined;
     try {
-      if (!repository) throw ServiceError.of('not_found', 'The repository of this job was removed.');
-      await this.store.setStatus(repository.id, 'indexing');
-      const timings: Record<string, number> = {};
-      const symbols = await this.discovery.withFiles(repository, async (files) => {
-        const discoveryStarted = performance.now();
-        const discovered = await this.discovery.run(
-          job.id,
-          repository,
-          files,
-          { full: job.mode === 'full', force: job.params.force === true },
-          this.reporter(job),
-        );
-        timings.discovery_ms = Math.round(performance.now() - discoveryStarted);
-        const done = {
-          files_scanned: discovered.scanned,
-          files_changed: discovered.changes.added + discovered.changes.modified,
-          files_deleted: discovered.changes.deleted,
-        };
-        const stages = this.options.stages.length > 0;
-        if (stages) {
-          const end = {
-            stage: 'discovery',
-            percent: percentOf('discovery', 1),
-            message: messages.discovery(discovered.scanned),
-            stats: done,
-          };
-          await this.progress(job, end, true);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          repository = await this.store.find(job.key);
+          return await this.attempt(job, repository);
+        } catch (error) {
+          if (isDatabaseUnavailable(error) && attempt <= DATABASE_RETRIES) {
+            this.log.warn(`job ${job.id}: the database is unreachable; the job starts over once it is back (retry ${attempt})`);
+            if (await this.waitForDatabase(job)) continue;
+            return; // no longer ours: reported as interrupted by whoever sees its lease run out
+          }
+          const message = error instanceof ServiceError ? error.busError.message : (error as Error).message;
+          this.log.warn(`job ${job.id} failed: ${message}`);
+          await this.jobs
+            .finish(job.id, this.owner, 'failed', { error: message, message: messages.failed(message) })
+            .catch(() => undefined);
+          if (repository) await this.store.setStatus(repository.id, 'failed').catch(() => undefined);
+          return;
         }
-        const counted = stages ? await this.runStages(job) : null;
-        // Without stages, the files Finalizing writes into the manifest are the ones indexed.
-        const stats: Record<string, number> = stages ? {} : { ...done, files_indexed: done.files_changed };
-        await this.progress(job, { stage: 'finalizing', percent: percentOf('finalizing', 0), message: messages.finalizing(), stats }, true);
-        return { discovered, symbols: counted };
-      });
-      const finalizing = performance.now();
-      const fileCount = await this.store.finalize(
-        repository.id,
-        job.id,
-        symbols.discovered.commit,
-        symbols.discovered.ref,
-        symbols.symbols,
-      );
-      const seconds = (performance.now() - started) / 1000;
-      timings.finalizing_ms = Math.round(performance.now() - finalizing);
-      await this.jobs.finish(job.id, this.owner, 'completed', {
-        message: messages.completed(fileCount, symbols.symbols ?? 0, seconds),
-        stats: timings,
-      });
-    } catch (error) {
-      const message = error instanceof ServiceError ? error.busError.message : (error as Error).message;
-      this.log.warn(`job ${job.id} failed: ${message}`);
-      await this.jobs.finish(job.id, this.owner, 'failed', { error: message, message: messages.failed(message) }).catch(() => undefined);
-      if (repository) await this.store.setStatus(repository.id, 'failed').catch(() => undefined);
+      }
     } finally {
       clearInterval(renewal);
       this.lastWrite.delete(job.id);
     }
+  }
+
+  /** Waits for the database; true once it answers and the job is still this coordinator's (one retry counted). */
+  private async waitForDatabase(job: Job): Promise<boolean> {
+    const deadline = Date.now() + DATABASE_WAIT_MS;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      try {
+        return await this.jobs.retried(job.id, this.owner, this.leaseMs);
+      } catch {
+        // still unreachable
+      }
+    }
+    return false;
+  }
+
+  private async attempt(job: Job, repository: Repository | undefined): Promise<void> {
+    const started = performance.now();
+    if (!repository) throw ServiceError.of('not_found', 'The repository of this job was removed.');
+    await this.store.setStatus(repository.id, 'indexing');
+    const timings: Record<string, number> = {};
+    const symbols = await this.discovery.withFiles(repository, async (files) => {
+      const discoveryStarted = performance.now();
+      const discovered = await this.discovery.run(
+        job.id,
+        repository,
+        files,
+        { full: job.mode === 'full', force: job.params.force === true },
+        this.reporter(job),
+      );
+      timings.discovery_ms = Math.round(performance.now() - discoveryStarted);
+      const done = {
+        files_scanned: discovered.scanned,
+        files_changed: discovered.changes.added + discovered.changes.modified,
+        files_deleted: discovered.changes.deleted,
+      };
+      const stages = this.options.stages.length > 0;
+      if (stages) {
+        const end = {
+          stage: 'discovery',
+          percent: percentOf('discovery', 1),
+          message: messages.discovery(discovered.scanned),
+          stats: done,
+        };
+        await this.progress(job, end, true);
+      }
+      const counted = stages ? await this.runStages(job) : null;
+      // Without stages, the files Finalizing writes into the manifest are the ones indexed.
+      const stats: Record<string, number> = stages ? {} : { ...done, files_indexed: done.files_changed };
+      await this.progress(job, { stage: 'finalizing', percent: percentOf('finalizing', 0), message: messages.finalizing(), stats }, true);
+      return { discovered, symbols: counted };
+    });
+    const finalizing = performance.now();
+    const fileCount = await this.store.finalize(repository.id, job.id, symbols.discovered.commit, symbols.discovered.ref, symbols.symbols);
+    const seconds = (performance.now() - started) / 1000;
+    timings.finalizing_ms = Math.round(performance.now() - finalizing);
+    await this.jobs.finish(job.id, this.owner, 'completed', {
+      message: messages.completed(fileCount, symbols.symbols ?? 0, seconds),
+      stats: timings,
+    });
   }
 
   /** Discovery's progress, written at most every `progressIntervalMs` (and always at the end). */
