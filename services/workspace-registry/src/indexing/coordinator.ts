@@ -185,6 +185,7 @@ export class Coordinator {
     });
     const finalizing = performance.now();
     const fileCount = await this.store.finalize(repository.id, job.id, symbols.discovered.commit, symbols.discovered.ref, symbols.symbols);
+    this.discovery.commit(repository, job.id, symbols.discovered.delta);
     const seconds = (performance.now() - started) / 1000;
     timings.finalizing_ms = Math.round(performance.now() - finalizing);
     await this.jobs.finish(job.id, this.owner, 'completed', {

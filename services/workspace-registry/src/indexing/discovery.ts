@@ -29,6 +29,8 @@ export interface DiscoveryResult {
   scanned: number;
   changes: { added: number; modified: number; deleted: number };
   skipped: WalkStats['skipped'];
+  /** What the job changes in the manifest (null: gone); see `Discovery.commit`. */
+  delta: Map<string, ManifestEntry | null>;
 }
 
 export interface DiscoveryDeps {
@@ -80,18 +82,37 @@ export class Discovery {
     return work({ dir, commit, ref });
   }
 
-  /** The repository's manifest: the cached copy when it is the current version, else read from the database. */
+  /** The repository's manifest: the cached copy when it is the current version, else read from the database (and cached). */
   private async manifestOf(repository: Repository): Promise<Map<string, ManifestEntry>> {
     const cached = this.manifests.get(repository.id);
     if (cached && repository.manifestVersion !== null && cached.version === repository.manifestVersion) return cached.entries;
-    return this.deps.store.manifest(repository.id);
+    const entries = await this.deps.store.manifest(repository.id);
+    if (repository.manifestVersion !== null) this.keep(repository.id, repository.manifestVersion, entries);
+    return entries;
   }
 
-  /** Keeps the manifest job `jobId` will write; current once Finalizing records `jobId` as the manifest's version. */
-  private remember(repositoryId: string, jobId: string, entries: Map<string, ManifestEntry>): void {
+  private keep(repositoryId: string, version: string, entries: Map<string, ManifestEntry>): void {
     this.manifests.delete(repositoryId);
-    this.manifests.set(repositoryId, { version: jobId, entries });
+    this.manifests.set(repositoryId, { version, entries });
     while (this.manifests.size > CACHED_MANIFESTS) this.manifests.delete(this.manifests.keys().next().value!);
+  }
+
+  /**
+   * After Finalizing recorded job `jobId` as the manifest's version: brings the
+   * cached manifest (the one the job started from) up to it, in place, with
+   * the job's `delta` (null: the path is gone). A cache of another version is dropped.
+   */
+  commit(repository: Repository, jobId: string, delta: ReadonlyMap<string, ManifestEntry | null>): void {
+    const cached = this.manifests.get(repository.id);
+    if (!cached || cached.version !== repository.manifestVersion) {
+      this.manifests.delete(repository.id);
+      return;
+    }
+    for (const [path, entry] of delta) {
+      if (entry) cached.entries.set(path, entry);
+      else cached.entries.delete(path);
+    }
+    cached.version = jobId;
   }
 
   async run(
@@ -104,9 +125,11 @@ export class Discovery {
     const { store } = this.deps;
     const t0 = performance.now();
     const [, manifest] = await Promise.all([store.clearJobFiles(jobId), this.manifestOf(repository)]);
-    const next = new Map(manifest);
     const t1 = performance.now();
+    // What the job changes in the manifest (null: gone), for `commit` once Finalizing wrote it.
+    const delta = new Map<string, ManifestEntry | null>();
     const result: DiscoveryResult = {
+      delta,
       commit: files.commit,
       ref: files.ref,
       scanned: 0,
@@ -119,7 +142,6 @@ export class Discovery {
     if (incremental && repository.kind === 'remote' && files.commit && files.commit === repository.indexedCommit) {
       result.scanned = manifest.size;
       await report(manifest.size, manifest.size);
-      this.remember(repository.id, jobId, manifest);
       return result;
     }
     let paths: string[] | undefined;
@@ -147,7 +169,11 @@ export class Discovery {
       for (const file of batch) {
         seen.add(file.path);
         const change = classify(file, manifest.get(file.path), options.force);
-        next.set(file.path, { size: file.size, hash: file.hash, mtimeMs: file.mtimeMs });
+        // Also a file whose mtime moved but not its content: the next scan then need not read it.
+        const before = manifest.get(file.path);
+        if (change || before?.mtimeMs !== file.mtimeMs || before.size !== file.size) {
+          delta.set(file.path, { size: file.size, hash: file.hash, mtimeMs: file.mtimeMs });
+        }
         if (change) {
           changed.push({ path: file.path, change, size: file.size, hash: file.hash, language: file.language, mtimeMs: file.mtimeMs });
           result.changes[change]++;
@@ -173,8 +199,7 @@ export class Discovery {
     }));
     for (let i = 0; i < deleted.length; i += 1_000) await store.writeJobFiles(jobId, deleted.slice(i, i + 1_000));
     result.changes.deleted += deleted.length;
-    for (const path of candidates) next.delete(path);
-    this.remember(repository.id, jobId, next);
+    for (const path of candidates) delta.set(path, null);
     if (paths) result.scanned = manifest.size + result.changes.added - deleted.length;
     result.skipped = stats.skipped;
     await report(result.scanned, Math.max(stats.listed, result.scanned));
