@@ -21,8 +21,8 @@ export const Description = z
   .describe('Free text describing the project.');
 
 export const RepositoryId = text(1, PROJECT_LIMITS.repositoryIdMax).describe(
-  'A repository id. No repository registry runs yet, so any stable name is accepted and not checked: ' +
-    'use the repository as you name it to the git tools, e.g. `github.com/owner/repo`.',
+  'A repository id as list_repositories gives it. Projects do not check ids against the registry yet: ' +
+    'an id of no registered repository is stored as given.',
 );
 
 export const RepositoryIds = z
