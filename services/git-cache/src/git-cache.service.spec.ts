@@ -273,11 +273,12 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       assert.equal(tls.code, 'unavailable', tls.message);
     });
 
-    it('answers workspace_not_registered for a workspace, since none is registered yet', async () => {
+    it('refuses a workspace (the git tools do not resolve workspaces yet) rather than ignoring it', async () => {
       const error = await failure(grep(h, { repository: daemon.url('sample'), pattern: 'x', workspace: '/srv/ws' }));
-      assert.equal(error.code, 'workspace_not_registered');
+      assert.equal(error.code, 'invalid_input');
+      assert.match(error.message, /workspace: the git tools do not take a workspace yet/);
       const refs = await failure(h.service.listRefs({ repository: daemon.url('sample'), workspace: '/srv/ws' }));
-      assert.equal(refs.code, 'workspace_not_registered');
+      assert.equal(refs.code, 'invalid_input');
     });
 
     it('matches file_extensions in any case and exclude_dirs in any script', async () => {

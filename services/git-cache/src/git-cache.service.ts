@@ -103,17 +103,14 @@ export class GitCacheService {
 }
 
 /**
- * No workspace is registered until the workspace registry runs: a `workspace`
- * is answered as the registry will answer an unknown one, instead of being
- * accepted and ignored.
+ * The git tools do not resolve workspaces through the registry yet: a
+ * `workspace` is refused, never accepted and ignored.
  */
 function refuseWorkspace(workspace: string | undefined): void {
   if (workspace === undefined) return;
-  throw ServiceError.of(
-    'workspace_not_registered',
-    `Workspace "${workspace}" is not registered (no workspace registry runs yet); leave out "workspace" and name the repository.`,
-    { workspace },
-  );
+  throw ServiceError.invalid({
+    workspace: 'the git tools do not take a workspace yet; leave it out and name the repository (a URL or github:owner/repo)',
+  });
 }
 
 function looksLikeLocator(repo: string): boolean {
