@@ -44,47 +44,10 @@ export interface StageCounts {
   result: Record<string, number>;
 }
 
-interface JobRow {
-  id: string;
-  key: string;
-  kind: string;
-  mode: JobMode;
-  status: JobStatus;
-  params: Record<string, unknown>;
-  stage: string | null;
-  percent: number;
-  message: string | null;
-  stats: Record<string, number>;
-  retry_count: number;
-  error_message: string | null;
-  owner: string | null;
-  interrupted_at: Date | null;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-}
-
-function toJob(row: JobRow): Job {
-  return {
-    id: row.id,
-    key: row.key,
-    kind: row.kind,
-    mode: row.mode,
-    status: row.status,
-    params: row.params,
-    stage: row.stage,
-    percent: row.percent,
-    message: row.message,
-    stats: row.stats,
-    retryCount: row.retry_count,
-    errorMessage: row.error_message,
-    owner: row.owner,
-    interruptedAt: row.interrupted_at,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    completedAt: row.completed_at,
-  };
-}
+/** The columns of a `Job`, named as its fields. */
+const JOB_COLUMNS = `id, key, kind, mode, status, params, stage, percent, message, stats, retry_count AS "retryCount",
+  error_message AS "errorMessage", owner, interrupted_at AS "interruptedAt", created_at AS "createdAt",
+  started_at AS "startedAt", completed_at AS "completedAt"`;
 
 /** Who holds a lease: host, pid and a random tag, so a restart on the same host can tell its predecessor is gone. */
 export function workerId(): string {
@@ -116,16 +79,16 @@ export class JobStore {
       insert: sql(
         'jobs.insert',
         `INSERT INTO ${jobs} (id, key, kind, mode, status, params, stage, message) VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7)
-         ON CONFLICT (key) WHERE status IN ('pending', 'running') DO NOTHING RETURNING *`,
+         ON CONFLICT (key) WHERE status IN ('pending', 'running') DO NOTHING RETURNING ${JOB_COLUMNS}`,
       ),
-      active: sql('jobs.active', `SELECT * FROM ${jobs} WHERE key = $1 AND status IN ('pending', 'running')`),
-      byId: sql('jobs.by-id', `SELECT * FROM ${jobs} WHERE id = $1`),
-      latest: sql('jobs.latest', `SELECT * FROM ${jobs} WHERE key = $1 ORDER BY created_at DESC LIMIT $2`),
+      active: sql('jobs.active', `SELECT ${JOB_COLUMNS} FROM ${jobs} WHERE key = $1 AND status IN ('pending', 'running')`),
+      byId: sql('jobs.by-id', `SELECT ${JOB_COLUMNS} FROM ${jobs} WHERE id = $1`),
+      latest: sql('jobs.latest', `SELECT ${JOB_COLUMNS} FROM ${jobs} WHERE key = $1 ORDER BY created_at DESC LIMIT $2`),
       claim: sql(
         'jobs.claim',
         `UPDATE ${jobs} SET status = 'running', owner = $1, lease_until = ${lease('$2')}, started_at = coalesce(started_at, now())
          WHERE id = (SELECT id FROM ${jobs} WHERE status = 'pending' ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-         RETURNING *`,
+         RETURNING ${JOB_COLUMNS}`,
       ),
       renew: sql(
         'jobs.renew',
@@ -140,7 +103,7 @@ export class JobStore {
         'jobs.finish',
         `UPDATE ${jobs} SET status = $3, error_message = $4, percent = CASE WHEN $3 = 'completed' THEN 100 ELSE percent END,
            message = coalesce($5, message), stats = stats || $6::jsonb, completed_at = now(), owner = NULL, lease_until = NULL
-         WHERE id = $1 AND owner = $2 AND status = 'running' RETURNING *`,
+         WHERE id = $1 AND owner = $2 AND status = 'running' RETURNING ${JOB_COLUMNS}`,
       ),
       retried: sql(
         'jobs.retried',
@@ -149,13 +112,13 @@ export class JobStore {
       interruptExpired: sql(
         'jobs.interrupt-expired',
         `UPDATE ${jobs} SET status = 'failed', interrupted_at = now(), completed_at = now(), error_message = $2, owner = NULL, lease_until = NULL
-         WHERE status = 'running' AND (lease_until < now() OR owner = ANY($1::text[])) RETURNING *`,
+         WHERE status = 'running' AND (lease_until < now() OR owner = ANY($1::text[])) RETURNING ${JOB_COLUMNS}`,
       ),
       running: sql('jobs.running', `SELECT id, owner FROM ${jobs} WHERE status = 'running'`),
       cancel: sql(
         'jobs.cancel',
         `UPDATE ${jobs} SET status = 'skipped', error_message = $2, completed_at = now(), owner = NULL, lease_until = NULL
-         WHERE key = $1 AND status IN ('pending', 'running') RETURNING *`,
+         WHERE key = $1 AND status IN ('pending', 'running') RETURNING ${JOB_COLUMNS}`,
       ),
       interrupted: sql(
         'jobs.interrupted',
@@ -207,33 +170,33 @@ export class JobStore {
   ): Promise<{ job: Job; created: boolean }> {
     for (;;) {
       const values = [randomUUID(), key, spec.kind, spec.mode, spec.params ?? {}, spec.stage ?? null, spec.message ?? null];
-      const inserted = await this.db.run<JobRow>(this.sql.insert!, values);
-      if (inserted.rows[0]) return { job: toJob(inserted.rows[0]), created: true };
-      const active = await this.db.run<JobRow>(this.sql.active!, [key]);
+      const inserted = await this.db.run<Job>(this.sql.insert!, values);
+      if (inserted.rows[0]) return { job: inserted.rows[0], created: true };
+      const active = await this.db.run<Job>(this.sql.active!, [key]);
       // The active job may have ended between the two statements: try again.
-      if (active.rows[0]) return { job: toJob(active.rows[0]), created: false };
+      if (active.rows[0]) return { job: active.rows[0], created: false };
     }
   }
 
   async get(id: string): Promise<Job | undefined> {
     if (!UUID.test(id)) return undefined;
-    const { rows } = await this.db.run<JobRow>(this.sql.byId!, [id]);
-    return rows[0] ? toJob(rows[0]) : undefined;
+    const { rows } = await this.db.run<Job>(this.sql.byId!, [id]);
+    return rows[0];
   }
 
   async active(key: string): Promise<Job | undefined> {
-    const { rows } = await this.db.run<JobRow>(this.sql.active!, [key]);
-    return rows[0] ? toJob(rows[0]) : undefined;
+    const { rows } = await this.db.run<Job>(this.sql.active!, [key]);
+    return rows[0];
   }
 
   async latest(key: string, limit = 1): Promise<Job[]> {
-    return (await this.db.run<JobRow>(this.sql.latest!, [key, limit])).rows.map(toJob);
+    return (await this.db.run<Job>(this.sql.latest!, [key, limit])).rows;
   }
 
   /** Takes the oldest pending job, leased to `owner` for `leaseMs`. */
   async claim(owner: string, leaseMs: number): Promise<Job | undefined> {
-    const { rows } = await this.db.run<JobRow>(this.sql.claim!, [owner, leaseMs]);
-    return rows[0] ? toJob(rows[0]) : undefined;
+    const { rows } = await this.db.run<Job>(this.sql.claim!, [owner, leaseMs]);
+    return rows[0];
   }
 
   /** Extends the lease; false when the job is no longer this owner's (interrupted, cancelled). */
@@ -259,9 +222,9 @@ export class JobStore {
     detail: { error?: string; message?: string; stats?: Record<string, number> } = {},
   ) {
     const values = [id, owner, status, detail.error ?? null, detail.message ?? null, detail.stats ?? {}];
-    const { rows } = await this.db.run<JobRow>(this.sql.finish!, values);
+    const { rows } = await this.db.run<Job>(this.sql.finish!, values);
     await this.db.run(this.sql.deleteBatches!, [id]);
-    return rows[0] ? toJob(rows[0]) : undefined;
+    return rows[0];
   }
 
   /** Counts another attempt of a running job (its worker starts it over); false when the job is no longer this owner's. */
@@ -279,13 +242,13 @@ export class JobStore {
     const dead = (await this.db.run<{ owner: string | null }>(this.sql.running!, [])).rows
       .map((r) => r.owner)
       .filter((owner): owner is string => owner !== null && owner.startsWith(here) && !processAlive(Number(owner.split(':')[1])));
-    return (await this.db.run<JobRow>(this.sql.interruptExpired!, [dead, reason])).rows.map(toJob);
+    return (await this.db.run<Job>(this.sql.interruptExpired!, [dead, reason])).rows;
   }
 
   /** Ends the key's active job as skipped (its repository was removed). */
   async cancel(key: string, reason: string): Promise<Job | undefined> {
-    const { rows } = await this.db.run<JobRow>(this.sql.cancel!, [key, reason]);
-    return rows[0] ? toJob(rows[0]) : undefined;
+    const { rows } = await this.db.run<Job>(this.sql.cancel!, [key, reason]);
+    return rows[0];
   }
 
   /** Interrupted jobs not yet followed by a completed one (of `key`, or of every key). */

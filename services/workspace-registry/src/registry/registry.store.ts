@@ -44,41 +44,10 @@ export interface JobFile {
   mtimeMs: number | null;
 }
 
-interface RepositoryRow {
-  id: string;
-  kind: RepositoryKind;
-  locator: string;
-  name: string;
-  ref: string | null;
-  origin: RepositoryOrigin;
-  status: IndexStatus;
-  indexed_commit: string | null;
-  indexed_ref: string | null;
-  last_indexed_at: Date | null;
-  manifest_version: string | null;
-  file_count: number;
-  symbol_count: number;
-  last_used_at: Date;
-}
-
-function toRepository(row: RepositoryRow): Repository {
-  return {
-    id: row.id,
-    kind: row.kind,
-    locator: row.locator,
-    name: row.name,
-    ref: row.ref,
-    origin: row.origin,
-    status: row.status,
-    indexedCommit: row.indexed_commit,
-    indexedRef: row.indexed_ref,
-    lastIndexedAt: row.last_indexed_at,
-    manifestVersion: row.manifest_version,
-    fileCount: row.file_count,
-    symbolCount: row.symbol_count,
-    lastUsedAt: row.last_used_at,
-  };
-}
+/** The columns of a `Repository`, named as its fields. */
+const REPOSITORY_COLUMNS = `id, kind, locator, name, ref, origin, status, indexed_commit AS "indexedCommit", indexed_ref AS "indexedRef",
+  last_indexed_at AS "lastIndexedAt", manifest_version AS "manifestVersion", file_count AS "fileCount",
+  symbol_count AS "symbolCount", last_used_at AS "lastUsedAt"`;
 
 const T = {
   repositories: '"workspace_registry"."repositories"',
@@ -93,20 +62,27 @@ const SQL = {
   insert: sql(
     'repo-insert',
     `INSERT INTO ${T.repositories} (id, kind, locator, name, name_key, ref, origin) VALUES ($1, $2, $3, $4, lower($4), $5, $6)
-     ON CONFLICT (locator) DO NOTHING RETURNING *`,
+     ON CONFLICT (locator) DO NOTHING RETURNING ${REPOSITORY_COLUMNS}`,
   ),
-  byLocator: sql('repo-by-locator', `SELECT * FROM ${T.repositories} WHERE locator = $1`),
-  byId: sql('repo-by-id', `SELECT * FROM ${T.repositories} WHERE id = $1`),
-  byName: sql('repo-by-name', `SELECT * FROM ${T.repositories} WHERE name_key = lower($1) OR locator = $1 ORDER BY created_at LIMIT 2`),
+  byLocator: sql('repo-by-locator', `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} WHERE locator = $1`),
+  byId: sql('repo-by-id', `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} WHERE id = $1`),
+  byName: sql(
+    'repo-by-name',
+    `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} WHERE name_key = lower($1) OR locator = $1 ORDER BY created_at LIMIT 2`,
+  ),
   setRef: sql('repo-set-ref', `UPDATE ${T.repositories} SET ref = $2 WHERE id = $1`),
-  touch: sql('repo-touch', `UPDATE ${T.repositories} SET last_used_at = now() WHERE id = $1`),
+  // A minute's precision is enough for eviction, and spares a write per call of a busy workspace.
+  touch: sql(
+    'repo-touch',
+    `UPDATE ${T.repositories} SET last_used_at = now() WHERE id = $1 AND last_used_at < now() - interval '1 minute'`,
+  ),
   setStatus: sql('repo-set-status', `UPDATE ${T.repositories} SET status = $2 WHERE id = $1`),
-  list: sql('repo-list', `SELECT *, count(*) OVER () AS total FROM ${T.repositories} ORDER BY name_key, id LIMIT $1`),
-  all: sql('repo-all', `SELECT * FROM ${T.repositories} ORDER BY name_key, id`),
+  list: sql('repo-list', `SELECT ${REPOSITORY_COLUMNS}, count(*) OVER () AS total FROM ${T.repositories} ORDER BY name_key, id LIMIT $1`),
+  all: sql('repo-all', `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} ORDER BY name_key, id`),
   countAuto: sql('repo-count-auto', `SELECT count(*)::int AS n FROM ${T.repositories} WHERE origin = 'auto_discovered'`),
   lruAuto: sql(
     'repo-lru-auto',
-    `SELECT r.* FROM ${T.repositories} r WHERE r.origin = 'auto_discovered'
+    `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} r WHERE r.origin = 'auto_discovered'
        AND NOT EXISTS (SELECT 1 FROM ${T.jobs} j WHERE j.key = r.id::text AND j.status IN ('pending', 'running'))
      ORDER BY r.last_used_at LIMIT 1`,
   ),
@@ -152,31 +128,24 @@ export class RegistryStore {
     ref: string | null;
     origin: RepositoryOrigin;
   }): Promise<Repository> {
-    const inserted = await this.db.run<RepositoryRow>(SQL.insert, [
-      randomUUID(),
-      spec.kind,
-      spec.locator,
-      spec.name,
-      spec.ref,
-      spec.origin,
-    ]);
-    if (inserted.rows[0]) return toRepository(inserted.rows[0]);
+    const inserted = await this.db.run<Repository>(SQL.insert, [randomUUID(), spec.kind, spec.locator, spec.name, spec.ref, spec.origin]);
+    if (inserted.rows[0]) return inserted.rows[0];
     return (await this.byLocator(spec.locator))!;
   }
 
   async byLocator(locator: string): Promise<Repository | undefined> {
-    const { rows } = await this.db.run<RepositoryRow>(SQL.byLocator, [locator]);
-    return rows[0] ? toRepository(rows[0]) : undefined;
+    const { rows } = await this.db.run<Repository>(SQL.byLocator, [locator]);
+    return rows[0];
   }
 
   /** By id, then by name (case-insensitive) or locator; undefined when unknown or when a name is ambiguous. */
   async find(idOrName: string): Promise<Repository | undefined> {
     if (UUID.test(idOrName)) {
-      const { rows } = await this.db.run<RepositoryRow>(SQL.byId, [idOrName]);
-      if (rows[0]) return toRepository(rows[0]);
+      const { rows } = await this.db.run<Repository>(SQL.byId, [idOrName]);
+      if (rows[0]) return rows[0];
     }
-    const { rows } = await this.db.run<RepositoryRow>(SQL.byName, [idOrName]);
-    return rows.length === 1 ? toRepository(rows[0]!) : undefined;
+    const { rows } = await this.db.run<Repository>(SQL.byName, [idOrName]);
+    return rows.length === 1 ? rows[0]! : undefined;
   }
 
   async setRef(id: string, ref: string | null): Promise<void> {
@@ -192,12 +161,12 @@ export class RegistryStore {
   }
 
   async list(limit: number): Promise<{ repositories: Repository[]; total: number }> {
-    const { rows } = await this.db.run<RepositoryRow & { total: string }>(SQL.list, [limit]);
-    return { repositories: rows.map(toRepository), total: rows[0] ? Number(rows[0].total) : 0 };
+    const { rows } = await this.db.run<Repository & { total: string }>(SQL.list, [limit]);
+    return { repositories: rows.map(({ total: _total, ...repository }) => repository), total: rows[0] ? Number(rows[0].total) : 0 };
   }
 
   async all(): Promise<Repository[]> {
-    return (await this.db.run<RepositoryRow>(SQL.all, [])).rows.map(toRepository);
+    return (await this.db.run<Repository>(SQL.all, [])).rows;
   }
 
   async countAutoDiscovered(): Promise<number> {
@@ -206,8 +175,8 @@ export class RegistryStore {
 
   /** The least recently used auto-discovered repository without an active job, if any. */
   async leastRecentlyUsedAutoDiscovered(): Promise<Repository | undefined> {
-    const { rows } = await this.db.run<RepositoryRow>(SQL.lruAuto, []);
-    return rows[0] ? toRepository(rows[0]) : undefined;
+    const { rows } = await this.db.run<Repository>(SQL.lruAuto, []);
+    return rows[0];
   }
 
   /** Removes the repository with its manifest and jobs. */

@@ -43,7 +43,8 @@ export class Workspaces {
     if (workspace === undefined) return { repository: await this.defaultWorkspace(), discovered: false };
     const known = (await this.store.byLocator(workspace)) ?? (await this.byRealPath(workspace));
     if (known) {
-      await this.store.touch(known.id);
+      // Use only orders auto-discovered workspaces for eviction.
+      if (known.origin === 'auto_discovered') await this.store.touch(known.id);
       return { repository: known, discovered: false };
     }
     if (!this.autoDiscovery) {
