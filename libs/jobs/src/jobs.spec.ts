@@ -30,6 +30,14 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       await db.start();
       store = new JobStore(db, SCHEMA);
     });
+    /** Claims pending jobs as `owner` until it holds job `id` (earlier tests leave others pending: they are skipped). */
+    async function claimJob(owner: string, id: string) {
+      let job;
+      while ((job = await store.claim(owner, 60_000)) && job.id !== id) await store.finish(job.id, owner, 'skipped');
+      assert.ok(job, `job ${id} was claimed`);
+      return job;
+    }
+
     after(async () => {
       await db?.stop();
       await embedded?.stop();
@@ -74,19 +82,16 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
 
     it('reports a job whose worker died as interrupted until a later job of its key completes', async () => {
       const key = `repo-${Math.random()}`;
-      await store.create(key, { kind: 'index', mode: 'full' });
+      const created = await store.create(key, { kind: 'index', mode: 'full' });
       // A worker of this host whose process is gone (pid 2^22 + 1 is above Linux's pid_max default).
       const ghost = `${workerId().split(':')[0]}:4194305:dead`;
-      let job;
-      while ((job = await store.claim(ghost, 60_000)) && job.key !== key) await store.finish(job.id, ghost, 'skipped');
-      assert.ok(job);
+      const job = await claimJob(ghost, created.job.id);
       const interrupted = await store.interruptAbandoned('interrupted by a restart');
-      assert.ok(interrupted.some((j) => j.id === job!.id && j.status === 'failed' && j.interruptedAt));
+      assert.ok(interrupted.some((j) => j.id === job.id && j.status === 'failed' && j.interruptedAt));
       assert.equal((await store.interrupted(key)).count, 1);
       const again = await store.create(key, { kind: 'index', mode: 'full' });
       const owner = workerId();
-      let rerun;
-      while ((rerun = await store.claim(owner, 60_000)) && rerun.id !== again.job.id) await store.finish(rerun.id, owner, 'skipped');
+      await claimJob(owner, again.job.id);
       await store.finish(again.job.id, owner, 'completed');
       assert.equal((await store.interrupted(key)).count, 0, 'a completed re-run clears the report');
     });
@@ -95,9 +100,7 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       const key = `repo-${Math.random()}`;
       const { job } = await store.create(key, { kind: 'index', mode: 'full' });
       const coordinator = workerId();
-      let claimed;
-      while ((claimed = await store.claim(coordinator, 60_000)) && claimed.id !== job.id)
-        await store.finish(claimed.id, coordinator, 'skipped');
+      await claimJob(coordinator, job.id);
       const groups = Array.from({ length: 12 }, (_, i) => [`src/f${i}.ts`, `src/g${i}.ts`]);
       await store.addBatches(job.id, 'symbols', groups);
 
@@ -126,13 +129,29 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       await store.finish(job.id, coordinator, 'completed');
     });
 
+    it('runs a started worker until it is stopped, finishing the batch in hand', async () => {
+      const { job } = await store.create(`repo-${Math.random()}`, { kind: 'index', mode: 'full' });
+      const coordinator = workerId();
+      await claimJob(coordinator, job.id);
+      await store.addBatches(job.id, 'started', [['a'], ['b'], ['c']]);
+      const done: string[] = [];
+      const worker = new StageWorker(
+        store,
+        { name: 'started', process: async (b) => (done.push(...(b.items as string[])), { files_indexed: 1 }) },
+        { idleMs: 10 },
+      );
+      worker.start();
+      for (let i = 0; i < 200 && (await store.stageCounts(job.id, 'started')).done < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      await worker.stop();
+      assert.deepEqual(done.sort(), ['a', 'b', 'c']);
+      await store.finish(job.id, coordinator, 'completed');
+    });
+
     it('retries a failing batch, then fails it', async () => {
       const key = `repo-${Math.random()}`;
       const { job } = await store.create(key, { kind: 'index', mode: 'full' });
       const coordinator = workerId();
-      let claimed;
-      while ((claimed = await store.claim(coordinator, 60_000)) && claimed.id !== job.id)
-        await store.finish(claimed.id, coordinator, 'skipped');
+      await claimJob(coordinator, job.id);
       await store.addBatches(job.id, 'vectors', [['a.ts']]);
       let attempts = 0;
       const worker = new StageWorker(

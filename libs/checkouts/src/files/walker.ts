@@ -100,7 +100,7 @@ export async function* walkFiles(
   // lstat runs synchronously, in chunks: ~3 µs a file instead of a thread-pool round trip (4× slower),
   // and an unchanged file of an incremental scan needs nothing else.
   const ready: WalkedFile[] = [];
-  const toRead: Array<{ path: string; mtimeMs: number }> = [];
+  const toRead: ToRead[] = [];
   const skip = (reason: SkipReason) => void stats.skipped[reason]++;
   for (let start = 0; start < paths.length; start += LSTAT_CHUNK) {
     for (const path of paths.slice(start, start + LSTAT_CHUNK)) {
