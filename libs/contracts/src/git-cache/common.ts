@@ -1,4 +1,4 @@
-import { text } from '../common.js';
+import { text, Workspace } from '../common.js';
 
 export const GIT_LIMITS = {
   maxMatchesDefault: 500,
@@ -11,6 +11,9 @@ export const GIT_LIMITS = {
   /** Largest line number a request may name. */
   lineMax: 1_000_000_000,
 } as const;
+
+/** The git tools do not resolve workspaces yet: the field is accepted by the schema (every tool takes it) and refused by the service. */
+export const GitWorkspace = Workspace.describe('Not taken by the git tools yet: a value is refused; name the repository instead.');
 
 /** `https://github.com/o/r`, `git@github.com:o/r.git`, `github:o/r`, an allowed git URL, or a registered repository name. */
 export const RepositoryLocator = text(1, 1024).describe(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { boundedInt, text, Workspace } from '../common.js';
+import { boundedInt, text } from '../common.js';
 import { defineTool } from '../tool.js';
-import { GIT_LIMITS, RepositoryLocator } from './common.js';
+import { GIT_LIMITS, GitWorkspace, RepositoryLocator } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'git-cache.grep.v1';
@@ -29,7 +29,7 @@ export const Request = z.strictObject({
     .describe('Directories to skip, e.g. ["target","node_modules"]; plain relative paths, no glob characters.'),
   context_lines: boundedInt(0, GIT_LIMITS.contextLinesMax, 0),
   max_matches: boundedInt(1, GIT_LIMITS.maxMatchesMax, GIT_LIMITS.maxMatchesDefault),
-  workspace: Workspace.optional(),
+  workspace: GitWorkspace.optional(),
 });
 export type Request = z.output<typeof Request>;
 
