@@ -41,7 +41,7 @@ export interface WalkOptions {
   excludedDirectories?: readonly string[];
   /** Files per batch handed to the caller. */
   batchSize?: number;
-  /** Files read at once (default 32). */
+  /** Files read at once (default 16). */
   concurrency?: number;
   timeoutMs?: number;
   /** Walk only these paths (the files git says changed) instead of listing the checkout. */
@@ -96,7 +96,7 @@ export async function* walkFiles(
   });
   stats.listed += listed.length;
   const batchSize = options.batchSize ?? 500;
-  const concurrency = options.concurrency ?? 32;
+  const concurrency = options.concurrency ?? 16;
   // lstat runs synchronously, in chunks: ~3 µs a file instead of a thread-pool round trip (4× slower),
   // and an unchanged file of an incremental scan needs nothing else.
   const ready: WalkedFile[] = [];
