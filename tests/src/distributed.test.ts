@@ -4,10 +4,13 @@
  * Postgres, driven by the official MCP SDK client over HTTP.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, httpClient, queryOnce } from '@sextant/testing';
-import { assertToolList, projectBadInputs, projectLifecycle } from './scenarios.js';
+import { assertToolList, projectBadInputs, projectLifecycle, registerRepositories } from './scenarios.js';
 import { distributedStack, type Stack } from './stack.js';
 
 interface Health {
@@ -25,10 +28,13 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
   let client: Client;
   /** A gateway of an installation that runs only the projects service (SEXTANT_SERVICES=projects). */
   let projectsOnly: { url: string };
+  let dataDir: string;
 
   before(async () => {
     stack = await distributedStack();
-    await stack.startService('projects');
+    dataDir = mkdtempSync(join(tmpdir(), 'sextant-distributed-'));
+    // Projects check members against the registry.
+    await Promise.all([stack.startService('projects'), stack.startService('workspace-registry', { SEXTANT_DATA_DIR: dataDir })]);
     projectsOnly = await stack.startGateway({ SEXTANT_SERVICES: 'projects' });
     await stack.startGateway();
     client = await httpClient(stack.gateway!.url);
@@ -37,6 +43,7 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
   after(async () => {
     await client?.close();
     await stack?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('lists the tools of the configured services, whether or not they run yet', async () => {
@@ -54,7 +61,8 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
   it('validates input in the gateway and the service alike', () => projectBadInputs(client, 'distributed'));
 
   it('stores projects in the projects schema of Postgres', async () => {
-    const created = await callTool<{ project: { id: string } }>(client, 'create_project', { name: 'In Postgres', repository_ids: ['r1'] });
+    const { r1 } = await registerRepositories(client, ['r1']);
+    const created = await callTool<{ project: { id: string } }>(client, 'create_project', { name: 'In Postgres', repository_ids: [r1] });
     const rows = await queryOnce<{ name: string; name_key: string }>(
       stack.database.url,
       'SELECT name, name_key FROM projects.projects WHERE id = $1',
@@ -83,7 +91,7 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
     const only = await health(projectsOnly.url);
     assert.deepEqual([only.code, only.body.status, Object.keys(only.body.services)], [200, 'ready', ['projects']]);
 
-    await Promise.all([stack.startService('git-cache'), stack.startService('workspace-registry')]);
+    await stack.startService('git-cache');
     const full = await health(stack.gateway!.url);
     assert.equal(full.code, 200);
     assert.equal(full.body.status, 'ready');

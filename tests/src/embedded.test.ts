@@ -100,14 +100,15 @@ describe('embedded mode over Streamable HTTP', () => {
       status: string;
       services: Record<string, { status: string }>;
       uptime_seconds: number;
-      projects: unknown[];
+      projects: Array<{ repo_root: string; index_status: string }>;
     };
     assert.equal(health.status, 'ready');
     // Services without tools yet are not part of the installation (SEXTANT_SERVICES).
     assert.deepEqual(Object.keys(health.services).sort(), ['git-cache', 'projects', 'workspace-registry']);
     for (const service of Object.values(health.services) as Array<{ status: string }>) assert.equal(service.status, 'up');
     assert.equal(typeof health.uptime_seconds, 'number');
-    assert.deepEqual(health.projects, []);
+    // One entry per registered workspace (the project tests registered some), each indexed.
+    for (const workspace of health.projects) assert.equal(workspace.index_status, 'ready', workspace.repo_root);
   });
 
   describe('HTTP edge cases', () => {

@@ -5,10 +5,13 @@
  * the catalog's shape, stay up, and recover; nothing may be half-written.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, FaultProxy, freePort, httpClient, queryOnce, startNode } from '@sextant/testing';
-import { expectToolError } from './scenarios.js';
+import { expectToolError, registerRepositories } from './scenarios.js';
 import { distributedStack, type Stack } from './stack.js';
 
 function hostPort(url: string): [string, number] {
@@ -121,6 +124,7 @@ describe('faults', () => {
     let proxy: FaultProxy;
     let client: Client;
     let prefixStack: Stack;
+    let registryData: string | undefined;
 
     before(async () => {
       // A separate stack: this projects service reaches Postgres only through the proxy.
@@ -132,6 +136,9 @@ describe('faults', () => {
       viaProxy.hostname = '127.0.0.1';
       viaProxy.port = String(proxyPort);
       await prefixStack.startService('projects', { DATABASE_URL: viaProxy.toString(), DATABASE_CONNECT_TIMEOUT_MS: '1000' });
+      // Members are checked against the registry, which reaches Postgres directly.
+      registryData = mkdtempSync(join(tmpdir(), 'sextant-faults-'));
+      await prefixStack.startService('workspace-registry', { SEXTANT_DATA_DIR: registryData });
       const gateway = await prefixStack.startGateway({ SEXTANT_BUS_TIMEOUT_MS: '2000' });
       client = await httpClient(gateway.url);
     });
@@ -139,6 +146,7 @@ describe('faults', () => {
       await client?.close();
       await prefixStack?.stop();
       await proxy?.stop();
+      if (registryData) rmSync(registryData, { recursive: true, force: true });
     });
 
     it('answers unavailable while Postgres is cut off, then recovers', async () => {
@@ -161,13 +169,14 @@ describe('faults', () => {
     it('leaves nothing half-written when the connection dies inside a transaction', async () => {
       // The project row is inserted, then the connection drops as the membership insert is sent
       // (its statement name is in both the Parse and the Bind message, prepared or not).
+      const { a, b } = await registerRepositories(client, ['a', 'b']);
       proxy.dropOn('projects.add-members.');
-      await expectToolError(client, 'create_project', { name: 'half written', repository_ids: ['a', 'b'] }, 'unavailable');
+      await expectToolError(client, 'create_project', { name: 'half written', repository_ids: [a, b] }, 'unavailable');
       proxy.dropOn(undefined);
       const rows = await queryOnce(prefixStack.database.url, `SELECT 1 FROM projects.projects WHERE name = 'half written'`);
       assert.equal(rows.length, 0, 'the project row was rolled back with the transaction');
       const retry = await eventually(
-        () => callTool(client, 'create_project', { name: 'half written', repository_ids: ['a', 'b'] }),
+        () => callTool(client, 'create_project', { name: 'half written', repository_ids: [a, b] }),
         (r) => !r.isError,
       );
       assert.equal(retry.isError, false, 'the same name is free: nothing was left behind');

@@ -16,6 +16,7 @@ import {
   GitDaemon,
   git,
   httpClient,
+  NatsServer,
   postRaw,
   queryOnce,
   startEmbedded,
@@ -222,6 +223,44 @@ describe('indexing pipeline (embedded)', () => {
     await expectToolError(client, 'index_repository', { repository: 'x', localPath: join(base, 'nope') }, 'invalid_input', 'localPath');
     await expectToolError(client, 'index_repository', { repository: 'x', localPath: 'relative/dir' }, 'invalid_input', 'localPath');
   });
+
+  it('lets the git tools and projects name a registered repository by workspace, name or id', async () => {
+    writeFileSync(join(workspace, 'src', 'draft.ts'), 'export const uncommittedNeedle = 1;\n');
+    const byWorkspace = await callTool<{ matches: Array<{ path: string }>; ref: string }>(client, 'grep_repository', {
+      workspace,
+      pattern: 'uncommittedNeedle',
+    });
+    assert.equal(byWorkspace.isError, false, JSON.stringify(byWorkspace.body));
+    assert.deepEqual([byWorkspace.body.matches.map((m) => m.path), byWorkspace.body.ref], [['src/draft.ts'], 'main']);
+    const byName = await callTool<{ matches: Array<{ path: string }> }>(client, 'grep_repository', {
+      repository: 'BACKEND',
+      pattern: 'value299 ',
+    });
+    assert.deepEqual(
+      byName.body.matches.map((m) => m.path),
+      ['src/module5/file299.ts'],
+    );
+    const refs = await callTool<{ branches: string[]; tags: string[] }>(client, 'list_repository_refs', { workspace });
+    assert.deepEqual(refs.body, { branches: ['main'], tags: [], metadata: refs.body.metadata });
+
+    const listed = await callTool<{ repositories: Array<{ id: string; name: string }> }>(client, 'list_repositories', {});
+    const backend = listed.body.repositories.find((r) => r.name === 'backend')!;
+    const project = await callTool<{ project: { repository_ids: string[] } }>(client, 'create_project', {
+      name: 'registered members',
+      repository_ids: ['backend', backend.id, workspace],
+    });
+    assert.deepEqual(project.body.project.repository_ids, [backend.id]);
+
+    await expectToolError(
+      client,
+      'grep_repository',
+      { workspace: makeWorkspace(base, 'unlisted', 1), pattern: 'x' },
+      'workspace_not_allowed',
+    );
+    await expectToolError(client, 'grep_repository', { repository: 'no-such-repository', pattern: 'x' }, 'not_found');
+    await expectToolError(client, 'list_repository_refs', {}, 'invalid_input', 'repository');
+    await expectToolError(client, 'create_project', { name: 'strangers', repository_ids: ['no-such-repository'] }, 'not_found');
+  });
 });
 
 describe('indexing pipeline: a process killed in the middle of a job', () => {
@@ -293,7 +332,9 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
       SEXTANT_DATA_DIR: join(base, 'data'),
       SEXTANT_HEAD_CACHE_MS: '0',
     });
-    const gateway = await stack.startGateway({ SEXTANT_SERVICES: 'workspace-registry', SEXTANT_PROGRESS_POLL_MS: '50' });
+    // git-cache and projects ask the registry over NATS for registered names.
+    await Promise.all([stack.startService('git-cache', { GIT_ALLOWED_HOSTS: daemon.host }), stack.startService('projects')]);
+    const gateway = await stack.startGateway({ SEXTANT_PROGRESS_POLL_MS: '50' });
     client = await httpClient(gateway.url);
     await client.listTools();
   });
@@ -329,6 +370,26 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
     assert.equal(done.stats.files_indexed, 2, 'only the two files the commit touched');
     listed = await callTool(client, 'list_repositories', {});
     assert.equal(listed.body.repositories[0]!.behind_head, false);
+  });
+
+  it('lets git-cache and projects find the registered repository by name over NATS', async () => {
+    const listed = await callTool<{ repositories: Array<{ id: string; name: string }> }>(client, 'list_repositories', {});
+    const library = listed.body.repositories[0]!;
+    const grep = await callTool<{ matches: Array<{ path: string }> }>(client, 'grep_repository', {
+      repository: library.name,
+      pattern: 'fresh',
+    });
+    assert.equal(grep.isError, false, JSON.stringify(grep.body));
+    assert.deepEqual(
+      grep.body.matches.map((m) => m.path),
+      ['lib/new.ts'],
+    );
+    const project = await callTool<{ project: { repository_ids: string[] } }>(client, 'create_project', {
+      name: 'over nats',
+      repository_ids: [library.name.toUpperCase()],
+    });
+    assert.deepEqual(project.body.project.repository_ids, [library.id]);
+    await expectToolError(client, 'grep_repository', { workspace: '/srv/not-registered', pattern: 'x' }, 'workspace_not_registered');
   });
 
   it('fails the job of a repository that does not exist with a clear message', async () => {
@@ -381,6 +442,68 @@ describe('indexing pipeline: the database goes away in the middle of a job', () 
     } finally {
       await stack.stop();
       await proxy.stop();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('indexing pipeline: NATS restarts in the middle of a distributed job', () => {
+  it('completes the job, and a client following it gets its end once NATS is back; each file once', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'sextant-indexing-nats-restart-'));
+    const workspace = makeWorkspace(base, 'big', 6_000);
+    const nats = await NatsServer.start();
+    const stack = await distributedStack();
+    try {
+      await stack.startService('workspace-registry', {
+        NATS_URL: nats.url,
+        SEXTANT_WORKSPACE: workspace,
+        SEXTANT_DATA_DIR: join(base, 'data'),
+      });
+      const gateway = await stack.startGateway({
+        NATS_URL: nats.url,
+        SEXTANT_SERVICES: 'workspace-registry',
+        SEXTANT_PROGRESS_POLL_MS: '50',
+      });
+      const client = await httpClient(gateway.url);
+      await client.listTools();
+      let restart: Promise<void> | undefined;
+      const events: ProgressEvent[] = [];
+      // NATS goes down at the job's first progress report and is back 1.5 s later, on the same port.
+      const answer = await client.callTool({ name: 'index_repo', arguments: {} }, undefined, {
+        timeout: 120_000,
+        onprogress: (p) => {
+          events.push(p);
+          restart ??= (async () => {
+            await nats.down();
+            await new Promise((r) => setTimeout(r, 1_500));
+            await nats.up();
+          })();
+        },
+      });
+      await restart;
+      const body = answer.structuredContent as unknown as JobBody;
+      assert.equal(body.status, 'completed', JSON.stringify(body));
+      const job = await callTool<JobStatusBody>(client, 'get_index_job_status', { runId: body.job_id });
+      assert.equal(job.body.stats.files_indexed, 6_001);
+      assert.ok(restart, 'NATS was restarted while the job ran');
+      assert.equal(events.at(-1)?.progress, 100);
+      const progress = events.map((e) => e.progress);
+      assert.deepEqual(
+        progress,
+        [...progress].sort((a, b) => a - b),
+        'progress only grows across the restart',
+      );
+      const rows = await queryOnce<{ n: number; files: number }>(
+        stack.database.url,
+        'SELECT count(*)::int AS n, max(r.file_count)::int AS files FROM workspace_registry.files f JOIN workspace_registry.repositories r ON r.id = f.repository_id',
+      );
+      assert.deepEqual(rows[0], { n: 6_001, files: 6_001 });
+      const status = await callTool<{ index_status: string }>(client, 'index_status', {});
+      assert.equal(status.body.index_status, 'ready');
+      await client.close();
+    } finally {
+      await stack.stop();
+      await nats.down();
       rmSync(base, { recursive: true, force: true });
     }
   });

@@ -3,8 +3,11 @@
  * calls must behave the same whichever way Sextant runs.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callTool, type ErrorBody } from '@sextant/testing';
+import { callTool, git, writeTree, type ErrorBody } from '@sextant/testing';
 
 export const PROJECT_TOOLS = [
   'create_project',
@@ -40,6 +43,35 @@ export function assertMetadata(metadata: { execution_time_ms: number; request_id
   assert.notEqual(metadata.trace_id, '0'.repeat(32));
 }
 
+/**
+ * Registers one small local git repository per name with `index_repository
+ * {localPath}` (the registry must run) and returns their registry ids by name.
+ * The directories are named `<name>`, so the names resolve too.
+ */
+export async function registerRepositories(client: Client, names: readonly string[]): Promise<Record<string, string>> {
+  const root = mkdtempSync(join(tmpdir(), 'sextant-registered-'));
+  const ids: Record<string, string> = {};
+  for (const name of names) {
+    const dir = join(root, name);
+    mkdirSync(dir);
+    git(dir, 'init', '-q', '--initial-branch=main');
+    writeTree(dir, { 'README.md': `# ${name}\n` });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'first');
+    const started = await callTool<{ runId: string }>(client, 'index_repository', { repository: name, localPath: dir });
+    assert.equal(started.isError, false, JSON.stringify(started.body));
+    // Indexed before it is used, so that nothing later sees the installation busy.
+    for (;;) {
+      const job = await callTool<{ repository_id: string; status: string }>(client, 'get_index_job_status', { runId: started.body.runId });
+      assert.equal(job.isError, false, JSON.stringify(job.body));
+      ids[name] = job.body.repository_id;
+      if (!['pending', 'running'].includes(job.body.status)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  return ids;
+}
+
 interface ProjectBody {
   project: { id: string; name: string; description: string | null; repository_ids: string[]; repository_count: number };
 }
@@ -47,15 +79,26 @@ interface ProjectBody {
 /** Every project tool, happy path, through MCP. `tag` keeps names unique across suites sharing a database. */
 export async function projectLifecycle(client: Client, tag: string): Promise<void> {
   const name = `Frontend ${tag}`;
+  const [a, b, c, x] = ['a', 'b', 'c', 'x'].map((n) => `${tag}-repo-${n}`) as [string, string, string, string];
+  const ids = await registerRepositories(client, [a, b, c, x]);
+  // Members named by id, by name (any case) and twice: stored once each, as registry ids.
   const created = await callTool<ProjectBody>(client, 'create_project', {
     name,
     description: 'web apps',
-    repository_ids: ['repo-b', 'repo-a', 'repo-a'],
+    repository_ids: [ids[b], a.toUpperCase(), ids[a]],
   });
   assert.equal(created.isError, false, JSON.stringify(created.body));
   assertMetadata(created.body.metadata);
   const { id } = created.body.project;
-  assert.deepEqual(created.body.project.repository_ids, ['repo-a', 'repo-b']);
+  assert.deepEqual(created.body.project.repository_ids, [ids[a], ids[b]].sort());
+  const unknown = await expectToolError(
+    client,
+    'create_project',
+    { name: `${name} bad`, repository_ids: [ids[a], `${tag}-nowhere`] },
+    'not_found',
+  );
+  assert.match(unknown.message, new RegExp(`"${tag}-nowhere"`));
+  await expectToolError(client, 'get_project', { project: `${name} bad` }, 'not_found');
 
   const byName = await callTool<ProjectBody>(client, 'get_project', { project: name.toUpperCase() });
   assert.equal(byName.body.project.id, id);
@@ -70,11 +113,11 @@ export async function projectLifecycle(client: Client, tag: string): Promise<voi
 
   const added = await callTool<{ added: boolean; repository_count: number }>(client, 'add_repository_to_project', {
     project: id,
-    repository_id: 'repo-c',
+    repository_id: c,
   });
   const addedAgain = await callTool<{ added: boolean; repository_count: number }>(client, 'add_repository_to_project', {
     project: id,
-    repository_id: 'repo-c',
+    repository_id: ids[c],
   });
   assert.deepEqual(
     [added.body.added, added.body.repository_count, addedAgain.body.added, addedAgain.body.repository_count],
@@ -83,11 +126,11 @@ export async function projectLifecycle(client: Client, tag: string): Promise<voi
 
   const removed = await callTool<{ removed: boolean }>(client, 'remove_repository_from_project', {
     project: name,
-    repository_id: 'repo-a',
+    repository_id: a,
   });
   const removedAgain = await callTool<{ removed: boolean }>(client, 'remove_repository_from_project', {
     project: name,
-    repository_id: 'repo-a',
+    repository_id: ids[a],
   });
   assert.deepEqual([removed.body.removed, removedAgain.body.removed], [true, false]);
 
@@ -95,11 +138,11 @@ export async function projectLifecycle(client: Client, tag: string): Promise<voi
     project: id,
     name: `${name} v2`,
     description: null,
-    repository_ids: ['x'],
+    repository_ids: [x],
   });
   assert.equal(updated.body.project.name, `${name} v2`);
   assert.equal(updated.body.project.description, null);
-  assert.deepEqual(updated.body.project.repository_ids, ['x']);
+  assert.deepEqual(updated.body.project.repository_ids, [ids[x]]);
 
   const deleted = await callTool<{ deleted: boolean; repositories_removed: number }>(client, 'delete_project', { project: `${name} V2` });
   assert.deepEqual([deleted.body.deleted, deleted.body.repositories_removed], [true, 1]);

@@ -67,7 +67,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
       {
         module: EmbeddedModule,
         imports: [
-          ServiceRuntimeModule.forRoot(bus, [classifyDatabaseError]),
+          ServiceRuntimeModule.forRoot(bus, bus, [classifyDatabaseError]),
           GatewayModule.register({ config: gatewayConfig, bus }),
           ProjectsModule.register({ database: { ...projectsConfig.database, url: databaseUrl } }),
           VectorSearchModule.register(),
@@ -79,7 +79,8 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
       httpAdapter(gatewayConfig),
       { logger, bodyParser: false },
     );
-    app.connectMicroservice({ strategy: bus });
+    // inheritAppConfig: the global exception filter (errors leave services as BusErrors, database faults classified) applies to the bus too.
+    app.connectMicroservice({ strategy: bus }, { inheritAppConfig: true });
     await app.startAllMicroservices();
 
     const started = app;

@@ -14,8 +14,8 @@ const project = {
   id: '00000000-0000-4000-8000-000000000000',
   name: 'bench',
   description: null,
-  repository_ids: ['repo-a', 'repo-b'],
-  repository_count: 2,
+  repository_ids: [],
+  repository_count: 0,
   created_at: new Date(0).toISOString(),
   updated_at: new Date(0).toISOString(),
 };

@@ -8,3 +8,4 @@ export * from './health.js';
 export * from './catalog.js';
 export { PROJECT_LIMITS, type Project, type ProjectSummary } from './projects/common.js';
 export { HealthReport, ServerStatus, WorkspaceHealth, ServiceReachability } from './workspace-registry/common.js';
+export * from './workspace-registry/internal.js';

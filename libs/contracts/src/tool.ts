@@ -41,3 +41,18 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(
 ): ToolContract<I, O> {
   return { ...tool, annotations: { ...READ_ONLY, ...tool.annotations } };
 }
+
+/**
+ * A request between services that is not a tool (no client sees it): its
+ * subject and schemas, validated by the handler as a tool's are.
+ */
+export interface InternalContract<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly subject: string;
+  readonly input: I;
+  readonly output: O;
+}
+
+export function defineInternal<I extends z.ZodType, O extends z.ZodType>(contract: InternalContract<I, O>): InternalContract<I, O> {
+  return contract;
+}

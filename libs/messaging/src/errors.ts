@@ -46,6 +46,8 @@ const logger = new Logger('ServiceError');
  */
 export function toBusError(error: unknown, classifiers: readonly ErrorClassifier[] = []): BusError {
   if (error instanceof ServiceError) return error.busError;
+  // A request this service made to another one failed: its error is the answer (e.g. the registry's `workspace_not_registered`).
+  if (error instanceof BusRequestError) return error.error;
   if (error instanceof RpcException && isBusError(error.getError())) return error.getError() as BusError;
   if (error instanceof z.ZodError) return invalidInput(error);
   for (const classify of classifiers) {

@@ -1,5 +1,5 @@
 import { MessagePattern } from '@nestjs/microservices';
-import { safeParseInput, type ToolContract } from '@sextant/contracts';
+import { safeParseInput, type InternalContract, type ToolContract } from '@sextant/contracts';
 import type { z } from 'zod';
 import { ServiceError } from './errors.js';
 
@@ -13,9 +13,12 @@ import { ServiceError } from './errors.js';
  * @ToolHandler(GrepRepository)
  * grep(input: GrepRepository.Request) { return this.service.grep(input); }
  * ```
+ *
+ * An internal request between services (`{request}` contracts, e.g.
+ * `ResolveRepositories`) is handled the same way.
  */
-export function ToolHandler<I extends z.ZodType>(contract: { tool: ToolContract<I> }) {
-  const { tool } = contract;
+export function ToolHandler<I extends z.ZodType>(contract: { tool: ToolContract<I> } | { request: InternalContract<I> }) {
+  const tool = 'tool' in contract ? contract.tool : contract.request;
   const subject = tool.subject;
   if (subject === null) throw new Error(`${tool.name} is answered by the gateway; no service handles it`);
   return <M extends (input: z.output<I>) => unknown>(

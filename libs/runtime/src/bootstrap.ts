@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import type { ServiceName } from '@sextant/contracts';
-import { natsServer, type ErrorClassifier } from '@sextant/messaging';
+import { NatsBusClient, natsServer, type ErrorClassifier } from '@sextant/messaging';
 import { ConfigError, StartupError, type CommonSettings } from './config.js';
 import { ServiceRuntimeModule } from './health.js';
 import { JsonLogger } from './logger.js';
@@ -37,8 +37,16 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
     prefix: settings.natsPrefix,
     gracePeriodMs: settings.shutdownGraceMs,
   });
+  // What the service asks other services with (projects and git-cache ask the registry); its own connection.
+  const client = new NatsBusClient({
+    servers: settings.natsUrl!,
+    prefix: settings.natsPrefix,
+    timeoutMs: settings.busTimeoutMs,
+    heartbeatMs: settings.busHeartbeatMs,
+    name: `sextant-${options.service}-client`,
+  });
   const app = await NestFactory.createMicroservice(
-    { module: ServiceRootModule, imports: [ServiceRuntimeModule.forRoot(server, options.classifiers), options.module] },
+    { module: ServiceRootModule, imports: [ServiceRuntimeModule.forRoot(server, client, options.classifiers), options.module] },
     { strategy: server, logger },
   );
   let stopping = false;
@@ -50,6 +58,7 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
       try {
         await server.close();
         await app.close();
+        await client.close();
         process.exit(0);
       } catch (error) {
         logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');

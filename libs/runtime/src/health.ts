@@ -1,7 +1,7 @@
 import { Controller, Global, Inject, Injectable, Module, Optional, type DynamicModule, type Type } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { APP_FILTER, HttpAdapterHost } from '@nestjs/core';
-import { BusExceptionFilter, type ErrorClassifier } from '@sextant/messaging';
+import { BUS_CLIENT, BusExceptionFilter, type BusClient, type ErrorClassifier } from '@sextant/messaging';
 import { hostname } from 'node:os';
 import { HEALTH_SUBJECTS, type ServiceHealth, type ServiceName } from '@sextant/contracts';
 import { SEXTANT_VERSION } from './version.js';
@@ -73,17 +73,19 @@ async function withTimeout(probe: HealthProbe): Promise<[string, { status: 'up' 
 }
 
 /**
- * Registered once per process: gives every service module the transport and
- * the health reporter, and makes every handler failure leave as a `BusError`.
+ * Registered once per process: gives every service module the transport,
+ * the bus client it asks other services with (`BUS_CLIENT`) and the health
+ * reporter, and makes every handler failure leave as a `BusError`.
  */
 @Global()
 @Module({})
 export class ServiceRuntimeModule {
-  static forRoot(server: HandlerRegistry, classifiers: readonly ErrorClassifier[] = []): DynamicModule {
+  static forRoot(server: HandlerRegistry, client: BusClient, classifiers: readonly ErrorClassifier[] = []): DynamicModule {
     return {
       module: ServiceRuntimeModule,
       providers: [
         { provide: MESSAGE_SERVER, useValue: server },
+        { provide: BUS_CLIENT, useValue: client },
         HealthReporter,
         {
           provide: APP_FILTER,
@@ -91,7 +93,7 @@ export class ServiceRuntimeModule {
           useFactory: (host: HttpAdapterHost) => new BusExceptionFilter(classifiers, host.httpAdapter),
         },
       ],
-      exports: [MESSAGE_SERVER, HealthReporter],
+      exports: [MESSAGE_SERVER, BUS_CLIENT, HealthReporter],
     };
   }
 }

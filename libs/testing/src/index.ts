@@ -18,3 +18,4 @@ export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 export { repoPath } from './paths.js';
 export { BareRepository, GitDaemon, HangingServer, createSampleRepository, git, writeTree } from './git.js';
 export { startFakeGitHub, type FakeGitHub, type GitHubFault } from './fake-github.js';
+export { NatsServer } from './nats-server.js';

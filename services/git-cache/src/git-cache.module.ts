@@ -1,4 +1,5 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { BUS_CLIENT, RegistryClient, type BusClient } from '@sextant/messaging';
 import { createHealthController } from '@sextant/runtime';
 import type { GitCacheConfig } from './config.js';
 import { FileReader } from './files/file-reader.js';
@@ -39,7 +40,8 @@ export class GitCacheModule {
         { provide: CloneCacheLifecycle, useFactory: () => new CloneCacheLifecycle(cache, spawner) },
         {
           provide: GitCacheService,
-          useFactory: async () =>
+          inject: [BUS_CLIENT],
+          useFactory: async (bus: BusClient) =>
             new GitCacheService({
               cache,
               git,
@@ -50,6 +52,7 @@ export class GitCacheModule {
               grepTimeoutMs: config.grep.timeoutMs,
               grepMaxResultBytes: config.grep.maxResultBytes,
               lsRemoteTimeoutMs: Math.min(config.cache.cloneTimeoutMs, 30_000),
+              registry: new RegistryClient(bus),
             }),
         },
       ],

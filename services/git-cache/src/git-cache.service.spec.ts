@@ -7,9 +7,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { BusError, GrepRepository } from '@sextant/contracts';
+import { busError, type BusError, type GrepRepository, type RegisteredRepository } from '@sextant/contracts';
 import { GrepRepository as GrepContract } from '@sextant/contracts';
-import { BareRepository, createSampleRepository, GitDaemon, HangingServer, freePort } from '@sextant/testing';
+import { BusRequestError } from '@sextant/messaging';
+import { BareRepository, createSampleRepository, GitDaemon, HangingServer, freePort, git, writeTree } from '@sextant/testing';
 import { FileReader } from './files/file-reader.js';
 import { GitCacheService } from './git-cache.service.js';
 import { GitHubSearch } from './github/github-search.js';
@@ -37,7 +38,8 @@ async function failure(promise: Promise<unknown>): Promise<BusError> {
   try {
     await promise;
   } catch (error) {
-    const busError = (error as { busError?: BusError }).busError;
+    // A ServiceError of git-cache, or the registry's error passed through.
+    const busError = error instanceof BusRequestError ? error.error : (error as { busError?: BusError }).busError;
     assert.ok(busError, `expected a ServiceError, got ${String(error)}`);
     return busError;
   }
@@ -51,11 +53,34 @@ class Clock {
   }
 }
 
+/**
+ * workspace-registry as git-cache sees it over the bus (the real one answers
+ * in tests/): repositories registered by reference (id or name) and workspaces by path.
+ */
+class RegistryStandIn {
+  readonly byReference = new Map<string, RegisteredRepository>();
+  readonly byWorkspace = new Map<string, RegisteredRepository>();
+  register(repository: RegisteredRepository, workspace?: string): void {
+    this.byReference.set(repository.id, repository);
+    this.byReference.set(repository.name, repository);
+    if (workspace) this.byWorkspace.set(workspace, repository);
+  }
+  async repositories(references: readonly string[]): Promise<Array<RegisteredRepository | null>> {
+    return references.map((r) => this.byReference.get(r) ?? null);
+  }
+  async workspace(path: string | undefined) {
+    const repository = path === undefined ? undefined : this.byWorkspace.get(path);
+    if (!repository) throw new BusRequestError(busError('workspace_not_registered', `Workspace "${path}" is not registered.`));
+    return { repository, discovered: false };
+  }
+}
+
 interface Harness {
   service: GitCacheService;
   cache: CloneCache;
   clock: Clock;
   root: string;
+  registry: RegistryStandIn;
 }
 
 describe('git-cache service (real git, git daemon, ripgrep)', () => {
@@ -92,6 +117,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
   ): Harness {
     const root = mkdtempSync(join(workspace, 'cache-'));
     const clock = new Clock();
+    const registry = new RegistryStandIn();
     const git =
       options.git ?? new ProcessGitRunner({ protocols: ['git', 'file', 'http', 'https'], defaultTimeoutMs: 20_000, baseEnv, spawner });
     const cache = new CloneCache({
@@ -113,13 +139,14 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       policy: { allowedHosts: ['github.com', daemon.host], allowFileUrls: true },
       grepTimeoutMs: options.grepTimeoutMs ?? 5_000,
       lsRemoteTimeoutMs: 5_000,
+      registry,
     });
-    const h = { service, cache, clock, root };
+    const h = { service, cache, clock, root, registry };
     harnesses.push(h);
     return h;
   }
 
-  function grep(h: Harness, input: Partial<GrepRepository.Request> & { repository: string; pattern: string }) {
+  function grep(h: Harness, input: Partial<GrepRepository.Request> & { pattern: string }) {
     return h.service.grep(GrepContract.Request.parse(input));
   }
 
@@ -273,12 +300,39 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       assert.equal(tls.code, 'unavailable', tls.message);
     });
 
-    it('refuses a workspace (the git tools do not resolve workspaces yet) rather than ignoring it', async () => {
-      const error = await failure(grep(h, { repository: daemon.url('sample'), pattern: 'x', workspace: '/srv/ws' }));
-      assert.equal(error.code, 'invalid_input');
-      assert.match(error.message, /workspace: the git tools do not take a workspace yet/);
-      const refs = await failure(h.service.listRefs({ repository: daemon.url('sample'), workspace: '/srv/ws' }));
-      assert.equal(refs.code, 'invalid_input');
+    it('takes a registered repository by id or name (remote: its registered branch) and a workspace (its working tree)', async () => {
+      const remote = createSampleRepository(join(workspace, 'remotes'), 'registered');
+      remote.commit('registered', { 'src/only-on-branch.ts': 'export const registered = 1;\n' });
+      h.registry.register({ id: 'id-remote', name: 'sample-remote', kind: 'remote', locator: remote.fileUrl, ref: 'registered' });
+      const byName = await grep(h, { repository: 'sample-remote', pattern: 'registered = 1' });
+      assert.deepEqual([paths(byName), byName.ref], [['src/only-on-branch.ts'], 'registered']);
+      assert.deepEqual(paths(await grep(h, { repository: 'id-remote', pattern: 'registered = 1', ref_name: 'main' })), []);
+
+      const dir = mkdtempSync(join(workspace, 'local-'));
+      git(dir, 'init', '-q', '--initial-branch=trunk');
+      writeTree(dir, { 'committed.txt': 'needle one\n' });
+      git(dir, 'add', '-A');
+      git(dir, '-c', 'user.name=t', '-c', 'user.email=t@t.invalid', 'commit', '-q', '-m', 'c');
+      git(dir, 'tag', 'v1');
+      writeTree(dir, { 'uncommitted.txt': 'needle two\n' });
+      h.registry.register({ id: 'id-local', name: 'local-ws', kind: 'local', locator: dir, ref: null }, '/srv/ws');
+      const local = await grep(h, { workspace: '/srv/ws', pattern: 'needle' });
+      assert.deepEqual([paths(local), local.ref], [['committed.txt', 'uncommitted.txt'], 'trunk']);
+      assert.deepEqual(paths(await grep(h, { repository: 'local-ws', workspace: '/srv/ws', pattern: 'needle two' })), ['uncommitted.txt']);
+      assert.deepEqual(await h.service.listRefs({ workspace: '/srv/ws' }), { branches: ['trunk'], tags: ['v1'] });
+
+      const ref = await failure(grep(h, { workspace: '/srv/ws', pattern: 'x', ref_name: 'v1' }));
+      assert.deepEqual([ref.code, Object.keys((ref.details as { fields: object }).fields)], ['invalid_input', ['ref_name']]);
+      const mismatch = await failure(grep(h, { repository: 'sample-remote', workspace: '/srv/ws', pattern: 'x' }));
+      assert.deepEqual([mismatch.code, Object.keys((mismatch.details as { fields: object }).fields)], ['invalid_input', ['repository']]);
+      assert.equal((await failure(grep(h, { workspace: '/srv/elsewhere', pattern: 'x' }))).code, 'workspace_not_registered');
+      assert.equal((await failure(h.service.listRefs({ workspace: '/srv/elsewhere' }))).code, 'workspace_not_registered');
+      const unknown = await failure(grep(h, { repository: 'no-such-name', pattern: 'x' }));
+      assert.equal(unknown.code, 'not_found');
+      assert.match(unknown.message, /nor the id or name of a registered repository/);
+      const neither = await failure(h.service.listRefs({}));
+      assert.deepEqual([neither.code, Object.keys((neither.details as { fields: object }).fields)], ['invalid_input', ['repository']]);
+      remote.dispose();
     });
 
     it('matches file_extensions in any case and exclude_dirs in any script', async () => {

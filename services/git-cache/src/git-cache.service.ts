@@ -1,5 +1,6 @@
 import type { GrepRepository, ListRepositoryRefs, OpenFile, SearchRepositories } from '@sextant/contracts';
-import { ServiceError } from '@sextant/messaging';
+import type { RegisteredRepository } from '@sextant/contracts';
+import { ServiceError, type RegistryClient } from '@sextant/messaging';
 import type { FileReader } from './files/file-reader.js';
 import type { GitHubSearch } from './github/github-search.js';
 import { DEFAULT_MAX_RESULT_BYTES, type GrepEngine, type GrepQuery } from './grep/collector.js';
@@ -11,6 +12,7 @@ import {
   checkRefName,
   parseRepository,
   type LocatorPolicy,
+  type RepositoryLocator,
 } from '@sextant/checkouts';
 
 export interface GitCacheServiceDeps {
@@ -24,7 +26,16 @@ export interface GitCacheServiceDeps {
   /** Size budget of one grep answer (GREP_MAX_RESULT_BYTES); default 768 KiB. */
   grepMaxResultBytes?: number;
   lsRemoteTimeoutMs: number;
+  /** Registered repositories and workspaces (workspace-registry, over the bus). */
+  registry: Pick<RegistryClient, 'repositories' | 'workspace'>;
 }
+
+/**
+ * What a git tool works on: a remote repository (through the clone cache;
+ * `ref`: the registered branch, used when the call names none), or a
+ * registered local workspace, searched as its working tree.
+ */
+type Target = { kind: 'remote'; locator: RepositoryLocator; ref?: string } | { kind: 'local'; dir: string; name: string };
 
 const EXTENSION = /^[\p{L}\p{M}\p{N}_+-]{1,32}$/u;
 /** A directory path: any printable names (any script) but glob syntax, which ripgrep and git would interpret. */
@@ -35,20 +46,34 @@ export class GitCacheService {
   constructor(private readonly deps: GitCacheServiceDeps) {}
 
   async grep(input: GrepRepository.Request): Promise<GrepRepository.Response> {
-    refuseWorkspace(input.workspace);
-    const locator = parseRepository(input.repository, this.deps.policy);
+    const target = await this.target(input.repository, input.workspace);
     // `HEAD` is the remote's default branch, as when no ref is named.
-    const ref = input.ref_name === undefined || input.ref_name === 'HEAD' ? undefined : checkRefName(input.ref_name);
+    const named = input.ref_name === undefined || input.ref_name === 'HEAD' ? undefined : checkRefName(input.ref_name);
     const query = this.grepQuery(input);
-    return this.deps.cache.withCheckout(locator, ref, async (checkout) => {
+    if (target.kind === 'local') {
+      if (named !== undefined) {
+        throw ServiceError.invalid({
+          ref_name: `${target.name} is a local workspace, searched as its working tree; ref_name applies to remote repositories`,
+        });
+      }
+      const ref = await this.deps.git.run(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: target.dir }).catch(() => '');
+      return { ...(await this.deps.engine.search(target.dir, query)), ...(ref.trim() ? { ref: ref.trim() } : {}) };
+    }
+    return this.deps.cache.withCheckout(target.locator, named ?? target.ref, async (checkout) => {
       const found = await this.deps.engine.search(checkout.dir, query);
       return { ...found, ref: checkout.ref };
     });
   }
 
   async listRefs(input: ListRepositoryRefs.Request): Promise<ListRepositoryRefs.Response> {
-    refuseWorkspace(input.workspace);
-    const locator = parseRepository(input.repository, this.deps.policy);
+    const target = await this.target(input.repository, input.workspace);
+    if (target.kind === 'local') {
+      const output = await this.deps.git.run(['for-each-ref', '--format=%(objectname)%09%(refname)', 'refs/heads', 'refs/tags'], {
+        cwd: target.dir,
+      });
+      return parseLsRemote(output);
+    }
+    const { locator } = target;
     let output: string;
     try {
       output = await this.deps.git.run(['ls-remote', '--heads', '--tags', locator.url], { timeoutMs: this.deps.lsRemoteTimeoutMs });
@@ -56,6 +81,44 @@ export class GitCacheService {
       throw explainGitFailure(error, { locator, operation: 'list the refs of', timeoutMs: this.deps.lsRemoteTimeoutMs });
     }
     return parseLsRemote(output);
+  }
+
+  /**
+   * The repository a git tool names: a `workspace` (resolved by the registry
+   * with its rules and errors), a URL form (cloned; no registry needed), or
+   * the id or name of a registered repository. `repository` and `workspace`
+   * together must name the same one.
+   */
+  private async target(repository: string | undefined, workspace: string | undefined): Promise<Target> {
+    if (workspace !== undefined) {
+      const { repository: resolved } = await this.deps.registry.workspace(workspace);
+      if (repository !== undefined) {
+        const [named] = await this.deps.registry.repositories([repository]);
+        if (named?.id !== resolved.id) {
+          throw ServiceError.invalid({ repository: `"${repository}" is not the repository of workspace ${workspace} (${resolved.name})` });
+        }
+      }
+      return this.targetOf(resolved);
+    }
+    if (repository === undefined) throw ServiceError.invalid({ repository: 'required: a repository URL or name, or a workspace' });
+    if (looksLikeLocator(repository)) return { kind: 'remote', locator: parseRepository(repository, this.deps.policy) };
+    const [registered] = await this.deps.registry.repositories([repository]);
+    if (registered) return this.targetOf(registered);
+    try {
+      return { kind: 'remote', locator: parseRepository(repository, this.deps.policy) };
+    } catch {
+      throw ServiceError.of(
+        'not_found',
+        `"${repository}" is neither a repository URL (https://host/owner/repo, git@github.com:owner/repo.git, github:owner/repo) ` +
+          'nor the id or name of a registered repository (list_repositories shows them).',
+        { repository },
+      );
+    }
+  }
+
+  private targetOf(repository: RegisteredRepository): Target {
+    if (repository.kind === 'local') return { kind: 'local', dir: repository.locator, name: repository.name };
+    return { kind: 'remote', locator: parseRepository(repository.locator, this.deps.policy), ref: repository.ref ?? undefined };
   }
 
   searchRepositories(input: SearchRepositories.Request): Promise<SearchRepositories.Response> {
@@ -100,17 +163,6 @@ export class GitCacheService {
       maxResultBytes: this.deps.grepMaxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     };
   }
-}
-
-/**
- * The git tools do not resolve workspaces through the registry yet: a
- * `workspace` is refused, never accepted and ignored.
- */
-function refuseWorkspace(workspace: string | undefined): void {
-  if (workspace === undefined) return;
-  throw ServiceError.invalid({
-    workspace: 'the git tools do not take a workspace yet; leave it out and name the repository (a URL or github:owner/repo)',
-  });
 }
 
 function looksLikeLocator(repo: string): boolean {

@@ -6,7 +6,7 @@ import { GIT_LIMITS, GitWorkspace, RepositoryLocator } from './common.js';
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'git-cache.grep.v1';
 export const Request = z.strictObject({
-  repository: RepositoryLocator,
+  repository: RepositoryLocator.optional(),
   ref_name: text(1, 255)
     .optional()
     .describe("Branch or tag; default: the repository's default branch. A branch or tag that does not exist is not_found."),

@@ -4,7 +4,7 @@ import { GitWorkspace, RepositoryLocator } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'git-cache.list-refs.v1';
-export const Request = z.strictObject({ repository: RepositoryLocator, workspace: GitWorkspace.optional() });
+export const Request = z.strictObject({ repository: RepositoryLocator.optional(), workspace: GitWorkspace.optional() });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({ branches: z.array(z.string()), tags: z.array(z.string()) });
 export type Response = z.output<typeof Response>;

@@ -21,15 +21,15 @@ export const Description = z
   .describe('Free text describing the project.');
 
 export const RepositoryId = text(1, PROJECT_LIMITS.repositoryIdMax).describe(
-  'A repository id as list_repositories gives it. Projects do not check ids against the registry yet: ' +
-    'an id of no registered repository is stored as given.',
+  'A registered repository: its id, name (case-insensitive) or URL, as list_repositories shows them; stored as its id. ' +
+    'A repository the registry does not know is not_found.',
 );
 
 export const RepositoryIds = z
   .array(RepositoryId)
   .max(PROJECT_LIMITS.repositoriesPerProject, `at most ${PROJECT_LIMITS.repositoriesPerProject} repositories per project`)
   .transform((ids) => [...new Set(ids)])
-  .describe(`Repository ids; duplicates are ignored; at most ${PROJECT_LIMITS.repositoriesPerProject}.`);
+  .describe(`Registered repositories (ids, names or URLs); duplicates are ignored; at most ${PROJECT_LIMITS.repositoriesPerProject}.`);
 
 export const Project = z.object({
   id: z.string().describe('UUID of the project.'),

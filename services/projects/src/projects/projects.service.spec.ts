@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { PROJECT_LIMITS, type BusError } from '@sextant/contracts';
+import { busError, PROJECT_LIMITS, ResolveRepositories, type BusError } from '@sextant/contracts';
+import { BusRequestError, type BusClient } from '@sextant/messaging';
 import { Database, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import { MIGRATIONS } from '../migrations/index.js';
 import { ProjectsRepository } from './projects.repository.js';
@@ -10,12 +11,35 @@ async function failure(promise: Promise<unknown>): Promise<BusError> {
   try {
     await promise;
   } catch (error) {
-    const busError = (error as { busError?: BusError }).busError;
+    // A ServiceError of projects, or the registry's error passed through.
+    const busError = error instanceof BusRequestError ? error.error : (error as { busError?: BusError }).busError;
     assert.ok(busError, `expected a ServiceError, got ${String(error)}`);
     return busError;
   }
   assert.fail('expected a failure');
 }
+
+/**
+ * workspace-registry as projects sees it over the bus (the real one answers in
+ * tests/): every reference is a registered repository whose id is itself,
+ * except "unknown…" (not registered); "name:X" is the name of repository X.
+ */
+let registryDown = false;
+const registry: BusClient = {
+  async request<T>(subject: string, data: unknown): Promise<T> {
+    assert.equal(subject, ResolveRepositories.SUBJECT);
+    if (registryDown) throw new BusRequestError(busError('unavailable', 'The workspace-registry service is not running.'));
+    const { references } = ResolveRepositories.Request.parse(data);
+    const repositories = references.map((ref) => {
+      if (ref.startsWith('unknown')) return null;
+      const id = ref.replace(/^name:/, '');
+      return { id, name: `name:${id}`, kind: 'local' as const, locator: `/repos/${id}`, ref: null };
+    });
+    return { repositories } as T;
+  },
+  isConnected: () => true,
+  close: async () => undefined,
+};
 
 describe('ProjectsService (PGlite, real SQL and migrations)', () => {
   let pg: EmbeddedPostgres;
@@ -26,7 +50,7 @@ describe('ProjectsService (PGlite, real SQL and migrations)', () => {
     pg = await startEmbeddedPostgres({ dataDir: 'memory://' });
     db = new Database({ url: pg.url, schema: 'projects', migrations: MIGRATIONS, poolSize: 4, connectTimeoutMs: 2_000 });
     await db.start();
-    projects = new ProjectsService(db, new ProjectsRepository(db));
+    projects = new ProjectsService(db, new ProjectsRepository(db), registry);
   });
   after(async () => {
     await db.stop();
@@ -132,6 +156,41 @@ describe('ProjectsService (PGlite, real SQL and migrations)', () => {
     await projects.create({ name: 'busy' });
     await Promise.all(Array.from({ length: 20 }, (_, i) => projects.addRepository({ project: 'busy', repository_id: `r${i % 10}` })));
     assert.equal((await projects.get({ project: 'busy' })).project.repository_count, 10);
+  });
+
+  it('stores the registry id of a repository named by name, once', async () => {
+    const { project } = await projects.create({ name: 'named', repository_ids: ['name:r1', 'r1', 'name:r2'] });
+    assert.deepEqual(project.repository_ids, ['r1', 'r2']);
+    const added = await projects.addRepository({ project: 'named', repository_id: 'name:r2' });
+    assert.deepEqual([added.added, added.repository_id], [false, 'r2']);
+    const removed = await projects.removeRepository({ project: 'named', repository_id: 'name:r1' });
+    assert.deepEqual([removed.removed, removed.repository_id], [true, 'r1']);
+  });
+
+  it('refuses repositories the registry does not know with not_found naming each, and writes nothing', async () => {
+    const create = await failure(projects.create({ name: 'bad', repository_ids: ['r1', 'unknown-1', 'unknown-2'] }));
+    assert.equal(create.code, 'not_found');
+    assert.match(create.message, /"unknown-1", "unknown-2"/);
+    assert.deepEqual(create.details, { repository_ids: ['unknown-1', 'unknown-2'] });
+    assert.equal((await projects.list({ limit: 10 })).total, 0);
+    await projects.create({ name: 'good', repository_ids: ['r1'] });
+    assert.equal((await failure(projects.update({ project: 'good', name: 'renamed', repository_ids: ['unknown'] }))).code, 'not_found');
+    assert.equal((await failure(projects.addRepository({ project: 'good', repository_id: 'unknown' }))).code, 'not_found');
+    const { project } = await projects.get({ project: 'good' });
+    assert.deepEqual([project.name, project.repository_ids], ['good', ['r1']]);
+  });
+
+  it('answers unavailable (retryable) while the registry cannot be asked, and writes nothing', async () => {
+    registryDown = true;
+    try {
+      const error = await failure(projects.create({ name: 'later', repository_ids: ['r1'] }));
+      assert.equal(error.code, 'unavailable');
+      assert.equal((await projects.list({ limit: 10 })).total, 0);
+      // Without members nothing needs the registry.
+      assert.equal((await projects.create({ name: 'empty' })).project.repository_count, 0);
+    } finally {
+      registryDown = false;
+    }
   });
 
   it('resolves an id before a name that looks like an id', async () => {

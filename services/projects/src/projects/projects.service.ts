@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   AddRepositoryToProject,
   CreateProject,
@@ -11,7 +11,7 @@ import {
   UpdateProject,
   type Project,
 } from '@sextant/contracts';
-import { ServiceError } from '@sextant/messaging';
+import { BUS_CLIENT, RegistryClient, ServiceError, type BusClient } from '@sextant/messaging';
 import { Database, uniqueViolation } from '@sextant/persistence';
 import type { EntityManager } from 'typeorm';
 import { ProjectsRepository } from './projects.repository.js';
@@ -19,19 +19,27 @@ import { ProjectsRepository } from './projects.repository.js';
 /**
  * Projects: named groups of repositories. Every write is one transaction,
  * so a failure (database gone mid-way included) leaves nothing half-written.
+ * Members are repositories of the registry: what a caller names (an id, a
+ * name, a URL) is resolved by workspace-registry and stored as its id.
  */
 @Injectable()
 export class ProjectsService {
+  private readonly registry: RegistryClient;
+
   constructor(
     private readonly db: Database,
     private readonly repo: ProjectsRepository,
-  ) {}
+    @Inject(BUS_CLIENT) bus: BusClient,
+  ) {
+    this.registry = new RegistryClient(bus);
+  }
 
   async create(input: CreateProject.Request): Promise<CreateProject.Response> {
     const id = randomUUID();
+    const members = await this.registryIds(input.repository_ids ?? [], 'repository_ids');
     const project = await this.write(input.name, async (m) => {
       await this.repo.insert(m, { id, name: input.name.normalize('NFC'), description: input.description ?? null });
-      await this.repo.addMembers(m, id, input.repository_ids ?? []);
+      await this.repo.addMembers(m, id, members);
       return this.repo.byId(id, m);
     });
     return { project: project! };
@@ -47,13 +55,14 @@ export class ProjectsService {
   }
 
   async update(input: UpdateProject.Request): Promise<UpdateProject.Response> {
+    const members = input.repository_ids && (await this.registryIds(input.repository_ids, 'repository_ids'));
     const project = await this.write(input.name, async (m) => {
       const { id } = await this.require(input.project, m);
       if (input.name !== undefined) await this.repo.rename(m, id, input.name.normalize('NFC'));
       if (input.description !== undefined) await this.repo.describe(m, id, input.description);
-      if (input.repository_ids) {
+      if (members) {
         await this.repo.removeMembers(m, id);
-        await this.repo.addMembers(m, id, input.repository_ids);
+        await this.repo.addMembers(m, id, members);
         await this.repo.touch(m, id);
       }
       return this.repo.byId(id, m);
@@ -70,9 +79,10 @@ export class ProjectsService {
   }
 
   async addRepository(input: AddRepositoryToProject.Request): Promise<AddRepositoryToProject.Response> {
+    const [repositoryId] = await this.registryIds([input.repository_id], 'repository_id');
     return this.db.transaction(async (m) => {
       const project = await this.require(input.project, m);
-      if (project.repository_ids.includes(input.repository_id)) return membership(project, input.repository_id, { added: false });
+      if (project.repository_ids.includes(repositoryId!)) return membership(project, repositoryId!, { added: false });
       if (project.repository_count >= PROJECT_LIMITS.repositoriesPerProject) {
         throw ServiceError.of(
           'invalid_input',
@@ -82,19 +92,38 @@ export class ProjectsService {
           },
         );
       }
-      await this.repo.addMembers(m, project.id, [input.repository_id]);
+      await this.repo.addMembers(m, project.id, [repositoryId!]);
       await this.repo.touch(m, project.id);
-      return { ...membership(project, input.repository_id, { added: true }), repository_count: project.repository_count + 1 };
+      return { ...membership(project, repositoryId!, { added: true }), repository_count: project.repository_count + 1 };
     });
   }
 
   async removeRepository(input: RemoveRepositoryFromProject.Request): Promise<RemoveRepositoryFromProject.Response> {
+    // A member is removed by its id or anything that resolves to it; a repository since removed from the registry, by its id.
+    const [resolved] = await this.registry.repositories([input.repository_id]);
+    const repositoryId = resolved?.id ?? input.repository_id;
     return this.db.transaction(async (m) => {
       const project = await this.require(input.project, m);
-      const removed = (await this.repo.removeMembers(m, project.id, [input.repository_id])) > 0;
+      const removed = (await this.repo.removeMembers(m, project.id, [repositoryId])) > 0;
       if (removed) await this.repo.touch(m, project.id);
-      return { ...membership(project, input.repository_id, { removed }), repository_count: project.repository_count - (removed ? 1 : 0) };
+      return { ...membership(project, repositoryId, { removed }), repository_count: project.repository_count - (removed ? 1 : 0) };
     });
+  }
+
+  /** The registry ids of what the caller named, without duplicates; `not_found` naming every reference the registry does not know. */
+  private async registryIds(references: readonly string[], field: string): Promise<string[]> {
+    if (references.length === 0) return [];
+    const resolved = await this.registry.repositories(references);
+    const unknown = references.filter((_, i) => !resolved[i]);
+    if (unknown.length > 0) {
+      const list = unknown.map((r) => `"${r}"`).join(', ');
+      throw ServiceError.of(
+        'not_found',
+        `No registered repository is ${list} (an id, name or URL as list_repositories shows them; register one with index_repository). Nothing was changed.`,
+        { [field]: unknown },
+      );
+    }
+    return [...new Set(resolved.map((r) => r!.id))];
   }
 
   /** The project, locked for the rest of the transaction when `manager` is given; `not_found` otherwise. */

@@ -1,5 +1,14 @@
 import { Controller } from '@nestjs/common';
-import { GetIndexJobStatus, IndexRepo, IndexRepository, IndexStatus, ListRepositories, SyncRepo } from '@sextant/contracts';
+import {
+  GetIndexJobStatus,
+  IndexRepo,
+  IndexRepository,
+  IndexStatus,
+  ListRepositories,
+  ResolveRepositories,
+  ResolveWorkspace,
+  SyncRepo,
+} from '@sextant/contracts';
 import { ToolHandler } from '@sextant/messaging';
 import { RegistryService } from './registry.service.js';
 
@@ -36,5 +45,15 @@ export class RegistryController {
   @ToolHandler(ListRepositories)
   listRepositories(input: ListRepositories.Request) {
     return this.service.listRepositories(input);
+  }
+
+  @ToolHandler(ResolveRepositories)
+  resolveRepositories(input: ResolveRepositories.Request) {
+    return this.service.resolveRepositories(input);
+  }
+
+  @ToolHandler(ResolveWorkspace)
+  resolveWorkspace(input: ResolveWorkspace.Request) {
+    return this.service.resolveWorkspace(input);
   }
 }

@@ -4,6 +4,9 @@ import type {
   IndexRepository,
   IndexStatus,
   ListRepositories,
+  RegisteredRepository,
+  ResolveRepositories,
+  ResolveWorkspace,
   SyncRepo,
   WorkspaceHealth,
 } from '@sextant/contracts';
@@ -13,7 +16,7 @@ import { ServiceError } from '@sextant/messaging';
 import type { Coordinator } from '../indexing/coordinator.js';
 import { messages } from '../indexing/progress.js';
 import type { RegistryStore, Repository } from './registry.store.js';
-import type { Workspaces } from './workspaces.js';
+import { remoteLocator, type Workspaces } from './workspaces.js';
 
 export interface RegistryServiceDeps {
   store: RegistryStore;
@@ -124,6 +127,28 @@ export class RegistryService {
     };
   }
 
+  /** Other services' lookups: each reference (id, name, locator, or a URL form of one) → its repository, or null. */
+  async resolveRepositories(input: ResolveRepositories.Request): Promise<ResolveRepositories.Response> {
+    const repositories = await Promise.all(input.references.map((reference) => this.lookUp(reference)));
+    return { repositories: repositories.map((r) => (r ? registered(r) : null)) };
+  }
+
+  /** A tool's `workspace`, resolved for another service with the rules (and errors) of tools.md. */
+  async resolveWorkspace(input: ResolveWorkspace.Request): Promise<ResolveWorkspace.Response> {
+    const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    if (discovered) await this.start(repository, 'full', {});
+    return { repository: registered(repository), discovered };
+  }
+
+  private async lookUp(reference: string): Promise<Repository | undefined> {
+    const found = await this.deps.store.find(reference);
+    if (found) return found;
+    // A URL form of a registered remote (github:o/r for https://github.com/o/r), or a path through a symlink to a workspace.
+    const url = tryParse(reference, this.deps.policy);
+    if (url && url !== reference) return this.deps.store.byLocator(url);
+    return reference.startsWith('/') ? this.deps.workspaces.registeredAt(reference) : undefined;
+  }
+
   /** The registry's part of the health report: one entry per workspace, and the interrupted jobs. */
   async health(): Promise<{
     workspaces: WorkspaceHealth[];
@@ -205,6 +230,18 @@ export class RegistryService {
     const lines = output.split('\n').filter(Boolean);
     // An annotated tag is listed twice; the peeled line (`^{}`) holds the commit.
     return (lines.find((l) => l.endsWith('^{}')) ?? lines[0])?.slice(0, 40) || null;
+  }
+}
+
+function registered(r: Repository): RegisteredRepository {
+  return { id: r.id, name: r.name, kind: r.kind, locator: r.locator, ref: r.ref };
+}
+
+function tryParse(reference: string, policy: LocatorPolicy): string | undefined {
+  try {
+    return remoteLocator(reference, policy).url;
+  } catch {
+    return undefined;
   }
 }
 

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, sep } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { parseRepository, type LocatorPolicy } from '@sextant/checkouts';
+import { parseRepository, type LocatorPolicy, type RepositoryLocator } from '@sextant/checkouts';
 import { ServiceError } from '@sextant/messaging';
 import type { RegistryStore, Repository } from './registry.store.js';
 
@@ -12,6 +12,11 @@ export interface WorkspaceOptions {
   allowedRoots: readonly string[];
   autoWorkspacesMax: number;
   policy: LocatorPolicy;
+}
+
+/** A remote repository as `index_repository` takes it: `owner/repo` (on GitHub) or any locator git-cache accepts. */
+export function remoteLocator(repository: string, policy: LocatorPolicy): RepositoryLocator {
+  return parseRepository(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository) ? `github:${repository}` : repository, policy);
 }
 
 /** A resolved workspace, and whether this call registered it (auto-discovery: indexing starts, answers are partial). */
@@ -77,8 +82,7 @@ export class Workspaces {
 
   /** Registers a remote repository (`owner/repo` or a git URL on an allowed host); a new `ref` replaces the old one. */
   async registerRemote(repository: string, ref: string | undefined): Promise<Repository> {
-    const raw = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository) ? `github:${repository}` : repository;
-    const locator = parseRepository(raw, this.options.policy);
+    const locator = remoteLocator(repository, this.options.policy);
     const existing = await this.store.byLocator(locator.url);
     if (existing) {
       if ((ref ?? null) !== existing.ref) await this.store.setRef(existing.id, ref ?? null);
@@ -102,6 +106,11 @@ export class Workspaces {
       (await this.store.byLocator(root)) ??
       this.store.register({ kind: 'local', locator: root, name: basename(root), ref: null, origin: 'default' })
     );
+  }
+
+  /** The registered workspace at `path` (or at its real path), without registering anything. */
+  async registeredAt(path: string): Promise<Repository | undefined> {
+    return (await this.store.byLocator(path)) ?? (await this.byRealPath(path));
   }
 
   private async byRealPath(path: string): Promise<Repository | undefined> {

@@ -1,0 +1,4 @@
+/** Requests of `workspace-registry` that other services make (not tools: clients never see them). */
+export * as ResolveRepositories from './resolve-repositories.js';
+export * as ResolveWorkspace from './resolve-workspace.js';
+export { RegisteredRepository } from './registered-repository.js';
