@@ -16,6 +16,7 @@ import {
   GitDaemon,
   git,
   httpClient,
+  memory,
   NatsServer,
   postRaw,
   queryOnce,
@@ -442,6 +443,48 @@ describe('indexing pipeline: the database goes away in the middle of a job', () 
     } finally {
       await stack.stop();
       await proxy.stop();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('indexing pipeline: a 50,000-file repository', () => {
+  it('indexes every file with the manifest written in batches, reporting as it goes, in bounded memory', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'sextant-indexing-50k-'));
+    const workspace = makeWorkspace(base, 'huge', 50_000);
+    const stack = await distributedStack();
+    try {
+      const registry = await stack.startService('workspace-registry', {
+        SEXTANT_WORKSPACE: workspace,
+        SEXTANT_DATA_DIR: join(base, 'data'),
+      });
+      const gateway = await stack.startGateway({ SEXTANT_SERVICES: 'workspace-registry', SEXTANT_PROGRESS_POLL_MS: '50' });
+      const client = await httpClient(gateway.url);
+      await client.listTools();
+      const events: ProgressEvent[] = [];
+      const answer = await client.callTool({ name: 'index_repo', arguments: {} }, undefined, {
+        timeout: 300_000,
+        onprogress: (p) => void events.push(p),
+      });
+      const body = answer.structuredContent as unknown as JobBody;
+      assert.equal(body.status, 'completed', JSON.stringify(body));
+      const job = await callTool<JobStatusBody>(client, 'get_index_job_status', { runId: body.job_id });
+      assert.equal(job.body.stats.files_indexed, 50_001);
+      const rows = await queryOnce<{ n: number }>(stack.database.url, 'SELECT count(*)::int AS n FROM workspace_registry.files');
+      assert.equal(rows[0]!.n, 50_001);
+      // Discovery reported files found while it walked (its messages count them), not once at the end.
+      const counts = events
+        .map((e) => /^Scanning files: (\d+) discovered$/.exec(e.message ?? '')?.[1])
+        .filter(Boolean)
+        .map(Number);
+      assert.ok(new Set(counts).size >= 3, `Discovery reported progress as it went: ${JSON.stringify(events.map((e) => e.message))}`);
+      // Bounded: the manifest and the job's changes are streamed in batches, never held as whole rows of 50,000 files.
+      const { peak } = await memory(registry.pid);
+      console.log(`50,000-file job: workspace-registry peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`);
+      assert.ok(peak < 300 * 2 ** 20, `workspace-registry peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`);
+      await client.close();
+    } finally {
+      await stack.stop();
       rmSync(base, { recursive: true, force: true });
     }
   });
