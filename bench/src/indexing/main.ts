@@ -2,7 +2,8 @@
  * bench/indexing — the indexing pipeline's first stage on a ≥ 20,000-file repository:
  *   corpus      one git repository holding the bench/grep npm corpus's working trees (built once, cached)
  *   floor       `git ls-files` + reading every file's content once (Node, 16 reads in flight): what Discovery must do
- *   discovery   a full index (`index_repo {force: true}`), warm: files/s of its Discovery stage
+ *   discovery   the first index (every file read) against the floor, and a forced full index
+ *               (`index_repo {force: true}`) warm: content the manifest knows and git vouches for is not read
  *   sync        `sync_repo` after changing one file, until the job is completed (client-side), embedded and distributed
  *   poll        `index_status` p50 idle vs while a full job runs (distributed)
  *   memory      peak RSS of the workspace-registry process (distributed) over all of it
@@ -157,8 +158,8 @@ async function main(): Promise<void> {
     });
     processes.push(embedded);
     const embeddedCall = leanCaller((await embedded.waitFor(READY.embedded))[1]!);
-    await fullIndex(embeddedCall); // cold: the page cache and the manifest fill
-    const warm = await fullIndex(embeddedCall);
+    const first = await fullIndex(embeddedCall); // the first index: nothing known, every file read (page cache warm from the floor)
+    const warm = await fullIndex(embeddedCall); // forced again: content the manifest knows and git vouches for is not read
     const embeddedSyncs = await syncs(embeddedCall, dir);
     embeddedCall.close();
     await embedded.stop();
@@ -177,7 +178,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < 100 && (await fetch(gateway.url.replace('/mcp', '/health'))).status !== 200; i++)
       await new Promise((r) => setTimeout(r, 100));
     const call = leanCaller(gateway.url);
-    await fullIndex(call);
+    const firstDistributed = await fullIndex(call);
     const warmDistributed = await fullIndex(call);
     const idle = summarize(await pollLatency(call, POLLS)).p50;
     const job = await call<{ job_id: string }>('index_repo', { force: true });
@@ -193,16 +194,21 @@ async function main(): Promise<void> {
 
     const discoveryMs = warm.timings_ms?.discovery ?? warm.elapsedMs;
     const discoveryRate = (files / discoveryMs) * 1000;
+    const firstMs = first.timings_ms?.discovery ?? first.elapsedMs;
     const e = summarize(embeddedSyncs);
     const d = summarize(distributedSyncs);
     const busyP50 = summarize(busy).p50;
     console.log(`floor: git ls-files + read every file   ${floorMs.toFixed(0)} ms  (${((files / floorMs) * 1000).toFixed(0)} files/s)`);
-    console.log(
-      `full index, warm (embedded)           discovery ${discoveryMs} ms (${discoveryRate.toFixed(0)} files/s), finalizing ${warm.timings_ms?.finalizing} ms, job ${warm.elapsedMs.toFixed(0)} ms`,
-    );
-    console.log(
-      `full index, warm (distributed)        discovery ${warmDistributed.timings_ms?.discovery} ms, finalizing ${warmDistributed.timings_ms?.finalizing} ms, job ${warmDistributed.elapsedMs.toFixed(0)} ms`,
-    );
+    const line = (label: string, job: typeof warm) => {
+      const ms = job.timings_ms?.discovery ?? job.elapsedMs;
+      console.log(
+        `${label.padEnd(38)}discovery ${ms} ms (${((files / ms) * 1000).toFixed(0)} files/s), finalizing ${job.timings_ms?.finalizing} ms, job ${job.elapsedMs.toFixed(0)} ms`,
+      );
+    };
+    line('first index, every file read (embedded)', first);
+    line('full index, warm (embedded)', warm);
+    line('first index (distributed)', firstDistributed);
+    line('full index, warm (distributed)', warmDistributed);
     console.log(
       `sync_repo, one file changed           embedded p50 ${e.p50.toFixed(1)} ms p99 ${e.p99.toFixed(1)} ms   distributed p50 ${d.p50.toFixed(1)} ms p99 ${d.p99.toFixed(1)} ms`,
     );
@@ -214,9 +220,9 @@ async function main(): Promise<void> {
     console.log(verdict(discoveryRate >= 20_000, 'Discovery ≥ 20,000 files/s warm', `${discoveryRate.toFixed(0)} files/s`));
     console.log(
       verdict(
-        discoveryMs <= 1.5 * floorMs,
-        'Discovery ≤ 1.5 × (git ls-files + read every file)',
-        `ratio ${(discoveryMs / floorMs).toFixed(2)}`,
+        firstMs <= 1.5 * floorMs,
+        'Discovery reading every file (first index) ≤ 1.5 × (git ls-files + read every file)',
+        `ratio ${(firstMs / floorMs).toFixed(2)}`,
       ),
     );
     console.log(verdict(e.p50 < 300, 'sync_repo one file, embedded p50 < 300 ms', `${e.p50.toFixed(1)} ms`));

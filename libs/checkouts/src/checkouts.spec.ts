@@ -101,6 +101,38 @@ describe('checkouts', () => {
       assert.equal(f7.language, 'javascript');
     });
 
+    it("does not read unchanged tracked files whose blob is known text: git's index vouches for their hash", async () => {
+      const repo = join(base, 'vouched');
+      mkdirSync(repo);
+      git(repo, 'init', '-q', '--initial-branch=main');
+      writeTree(repo, { 'a.ts': 'export const a = 1;\n', 'b.ts': 'export const b = 2;\n', 'c.bin': Buffer.from([0, 1]) });
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
+      const walk = async (knownText?: (blob: string) => boolean) => {
+        const stats = newWalkStats();
+        const files = await collect(walkFiles(runner, repo, { maxFileBytes: 1_000, includeUntracked: true, knownText }, stats));
+        return { stats, hashes: Object.fromEntries(files.map((f) => [f.path, f.hash])) };
+      };
+      const first = await walk();
+      assert.equal(first.stats.read, 3);
+      const texts = new Set(Object.values(first.hashes));
+      const second = await walk((blob) => texts.has(blob));
+      assert.deepEqual([second.stats.read, second.hashes], [1, first.hashes], 'only the binary (not known text) is read again');
+
+      // A changed file is read (git's index no longer vouches for it); so is a new one.
+      writeTree(repo, { 'b.ts': 'export const b = 3;\n', 'new.ts': 'export const n = 0;\n' });
+      const third = await walk((blob) => texts.has(blob));
+      assert.equal(third.stats.read, 3);
+      assert.equal(third.hashes['b.ts'], execFileSync('git', ['hash-object', 'b.ts'], { cwd: repo, encoding: 'utf8' }).trim());
+
+      // Where attributes may convert content, the index is not trusted at all.
+      writeTree(repo, { '.gitattributes': '*.ts text eol=crlf\n' });
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'attributes');
+      const fourth = await walk((blob) => texts.has(blob));
+      assert.equal(fourth.stats.read, 5);
+    });
+
     it('knows languages by extension and by name', () => {
       assert.deepEqual(['a.TSX', 'x/y.go', 'Makefile', 'README', '.env', 'lib.rs', 'a.min.js'].map(languageOf), [
         'tsx',

@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { GitRunner } from '../git/git-runner.js';
@@ -52,11 +52,22 @@ export interface WalkOptions {
    * workspace's incremental scan costs one `lstat` per unchanged file).
    */
   known?: (path: string) => { size: number; mtimeMs: number; hash: string } | undefined;
+  /**
+   * Blob ids known to hold text (e.g. the hashes of the last manifest). A
+   * tracked file that git's index says is unchanged in the working tree, and
+   * whose blob is one of these, is not read: its hash is the blob id git
+   * already has (`ls-files -s`; changed files from `diff-files`, as `git
+   * status` decides). Not used where git may store other bytes than the
+   * working tree's (`.gitattributes`, `core.autocrlf`).
+   */
+  knownText?: (blobId: string) => boolean;
 }
 
 export interface WalkStats {
   listed: number;
   files: number;
+  /** Files whose content was read (the others were known by size and mtime, or by git's index). */
+  read: number;
   bytes: number;
   skipped: Record<SkipReason, number>;
 }
@@ -95,6 +106,7 @@ export async function* walkFiles(
     return !vendored;
   });
   stats.listed += listed.length;
+  const unchanged = options.knownText ? await unchangedBlobs(git, dir, options.timeoutMs) : undefined;
   const batchSize = options.batchSize ?? 500;
   const concurrency = options.concurrency ?? 16;
   // lstat runs synchronously, in chunks: ~3 µs a file instead of a thread-pool round trip (4× slower),
@@ -112,13 +124,17 @@ export async function* walkFiles(
       else {
         const mtimeMs = Math.floor(info.mtimeMs);
         const before = options.known?.(path);
+        const blob = unchanged?.get(path);
         if (before && before.size === info.size && before.mtimeMs === mtimeMs) {
           ready.push({ path, size: info.size, hash: before.hash, language: languageOf(path), mtimeMs });
+        } else if (blob !== undefined && options.knownText!(blob)) {
+          ready.push({ path, size: info.size, hash: blob, language: languageOf(path), mtimeMs });
         } else toRead.push({ path, mtimeMs });
       }
     }
     await new Promise((resolve) => setImmediate(resolve)); // let others run between chunks
   }
+  stats.read += toRead.length;
   // The rest is read (many files: in a worker thread) without waiting at batch boundaries; the caller gets batches as they fill.
   let done = false;
   let wake: (() => void) | undefined;
@@ -177,6 +193,34 @@ function readInWorker(
   });
 }
 
+/**
+ * Blob ids of the tracked regular files git considers unchanged in the
+ * working tree: the index (`ls-files -s`, stage 0) minus what `diff-files`
+ * reports changed. Undefined when git may store other bytes than the working
+ * tree holds (attributes that convert or filter, `core.autocrlf`), so a blob
+ * id could differ from the file's own.
+ */
+async function unchangedBlobs(git: GitRunner, dir: string, timeoutMs: number | undefined): Promise<Map<string, string> | undefined> {
+  if (existsSync(join(dir, '.git', 'info', 'attributes'))) return undefined;
+  const [staged, changed, autocrlf] = await Promise.all([
+    git.run(['ls-files', '-s', '-z'], { cwd: dir, timeoutMs }),
+    git.run(['diff-files', '--name-only', '-z'], { cwd: dir, timeoutMs }),
+    git.run(['config', '--get', 'core.autocrlf'], { cwd: dir, timeoutMs }).catch(() => ''),
+  ]);
+  if (['true', 'input'].includes(autocrlf.trim())) return undefined;
+  const blobs = new Map<string, string>();
+  for (const entry of staged.split('\0')) {
+    const tab = entry.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode, blob, stage] = entry.slice(0, tab).split(' ');
+    const path = entry.slice(tab + 1);
+    if (path === '.gitattributes' || path.endsWith('/.gitattributes')) return undefined;
+    if (stage === '0' && (mode === '100644' || mode === '100755')) blobs.set(path, blob!);
+  }
+  for (const path of changed.split('\0')) blobs.delete(path);
+  return blobs;
+}
+
 export function newWalkStats(): WalkStats {
-  return { listed: 0, files: 0, bytes: 0, skipped: { vendored: 0, too_large: 0, binary: 0, not_regular: 0, unreadable: 0 } };
+  return { listed: 0, files: 0, read: 0, bytes: 0, skipped: { vendored: 0, too_large: 0, binary: 0, not_regular: 0, unreadable: 0 } };
 }

@@ -158,10 +158,20 @@ export class Discovery {
     let writeMs = 0;
     const seen = new Set<string>();
     const known = incremental && repository.kind === 'local' ? (path: string) => manifest.get(path) : undefined;
+    // Content the manifest already holds as text need not be read again where git vouches for it (also when forced).
+    const texts = new Set<string>();
+    for (const entry of manifest.values()) texts.add(entry.hash);
     const walk = walkFiles(
       this.deps.git,
       files.dir,
-      { maxFileBytes: this.deps.maxFileBytes, includeUntracked: repository.kind === 'local', paths, known, batchSize: 1_000 },
+      {
+        maxFileBytes: this.deps.maxFileBytes,
+        includeUntracked: repository.kind === 'local',
+        paths,
+        known,
+        knownText: texts.size > 0 ? (blob) => texts.has(blob) : undefined,
+        batchSize: 1_000,
+      },
       stats,
     );
     for await (const batch of walk) {
@@ -204,7 +214,7 @@ export class Discovery {
     result.skipped = stats.skipped;
     await report(result.scanned, Math.max(stats.listed, result.scanned));
     this.log.debug(
-      `job ${jobId}: manifest ${(t1 - t0).toFixed(0)} ms (${manifest.size} files), walk and writes ${(performance.now() - t1).toFixed(0)} ms, of which writes ${writeMs.toFixed(0)} ms`,
+      `job ${jobId}: manifest ${(t1 - t0).toFixed(0)} ms (${manifest.size} files), walk and writes ${(performance.now() - t1).toFixed(0)} ms, of which writes ${writeMs.toFixed(0)} ms; ${stats.read} files read`,
     );
     return result;
   }
