@@ -22,6 +22,7 @@ export {
   VENDORED_DIRECTORIES,
   walkFiles,
   type SkipReason,
+  type SkippedFile,
   type WalkedFile,
   type WalkOptions,
   type WalkStats,

@@ -16,6 +16,16 @@ export interface WalkedFile {
 
 export type SkipReason = 'vendored' | 'too_large' | 'binary' | 'not_regular' | 'unreadable';
 
+/** A file read and then left out (binary, grown past the cap, or gone), with what it was when read. */
+export interface SkippedFile {
+  path: string;
+  skipped: Extract<SkipReason, 'binary' | 'too_large' | 'unreadable'>;
+  size: number;
+  mtimeMs: number;
+}
+
+export type ReadResult = WalkedFile | SkippedFile;
+
 /** A file the walker must read: its lstat said a regular file within the cap. */
 export interface ToRead {
   path: string;
@@ -30,7 +40,7 @@ export async function readFiles(
   items: readonly ToRead[],
   maxBytes: number,
   concurrency: number,
-  onResult: (result: WalkedFile | SkipReason) => void,
+  onResult: (result: ReadResult) => void,
 ): Promise<void> {
   let next = 0;
   await Promise.all(
@@ -44,15 +54,15 @@ export async function readFiles(
 }
 
 /** Reads a file once (not through a symlink, never blocking on a FIFO swapped in since the lstat) for its hash. */
-async function readOne(dir: string, path: string, maxBytes: number, mtimeMs: number): Promise<WalkedFile | SkipReason> {
+async function readOne(dir: string, path: string, maxBytes: number, mtimeMs: number): Promise<ReadResult> {
   let content: Buffer;
   try {
     content = await readFile(join(dir, path), { flag: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW });
   } catch {
-    return 'unreadable';
+    return { path, skipped: 'unreadable', size: 0, mtimeMs };
   }
-  if (content.length > maxBytes) return 'too_large'; // grew since the lstat
-  if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return 'binary';
+  if (content.length > maxBytes) return { path, skipped: 'too_large', size: content.length, mtimeMs }; // grew since the lstat
+  if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { path, skipped: 'binary', size: content.length, mtimeMs };
   const hash = createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
   return { path, size: content.length, hash, language: languageOf(path), mtimeMs };
 }

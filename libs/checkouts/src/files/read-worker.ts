@@ -4,11 +4,11 @@
  * of the service that runs it. Results travel back in chunks.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { readFiles, type SkipReason, type ToRead, type WalkedFile } from './read-files.js';
+import { readFiles, type ReadResult, type ToRead } from './read-files.js';
 
 const { dir, items, maxBytes, concurrency } = workerData as { dir: string; items: ToRead[]; maxBytes: number; concurrency: number };
 const CHUNK = 200;
-let chunk: Array<WalkedFile | SkipReason> = [];
+let chunk: ReadResult[] = [];
 await readFiles(dir, items, maxBytes, concurrency, (result) => {
   chunk.push(result);
   if (chunk.length >= CHUNK) {

@@ -3,9 +3,9 @@ import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { GitRunner } from '../git/git-runner.js';
 import { languageOf } from './languages.js';
-import { readFiles, type SkipReason, type ToRead, type WalkedFile } from './read-files.js';
+import { readFiles, type ReadResult, type SkipReason, type SkippedFile, type ToRead, type WalkedFile } from './read-files.js';
 
-export type { SkipReason, WalkedFile } from './read-files.js';
+export type { SkipReason, SkippedFile, WalkedFile } from './read-files.js';
 
 /**
  * Directories of code nobody wrote here (dependencies, build output, caches):
@@ -48,10 +48,13 @@ export interface WalkOptions {
   paths?: readonly string[];
   /**
    * What is known of a path from an earlier walk: when its size and mtime are
-   * unchanged its hash is reused and the file is not read (a local
-   * workspace's incremental scan costs one `lstat` per unchanged file).
+   * unchanged its hash is reused (hash null: it was binary, and is skipped
+   * again) and the file is not read (a local workspace's incremental scan
+   * costs one `lstat` per unchanged file).
    */
-  known?: (path: string) => { size: number; mtimeMs: number; hash: string } | undefined;
+  known?: (path: string) => { size: number; mtimeMs: number; hash: string | null } | undefined;
+  /** Told of each file read and left out (binary …), e.g. to remember it for `known`. */
+  onSkipped?: (file: SkippedFile) => void;
   /**
    * Blob ids known to hold text (e.g. the hashes of the last manifest). A
    * tracked file that git's index says is unchanged in the working tree, and
@@ -74,6 +77,8 @@ export interface WalkStats {
 
 /** Above this many files to read, they are read in a worker thread (its start costs ~30 ms; a sync reads few files). */
 const WORKER_MIN_FILES = 1_000;
+/** Fewer files to read than this, and they are read without asking git's index first. */
+const INDEX_CHECK_MIN_FILES = 64;
 /** Files lstat'ed between two yields of the event loop. */
 const LSTAT_CHUNK = 250;
 
@@ -106,13 +111,12 @@ export async function* walkFiles(
     return !vendored;
   });
   stats.listed += listed.length;
-  const unchanged = options.knownText ? await unchangedBlobs(git, dir, options.timeoutMs) : undefined;
   const batchSize = options.batchSize ?? 500;
   const concurrency = options.concurrency ?? 16;
   // lstat runs synchronously, in chunks: ~3 µs a file instead of a thread-pool round trip (4× slower),
   // and an unchanged file of an incremental scan needs nothing else.
   const ready: WalkedFile[] = [];
-  const toRead: ToRead[] = [];
+  const toRead: Array<ToRead & { size: number }> = [];
   const skip = (reason: SkipReason) => void stats.skipped[reason]++;
   for (let start = 0; start < paths.length; start += LSTAT_CHUNK) {
     for (const path of paths.slice(start, start + LSTAT_CHUNK)) {
@@ -124,23 +128,37 @@ export async function* walkFiles(
       else {
         const mtimeMs = Math.floor(info.mtimeMs);
         const before = options.known?.(path);
-        const blob = unchanged?.get(path);
         if (before && before.size === info.size && before.mtimeMs === mtimeMs) {
-          ready.push({ path, size: info.size, hash: before.hash, language: languageOf(path), mtimeMs });
-        } else if (blob !== undefined && options.knownText!(blob)) {
-          ready.push({ path, size: info.size, hash: blob, language: languageOf(path), mtimeMs });
-        } else toRead.push({ path, mtimeMs });
+          if (before.hash === null) skip('binary');
+          else ready.push({ path, size: info.size, hash: before.hash, language: languageOf(path), mtimeMs });
+        } else toRead.push({ path, mtimeMs, size: info.size });
       }
     }
     await new Promise((resolve) => setImmediate(resolve)); // let others run between chunks
+  }
+  // Many files left to read: ask git's index which of them it vouches for (three git calls, worth it only beyond a few reads).
+  if (options.knownText && toRead.length >= INDEX_CHECK_MIN_FILES) {
+    const unchanged = await unchangedBlobs(git, dir, options.timeoutMs);
+    if (unchanged) {
+      let kept = 0;
+      for (const item of toRead) {
+        const blob = unchanged.get(item.path);
+        if (blob !== undefined && options.knownText(blob)) {
+          ready.push({ path: item.path, size: item.size, hash: blob, language: languageOf(item.path), mtimeMs: item.mtimeMs });
+        } else toRead[kept++] = item;
+      }
+      toRead.length = kept;
+    }
   }
   stats.read += toRead.length;
   // The rest is read (many files: in a worker thread) without waiting at batch boundaries; the caller gets batches as they fill.
   let done = false;
   let wake: (() => void) | undefined;
-  const onResult = (result: WalkedFile | SkipReason) => {
-    if (typeof result === 'string') skip(result);
-    else ready.push(result);
+  const onResult = (result: ReadResult) => {
+    if ('skipped' in result) {
+      skip(result.skipped);
+      options.onSkipped?.(result);
+    } else ready.push(result);
     if (ready.length >= batchSize) wake?.();
   };
   const reading = (toRead.length >= WORKER_MIN_FILES ? readInWorker : readFiles)(
@@ -175,12 +193,12 @@ function readInWorker(
   items: readonly ToRead[],
   maxBytes: number,
   concurrency: number,
-  onResult: (result: WalkedFile | SkipReason) => void,
+  onResult: (result: ReadResult) => void,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     let received = 0;
     const worker = new Worker(new URL('./read-worker.js', import.meta.url), { workerData: { dir, items, maxBytes, concurrency } });
-    worker.on('message', (chunk: Array<WalkedFile | SkipReason>) => {
+    worker.on('message', (chunk: ReadResult[]) => {
       for (const result of chunk) onResult(result);
       received += chunk.length;
     });

@@ -56,6 +56,12 @@ export class Discovery {
    * sync does not read 20,000 rows back from the database each time.
    */
   private readonly manifests = new Map<string, { version: string; entries: Map<string, ManifestEntry> }>();
+  /**
+   * Binary files of each repository as the last walk read them (size, mtime):
+   * a local workspace's sync skips them again without reading them. In
+   * memory only: after a restart they are read once more.
+   */
+  private readonly binaries = new Map<string, Map<string, { size: number; mtimeMs: number }>>();
 
   constructor(private readonly deps: DiscoveryDeps) {}
 
@@ -157,10 +163,17 @@ export class Discovery {
     const stats = newWalkStats();
     let writeMs = 0;
     const seen = new Set<string>();
-    const known = incremental && repository.kind === 'local' ? (path: string) => manifest.get(path) : undefined;
+    let binaries = this.binaries.get(repository.id);
+    if (!binaries) this.binaries.set(repository.id, (binaries = new Map()));
+    while (this.binaries.size > CACHED_MANIFESTS) this.binaries.delete(this.binaries.keys().next().value!);
+    const knownBinaries = binaries;
+    const known =
+      incremental && repository.kind === 'local'
+        ? (path: string) => manifest.get(path) ?? binaryEntry(knownBinaries.get(path))
+        : undefined;
     // Content the manifest already holds as text need not be read again where git vouches for it (also when forced).
-    const texts = new Set<string>();
-    for (const entry of manifest.values()) texts.add(entry.hash);
+    let texts: Set<string> | undefined;
+    const knownText = (blob: string) => (texts ??= new Set(Array.from(manifest.values(), (e) => e.hash))).has(blob);
     const walk = walkFiles(
       this.deps.git,
       files.dir,
@@ -169,7 +182,10 @@ export class Discovery {
         includeUntracked: repository.kind === 'local',
         paths,
         known,
-        knownText: texts.size > 0 ? (blob) => texts.has(blob) : undefined,
+        knownText: manifest.size > 0 ? knownText : undefined,
+        onSkipped: (file) => {
+          if (file.skipped === 'binary') knownBinaries.set(file.path, { size: file.size, mtimeMs: file.mtimeMs });
+        },
         batchSize: 1_000,
       },
       stats,
@@ -178,6 +194,7 @@ export class Discovery {
       const changed: JobFile[] = [];
       for (const file of batch) {
         seen.add(file.path);
+        knownBinaries.delete(file.path);
         const change = classify(file, manifest.get(file.path), options.force);
         // Also a file whose mtime moved but not its content: the next scan then need not read it.
         const before = manifest.get(file.path);
@@ -218,6 +235,10 @@ export class Discovery {
     );
     return result;
   }
+}
+
+function binaryEntry(entry: { size: number; mtimeMs: number } | undefined) {
+  return entry && { ...entry, hash: null };
 }
 
 /** Manifests kept in memory (the most recently indexed repositories). */
