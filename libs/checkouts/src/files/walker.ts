@@ -197,7 +197,11 @@ function readInWorker(
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     let received = 0;
-    const worker = new Worker(new URL('./read-worker.js', import.meta.url), { workerData: { dir, items, maxBytes, concurrency } });
+    const worker = new Worker(new URL('./read-worker.js', import.meta.url), {
+      workerData: { dir, items, maxBytes, concurrency },
+      // Short-lived garbage only (buffers, results): a small young generation keeps the thread's memory low.
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
     worker.on('message', (chunk: ReadResult[]) => {
       for (const result of chunk) onResult(result);
       received += chunk.length;

@@ -195,10 +195,10 @@ export class Discovery {
       for (const file of batch) {
         seen.add(file.path);
         knownBinaries.delete(file.path);
-        const change = classify(file, manifest.get(file.path), options.force);
-        // Also a file whose mtime moved but not its content: the next scan then need not read it.
         const before = manifest.get(file.path);
-        if (change || before?.mtimeMs !== file.mtimeMs || before.size !== file.size) {
+        const change = classify(file, before, options.force);
+        // What the manifest must learn: new content, or a new mtime for the same content (the next scan then need not read it).
+        if (!before || before.hash !== file.hash || before.mtimeMs !== file.mtimeMs || before.size !== file.size) {
           delta.set(file.path, { size: file.size, hash: file.hash, mtimeMs: file.mtimeMs });
         }
         if (change) {
