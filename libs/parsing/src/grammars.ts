@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises';
+import { Language, Parser, Query } from 'web-tree-sitter';
+import { parsedLanguages } from './languages.js';
+
+/** A grammar ready to use: its parser and its compiled query. */
+export interface Grammar {
+  name: string;
+  parser: Parser;
+  query: Query;
+}
+
+let runtime: Promise<void> | undefined;
+
+/**
+ * Loads grammars on first use, once per thread. A grammar that fails to
+ * load (missing `.wasm`, a query it rejects) is remembered as null: files of
+ * that language are kept at file level, with the reason.
+ */
+export class Grammars {
+  private readonly loaded = new Map<string, Promise<Grammar | { error: string }>>();
+
+  /** The grammar of `language`; undefined when Sextant does not parse it; `{error}` when it failed to load. */
+  get(language: string): Promise<Grammar | { error: string }> | undefined {
+    const spec = parsedLanguages().get(language);
+    if (!spec) return undefined;
+    let grammar = this.loaded.get(language);
+    if (!grammar) {
+      grammar = (async () => {
+        try {
+          await (runtime ??= Parser.init());
+          const lang = await Language.load(spec.wasmPath);
+          const query = new Query(lang, await readFile(spec.queryPath, 'utf8'));
+          const parser = new Parser();
+          parser.setLanguage(lang);
+          return { name: language, parser, query };
+        } catch (error) {
+          return { error: `the ${language} grammar could not be loaded: ${error instanceof Error ? error.message : String(error)}` };
+        }
+      })();
+      this.loaded.set(language, grammar);
+    }
+    return grammar;
+  }
+}

@@ -1,0 +1,12 @@
+export { parsedLanguages, LANGUAGES_DIR, type LanguageSpec } from './languages.js';
+export { Grammars, type Grammar } from './grammars.js';
+export {
+  extract,
+  BudgetExceeded,
+  SYMBOL_KINDS,
+  type Extraction,
+  type ExtractedImport,
+  type ExtractedSymbol,
+  type SymbolKind,
+} from './extract.js';
+export { ParsePool, type ParseOutcome, type ParsePoolOptions, type ParseTask, type SkipCause } from './pool.js';

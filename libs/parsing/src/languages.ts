@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A language Sextant parses. Each is one folder under
+ * `libs/parsing/languages/<name>/`: `language.json` names the grammar package
+ * and its `.wasm`, and a query file captures definitions and imports (see the
+ * folder's `tags.scm` for the capture names). `<name>` is the language
+ * `languageOf` (@sextant/checkouts) gives a file. Adding a language is adding a folder.
+ */
+export interface LanguageSpec {
+  name: string;
+  wasmPath: string;
+  queryPath: string;
+}
+
+interface LanguageJson {
+  grammar: { package: string; wasm: string };
+  query: string;
+}
+
+/** The folder of the language folders (beside `src/` and `dist/`). */
+export const LANGUAGES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'languages');
+
+let table: ReadonlyMap<string, LanguageSpec> | undefined;
+
+/** Every parsed language, by name, read from the language folders once. */
+export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
+  if (table) return table;
+  const require = createRequire(import.meta.url);
+  const specs = new Map<string, LanguageSpec>();
+  for (const entry of readdirSync(LANGUAGES_DIR, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const folder = join(LANGUAGES_DIR, entry.name);
+    const json = JSON.parse(readFileSync(join(folder, 'language.json'), 'utf8')) as LanguageJson;
+    const grammarDir = dirname(require.resolve(`${json.grammar.package}/package.json`));
+    specs.set(entry.name, { name: entry.name, wasmPath: join(grammarDir, json.grammar.wasm), queryPath: join(folder, json.query) });
+  }
+  table = specs;
+  return specs;
+}

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { extract, type ExtractedSymbol } from './extract.js';
+import { Grammars, type Grammar } from './grammars.js';
+import { parsedLanguages } from './languages.js';
+import { ParsePool } from './pool.js';
+
+const grammars = new Grammars();
+
+async function grammar(language: string): Promise<Grammar> {
+  const loaded = await grammars.get(language);
+  assert.ok(loaded && !('error' in loaded), `${language}: ${JSON.stringify(loaded)}`);
+  return loaded;
+}
+
+const brief = (symbols: ExtractedSymbol[]) => symbols.map((s) => [s.name, s.kind, s.line, s.container]);
+
+describe('parsing (web-tree-sitter, real grammars)', () => {
+  it('has a folder, a grammar and a query for every parsed language', async () => {
+    assert.deepEqual([...parsedLanguages().keys()].sort(), ['go', 'javascript', 'python', 'tsx', 'typescript']);
+    for (const name of parsedLanguages().keys()) await grammar(name);
+  });
+
+  it('finds TypeScript definitions with kinds, containers and signatures, and its imports', async () => {
+    const source = [
+      "import { readFile } from 'node:fs';",
+      "export * from './other';",
+      'export interface Store { get(key: string): string; size: number }',
+      'export type Id = string;',
+      'enum Colour { Red }',
+      'export abstract class Base {}',
+      'export class Router extends Base {',
+      '  private routes = new Map<string, string>();',
+      '  use(path: string, handler: () => void): this {',
+      '    const local = 1;',
+      '    return this;',
+      '  }',
+      '}',
+      'export function createServer(port: number) {',
+      '  function inner() {}',
+      '  return inner;',
+      '}',
+      'export const handler = async (req: Request) => req;',
+      'export const VERSION = "1";',
+      'namespace Legacy { export function old() {} }',
+    ].join('\n');
+    const result = extract(await grammar('typescript'), source, 1_000);
+    assert.deepEqual(brief(result.symbols), [
+      ['Store', 'interface', 3, null],
+      ['get', 'method', 3, 'Store'],
+      ['size', 'property', 3, 'Store'],
+      ['Id', 'type', 4, null],
+      ['Colour', 'enum', 5, null],
+      ['Base', 'class', 6, null],
+      ['Router', 'class', 7, null],
+      ['routes', 'property', 8, 'Router'],
+      ['use', 'method', 9, 'Router'],
+      ['createServer', 'function', 14, null],
+      ['inner', 'function', 15, 'createServer'],
+      ['handler', 'function', 18, null],
+      ['VERSION', 'constant', 19, null],
+      ['Legacy', 'module', 20, null],
+      ['old', 'function', 20, 'Legacy'],
+    ]);
+    const use = result.symbols.find((s) => s.name === 'use')!;
+    assert.equal(use.signature, 'use(path: string, handler: () => void): this');
+    assert.equal(use.endLine, 12);
+    assert.equal(result.symbols[use.parent]!.name, 'Router');
+    assert.equal(result.symbols.find((s) => s.name === 'createServer')!.signature, 'function createServer(port: number)');
+    assert.deepEqual(result.imports, [
+      { module: 'node:fs', line: 1 },
+      { module: './other', line: 2 },
+    ]);
+    assert.equal(result.syntaxErrors, false);
+  });
+
+  it('finds JavaScript definitions and require() imports', async () => {
+    const source = [
+      "const path = require('path');",
+      'class Cache { get(k) { return k; } #secret = 1; }',
+      'function* ids() {}',
+      'module.exports = { Cache };',
+    ].join('\n');
+    const result = extract(await grammar('javascript'), source, 1_000);
+    assert.deepEqual(brief(result.symbols), [
+      ['path', 'constant', 1, null],
+      ['Cache', 'class', 2, null],
+      ['get', 'method', 2, 'Cache'],
+      ['#secret', 'field', 2, 'Cache'],
+      ['ids', 'function', 3, null],
+    ]);
+    assert.deepEqual(result.imports, [{ module: 'path', line: 1 }]);
+  });
+
+  it('finds Python classes, methods, module variables and imports', async () => {
+    const source = [
+      'import os, sys as system',
+      'from .models import User as U',
+      'from typing import Optional',
+      'LIMIT = 10',
+      'class UserService(Base):',
+      '    table = "users"',
+      '    def create(self, name: str) -> "User":',
+      '        def helper():',
+      '            pass',
+      '        return name',
+      'async def main():',
+      '    pass',
+    ].join('\n');
+    const result = extract(await grammar('python'), source, 1_000);
+    assert.deepEqual(brief(result.symbols), [
+      ['LIMIT', 'variable', 4, null],
+      ['UserService', 'class', 5, null],
+      ['table', 'field', 6, 'UserService'],
+      ['create', 'method', 7, 'UserService'],
+      ['helper', 'function', 8, 'create'],
+      ['main', 'function', 11, null],
+    ]);
+    assert.equal(result.symbols[3]!.signature, 'def create(self, name: str) -> "User"');
+    assert.deepEqual(
+      result.imports.map((i) => i.module),
+      ['os', 'sys', '.models', 'typing'],
+    );
+  });
+
+  it('finds Go functions, methods with their receiver type, structs, interfaces and imports', async () => {
+    const source = [
+      'package server',
+      'import (',
+      '  "net/http"',
+      '  log "github.com/sirupsen/logrus"',
+      ')',
+      'const Port = 8080',
+      'type Server struct { addr string }',
+      'type Handler interface { Serve(w http.ResponseWriter) }',
+      'type ID string',
+      'func (s *Server) Start() error { return nil }',
+      'func New(addr string) *Server { return &Server{addr: addr} }',
+    ].join('\n');
+    const result = extract(await grammar('go'), source, 1_000);
+    assert.deepEqual(brief(result.symbols), [
+      ['Port', 'constant', 6, null],
+      ['Server', 'struct', 7, null],
+      ['addr', 'field', 7, 'Server'],
+      ['Handler', 'interface', 8, null],
+      ['Serve', 'method', 8, 'Handler'],
+      ['ID', 'type', 9, null],
+      ['Start', 'method', 10, 'Server'],
+      ['New', 'function', 11, null],
+    ]);
+    assert.deepEqual(
+      result.imports.map((i) => i.module),
+      ['net/http', 'github.com/sirupsen/logrus'],
+    );
+  });
+
+  it('keeps what it can read of a file with syntax errors, and survives deep nesting', async () => {
+    const broken = extract(
+      await grammar('typescript'),
+      'export function ok() {}\nclass Broken {\n  method( {\n}\nexport function after() {}\n',
+      1_000,
+    );
+    assert.equal(broken.syntaxErrors, true);
+    assert.ok(broken.symbols.some((s) => s.name === 'ok'));
+    const deep = `${'function f() {'.repeat(5_000)}${'}'.repeat(5_000)}`;
+    const nested = extract(await grammar('javascript'), deep, 5_000);
+    assert.equal(nested.symbols.length, 5_000);
+  });
+
+  describe('pool', () => {
+    let dir: string;
+    let pool: ParsePool;
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), 'sextant-parsing-'));
+      pool = new ParsePool({ threads: 2, timeoutMs: 2_000, maxBytes: 1 << 20 });
+    });
+    after(async () => {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('parses files off the main thread and says why a file stays at file level', async () => {
+      writeFileSync(join(dir, 'a.ts'), 'export class Ünïcode { μ() {} }\n');
+      writeFileSync(join(dir, 'bin.ts'), Buffer.from([0x65, 0, 0x66]));
+      writeFileSync(join(dir, 'latin1.py'), Buffer.from('def caf\xe9():\n    pass\n', 'latin1'));
+      const parsed = await pool.parse(join(dir, 'a.ts'), 'typescript');
+      assert.ok('symbols' in parsed, JSON.stringify(parsed));
+      assert.deepEqual(
+        parsed.symbols.map((s) => s.name),
+        ['Ünïcode', 'μ'],
+      );
+      assert.deepEqual(await pool.parse(join(dir, 'bin.ts'), 'typescript'), { skipped: 'binary' });
+      assert.deepEqual(await pool.parse(join(dir, 'a.ts'), 'cobol'), { skipped: 'unsupported_language' });
+      assert.equal(((await pool.parse(join(dir, 'missing.ts'), 'typescript')) as { skipped: string }).skipped, 'unreadable');
+      const latin = await pool.parse(join(dir, 'latin1.py'), 'python');
+      assert.ok('symbols' in latin && latin.symbols.length === 1, 'a non-UTF-8 file is read with replacement characters');
+    });
+
+    it('stops a file past its time budget and goes on', async () => {
+      const tight = new ParsePool({ threads: 1, timeoutMs: 5, maxBytes: 1 << 24 });
+      try {
+        const big = Array.from({ length: 100_000 }, (_, i) => `export function f${i}(a: number) { return a + ${i}; }`).join('\n');
+        writeFileSync(join(dir, 'generated.ts'), big);
+        assert.equal(((await tight.parse(join(dir, 'generated.ts'), 'typescript')) as { skipped: string }).skipped, 'time_budget');
+        writeFileSync(join(dir, 'small.ts'), 'export const x = 1;\n');
+        assert.ok('symbols' in (await tight.parse(join(dir, 'small.ts'), 'typescript')));
+      } finally {
+        await tight.close();
+      }
+    });
+  });
+});

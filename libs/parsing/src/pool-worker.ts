@@ -1,0 +1,32 @@
+/**
+ * A parse worker (piscina): reads one file, parses it with its language's
+ * grammar within the time budget and returns what `extract` found. Runs off
+ * the main thread; one grammar instance per worker.
+ */
+import { constants } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { BudgetExceeded, extract } from './extract.js';
+import { Grammars } from './grammars.js';
+import type { ParseTask, ParseOutcome } from './pool.js';
+
+const grammars = new Grammars();
+
+export default async function parseFile(task: ParseTask): Promise<ParseOutcome> {
+  const grammar = await grammars.get(task.language);
+  if (!grammar) return { skipped: 'unsupported_language' };
+  if ('error' in grammar) return { skipped: 'grammar_unavailable', reason: grammar.error };
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(task.path, { flag: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW });
+  } catch (error) {
+    return { skipped: 'unreadable', reason: (error as Error).message };
+  }
+  if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
+  if (bytes.subarray(0, 8000).includes(0)) return { skipped: 'binary' };
+  try {
+    return { ...extract(grammar, bytes.toString('utf8'), task.timeoutMs), bytes: bytes.length };
+  } catch (error) {
+    if (error instanceof BudgetExceeded) return { skipped: 'time_budget', reason: error.message };
+    throw error;
+  }
+}

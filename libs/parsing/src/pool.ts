@@ -1,0 +1,59 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { Extraction } from './extract.js';
+
+/** One file to parse: its absolute path and language (as `languageOf` names it). */
+export interface ParseTask {
+  path: string;
+  language: string;
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+export type SkipCause =
+  'unsupported_language' | 'grammar_unavailable' | 'unreadable' | 'too_large' | 'binary' | 'time_budget' | 'worker_failed';
+
+/** What parsing a file gave: its definitions and imports, or why it stays at file level. */
+export type ParseOutcome = (Extraction & { bytes: number }) | { skipped: SkipCause; reason?: string };
+
+export interface ParsePoolOptions {
+  /** Worker threads; default: the machine's cores. */
+  threads?: number;
+  /** Per-file budget for parse and query; a file past it stays at file level. */
+  timeoutMs: number;
+  /** Larger files are not parsed. */
+  maxBytes: number;
+}
+
+/**
+ * Parses files in a pool of worker threads (piscina), so that a big job
+ * never blocks the service's event loop. A file whose worker crashes or
+ * hangs (past twice its budget the worker is stopped) is reported as
+ * skipped, and the pool goes on with a fresh worker.
+ */
+export class ParsePool {
+  private readonly pool: Piscina;
+
+  constructor(private readonly options: ParsePoolOptions) {
+    const threads = options.threads ?? availableParallelism();
+    this.pool = new Piscina({
+      filename: new URL('./pool-worker.js', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: threads,
+      idleTimeout: 30_000,
+    });
+  }
+
+  async parse(path: string, language: string): Promise<ParseOutcome> {
+    const task: ParseTask = { path, language, maxBytes: this.options.maxBytes, timeoutMs: this.options.timeoutMs };
+    try {
+      return (await this.pool.run(task, { signal: AbortSignal.timeout(this.options.timeoutMs * 2 + 1_000) })) as ParseOutcome;
+    } catch (error) {
+      return { skipped: 'worker_failed', reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.destroy();
+  }
+}
