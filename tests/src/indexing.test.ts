@@ -107,7 +107,7 @@ describe('indexing pipeline (embedded)', () => {
     const result = await client.callTool({ name: 'index_repo', arguments: {} }, undefined, { onprogress: (p) => void events.push(p) });
     const body = result.structuredContent as unknown as JobBody;
     assert.equal(result.isError ?? false, false, JSON.stringify(body));
-    assert.equal(body.status, 'completed', 'the call followed the job to its end');
+    assert.equal(body.status, 'completed', `the call followed the job to its end: ${JSON.stringify(body)}`);
     assert.equal(body.mode, 'full');
     assert.match(body.progress_token, /^index-job-[0-9a-f-]{36}$/);
     // Polled: a short stage may fall between two polls, but what arrives is in order.
@@ -123,7 +123,7 @@ describe('indexing pipeline (embedded)', () => {
       'stages in order',
     );
     assert.equal(events.at(-1)!.progress, 100);
-    assert.match(events.at(-1)!.message ?? '', /^Indexed 301 files, 0 symbols in [\d.]+s$/);
+    assert.match(events.at(-1)!.message ?? '', /^Indexed 301 files, 300 symbols in [\d.]+s$/);
 
     const status = await callTool<{ index_status: string; repo_root: string }>(client, 'index_status', {});
     assert.deepEqual([status.body.index_status, status.body.repo_root], ['ready', workspace]);
@@ -180,13 +180,50 @@ describe('indexing pipeline (embedded)', () => {
     assert.equal(health.projects[0]!.file_count, 302, '301 + extra.ts + new.ts − file2.ts');
   });
 
+  it('answers locate_symbol and get_file_outline from the symbol index, as the last sync left it', async () => {
+    type Definitions = {
+      definitions: Array<{ repo: string; path: string; name: string; kind: string; line: number; container: string | null }>;
+      truncated: boolean;
+    };
+    const found = await callTool<Definitions>(client, 'locate_symbol', { name: 'value42' });
+    assert.equal(found.isError, false, JSON.stringify(found.body));
+    assert.deepEqual(
+      found.body.definitions.map((d) => [d.repo, d.path, d.name, d.kind, d.line]),
+      [['backend', 'src/module0/file42.ts', 'value42', 'constant', 1]],
+    );
+    // Case-insensitive, filtered, bounded.
+    assert.equal((await callTool<Definitions>(client, 'locate_symbol', { name: 'VALUE42' })).body.definitions.length, 1);
+    assert.equal((await callTool<Definitions>(client, 'locate_symbol', { name: 'value42', kind: 'class' })).body.definitions.length, 0);
+    // The sync test edited file1, added new.ts (`fresh`) and deleted file2: the index followed.
+    assert.equal((await callTool<Definitions>(client, 'locate_symbol', { name: 'fresh' })).body.definitions[0]?.path, 'src/new.ts');
+    assert.deepEqual((await callTool<Definitions>(client, 'locate_symbol', { name: 'value2' })).body.definitions, []);
+    const byRepo = await callTool<Definitions>(client, 'locate_symbol', { name: 'value1', repo: 'backend', workspace: undefined });
+    assert.equal(byRepo.body.definitions[0]?.path, 'src/module0/file1.ts');
+
+    const outline = await callTool<{ repo: string; language: string; symbols: Array<{ name: string; kind: string; children: unknown[] }> }>(
+      client,
+      'get_file_outline',
+      { path: 'src/module0/file7.ts' },
+    );
+    assert.deepEqual(
+      [outline.body.repo, outline.body.language, outline.body.symbols.map((s) => [s.name, s.kind, s.children.length])],
+      ['backend', 'typescript', [['value7', 'constant', 0]]],
+    );
+    await expectToolError(client, 'get_file_outline', { path: 'src/module0/file2.ts' }, 'not_found');
+    await expectToolError(client, 'locate_symbol', { name: 'x', repo: 'no-such-repository' }, 'not_found');
+    await expectToolError(client, 'locate_symbol', { name: 'x', workspace: base }, 'workspace_not_allowed');
+    await expectToolError(client, 'locate_symbol', { name: '' }, 'invalid_input', 'name');
+    await expectToolError(client, 'locate_symbol', { name: 'x', limit: 10_000 }, 'invalid_input', 'limit');
+  });
+
   it('gives a second index_repo of the same workspace the job already running', async () => {
     const [a, b] = await Promise.all([
       callTool<JobBody>(client, 'index_repo', { force: true }),
       callTool<JobBody>(client, 'index_repo', {}),
     ]);
     assert.equal(a.body.job_id, b.body.job_id);
-    assert.equal((await waitForJob(client, a.body.job_id)).status, 'completed');
+    const done = await waitForJob(client, a.body.job_id);
+    assert.equal(done.status, 'completed', done.error_message ?? '');
   });
 
   it('auto-discovers a git repository under an allowed root, refuses one outside, and caps how many it keeps', async () => {
@@ -272,7 +309,7 @@ describe('indexing pipeline: a process killed in the middle of a job', () => {
     let second: Sextant | undefined;
     try {
       // A stage no worker serves holds the job in its Parsing stage: the kill lands mid-job, every time.
-      const first = await startEmbedded({ SEXTANT_DATA_DIR: dataDir, SEXTANT_WORKSPACE: workspace, SEXTANT_INDEXING_STAGES: 'symbols' });
+      const first = await startEmbedded({ SEXTANT_DATA_DIR: dataDir, SEXTANT_WORKSPACE: workspace, SEXTANT_INDEXING_STAGES: 'unserved' });
       const c1 = await httpClient(first.url);
       const job = await callTool<JobBody>(c1, 'index_repo', {});
       for (let i = 0; i < 100; i++) {
@@ -332,9 +369,14 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
       GIT_ALLOWED_HOSTS: daemon.host,
       SEXTANT_DATA_DIR: join(base, 'data'),
       SEXTANT_HEAD_CACHE_MS: '0',
+      SEXTANT_INDEXING_STAGES: 'symbols',
     });
-    // git-cache and projects ask the registry over NATS for registered names.
-    await Promise.all([stack.startService('git-cache', { GIT_ALLOWED_HOSTS: daemon.host }), stack.startService('projects')]);
+    // git-cache and projects ask the registry over NATS for registered names; symbol-indexer runs the symbols stage.
+    await Promise.all([
+      stack.startService('git-cache', { GIT_ALLOWED_HOSTS: daemon.host }),
+      stack.startService('projects'),
+      stack.startService('symbol-indexer', { GIT_ALLOWED_HOSTS: daemon.host, SEXTANT_DATA_DIR: join(base, 'symbols-data') }),
+    ]);
     const gateway = await stack.startGateway({ SEXTANT_PROGRESS_POLL_MS: '50' });
     client = await httpClient(gateway.url);
     await client.listTools();
@@ -391,6 +433,28 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
     });
     assert.deepEqual(project.body.project.repository_ids, [library.id]);
     await expectToolError(client, 'grep_repository', { workspace: '/srv/not-registered', pattern: 'x' }, 'workspace_not_registered');
+  });
+
+  it('indexes symbols in its own process (the symbols stage over NATS) and answers the symbol tools', async () => {
+    const listed = await callTool<{ repositories: Array<{ name: string; url: string | null }> }>(client, 'list_repositories', {});
+    const library = listed.body.repositories.find((r) => r.url !== null)!.name;
+    const found = await callTool<{ definitions: Array<{ repo: string; path: string; kind: string }> }>(client, 'locate_symbol', {
+      name: 'fresh',
+      repo: library,
+    });
+    assert.equal(found.isError, false, JSON.stringify(found.body));
+    assert.deepEqual(
+      found.body.definitions.map((d) => [d.repo, d.path, d.kind]),
+      [[library, 'lib/new.ts', 'constant']],
+    );
+    const outline = await callTool<{ symbols: Array<{ name: string }> }>(client, 'get_file_outline', {
+      path: 'lib/part3.ts',
+      repo: library,
+    });
+    assert.deepEqual(
+      outline.body.symbols.map((s) => s.name),
+      ['part3'],
+    );
   });
 
   it('fails the job of a repository that does not exist with a clear message', async () => {

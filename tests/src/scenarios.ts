@@ -21,12 +21,14 @@ export const PROJECT_TOOLS = [
 
 export const GIT_TOOLS = ['grep_repository', 'list_repository_refs', 'search_repositories', 'open_file'];
 
+export const SYMBOL_TOOLS = ['locate_symbol', 'get_file_outline'];
+
 export const REGISTRY_TOOLS = ['index_repo', 'index_repository', 'sync_repo', 'index_status', 'get_index_job_status', 'list_repositories'];
 
 /** The tool list holds exactly the tools of the configured services (`all`: the default installation; else projects alone). */
 export async function assertToolList(client: Client, all = true): Promise<void> {
   const { tools } = await client.listTools();
-  const expected = [...PROJECT_TOOLS, ...(all ? [...GIT_TOOLS, ...REGISTRY_TOOLS] : []), 'get_contract', 'health_check'];
+  const expected = [...PROJECT_TOOLS, ...(all ? [...GIT_TOOLS, ...REGISTRY_TOOLS, ...SYMBOL_TOOLS] : []), 'get_contract', 'health_check'];
   assert.deepEqual(tools.map((t) => t.name).sort(), expected.sort());
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, 'object', tool.name);

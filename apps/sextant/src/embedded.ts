@@ -7,7 +7,7 @@ import { InProcessBus } from '@sextant/messaging';
 import { classifyDatabaseError, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import { loadConfig as loadProjectsConfig, ProjectsModule } from '@sextant/projects';
 import { JsonLogger, lockDataDir, ServiceRuntimeModule } from '@sextant/runtime';
-import { SymbolIndexerModule } from '@sextant/symbol-indexer';
+import { loadConfig as loadSymbolsConfig, SymbolIndexerModule } from '@sextant/symbol-indexer';
 import { VectorSearchModule } from '@sextant/vector-search';
 import { loadConfig as loadRegistryConfig, WorkspaceRegistryModule } from '@sextant/workspace-registry';
 import { loadConfig } from './config.js';
@@ -53,6 +53,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
   const projectsConfig = loadProjectsConfig(env);
   const gitCacheConfig = loadGitCacheConfig(env);
   const registryConfig = loadRegistryConfig(env);
+  const symbolsConfig = loadSymbolsConfig(env);
   const logger = JsonLogger.install('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
 
   // One process per data directory (its PGlite files and clone cache); a second one is told who holds it.
@@ -72,7 +73,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
           ProjectsModule.register({ database: { ...projectsConfig.database, url: databaseUrl } }),
           VectorSearchModule.register(),
           GitCacheModule.register(gitCacheConfig),
-          SymbolIndexerModule.register(),
+          SymbolIndexerModule.register({ ...symbolsConfig, database: { ...symbolsConfig.database, url: databaseUrl } }),
           WorkspaceRegistryModule.register({ ...registryConfig, database: { ...registryConfig.database, url: databaseUrl } }),
         ],
       },

@@ -152,7 +152,14 @@ async function main(): Promise<void> {
   try {
     // Embedded.
     const embedded = await startNode('apps/sextant/dist/main.js', [], {
-      env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: join(work, 'embedded'), SEXTANT_WORKSPACE: dir, LOG_LEVEL: 'info' },
+      // The pipeline's own stages (Discovery, Finalizing): the symbols stage has its own bench (bench/symbols).
+      env: {
+        SEXTANT_PORT: '0',
+        SEXTANT_DATA_DIR: join(work, 'embedded'),
+        SEXTANT_WORKSPACE: dir,
+        LOG_LEVEL: 'info',
+        SEXTANT_INDEXING_STAGES: 'none',
+      },
       readyWhen: READY.embedded,
       timeoutMs: 60_000,
     });
@@ -171,6 +178,7 @@ async function main(): Promise<void> {
       SEXTANT_WORKSPACE: dir,
       SEXTANT_DATA_DIR: join(work, 'distributed'),
       LOG_LEVEL: 'info',
+      SEXTANT_INDEXING_STAGES: 'none',
     });
     const gateway = await startGateway(infra.natsUrl, { SEXTANT_SERVICES: 'workspace-registry' });
     processes.push(registry, gateway.process);

@@ -125,7 +125,7 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       assert.equal(await store.completeBatch(dead.id, 'crashed-worker', { files_indexed: 99 }), false, 'a late completion is not counted');
       assert.deepEqual(new Set(seen), new Set(groups.flat()));
       const stageCounts = await store.stageCounts(job.id, 'symbols');
-      assert.deepEqual(stageCounts, { total: 12, done: 12, failed: 0, result: { files_indexed: 24, symbols_extracted: 36 } });
+      assert.deepEqual(stageCounts, { total: 12, done: 12, failed: 0, error: null, result: { files_indexed: 24, symbols_extracted: 36 } });
       await store.finish(job.id, coordinator, 'completed');
     });
 
@@ -167,7 +167,13 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       );
       await worker.drain();
       assert.equal(attempts, 2);
-      assert.deepEqual(await store.stageCounts(job.id, 'vectors'), { total: 1, done: 0, failed: 1, result: {} });
+      assert.deepEqual(await store.stageCounts(job.id, 'vectors'), {
+        total: 1,
+        done: 0,
+        failed: 1,
+        error: 'embedding endpoint down',
+        result: {},
+      });
       await store.finish(job.id, coordinator, 'failed', { error: 'vectors failed' });
     });
   });

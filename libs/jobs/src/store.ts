@@ -40,6 +40,8 @@ export interface StageCounts {
   total: number;
   done: number;
   failed: number;
+  /** The error of a failed batch (the first), if any. */
+  error: string | null;
   /** The `result` of every done batch, summed key by key. */
   result: Record<string, number>;
 }
@@ -126,6 +128,10 @@ export class JobStore {
          WHERE j.interrupted_at IS NOT NULL AND ($1::text IS NULL OR j.key = $1)
            AND NOT EXISTS (SELECT 1 FROM ${jobs} later WHERE later.key = j.key AND later.created_at > j.created_at AND later.status = 'completed')`,
       ),
+      setParams: sql(
+        'jobs.set-params',
+        `UPDATE ${jobs} SET params = params || $3::jsonb WHERE id = $1 AND owner = $2 AND status = 'running' RETURNING id`,
+      ),
       addBatches: sql(
         'jobs.add-batches',
         `INSERT INTO ${batches} (job_id, stage, items) SELECT $1, $2, value FROM jsonb_array_elements($3::jsonb)`,
@@ -156,7 +162,8 @@ export class JobStore {
         'jobs.stage-counts',
         `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'done')::int AS done, count(*) FILTER (WHERE status = 'failed')::int AS failed,
            coalesce((SELECT jsonb_object_agg(k, s) FROM (SELECT key AS k, sum(value::numeric) AS s FROM ${batches} b2, jsonb_each_text(b2.result)
-             WHERE b2.job_id = $1 AND b2.stage = $2 AND b2.status = 'done' GROUP BY key) sums), '{}'::jsonb) AS result
+             WHERE b2.job_id = $1 AND b2.stage = $2 AND b2.status = 'done' GROUP BY key) sums), '{}'::jsonb) AS result,
+           (SELECT error FROM ${batches} b3 WHERE b3.job_id = $1 AND b3.stage = $2 AND b3.status = 'failed' ORDER BY b3.id LIMIT 1) AS error
          FROM ${batches} WHERE job_id = $1 AND stage = $2`,
       ),
       deleteBatches: sql('jobs.delete-batches', `DELETE FROM ${batches} WHERE job_id = $1`),
@@ -258,6 +265,11 @@ export class JobStore {
   }
 
   /** Splits a stage's work on a job into batches, one per element of `groups`. */
+  /** Merges `params` into a running job's parameters (e.g. the commit Discovery pinned, for its stages); false when not this owner's. */
+  async setParams(id: string, owner: string, params: Record<string, unknown>): Promise<boolean> {
+    return (await this.db.run(this.sql.setParams!, [id, owner, params])).rowCount === 1;
+  }
+
   async addBatches(jobId: string, stage: string, groups: unknown[][]): Promise<void> {
     if (groups.length > 0) await this.db.run(this.sql.addBatches!, [jobId, stage, JSON.stringify(groups)]);
   }
@@ -288,12 +300,15 @@ export class JobStore {
   }
 
   async stageCounts(jobId: string, stage: string): Promise<StageCounts> {
-    const { rows } = await this.db.run<{ total: number; done: number; failed: number; result: Record<string, string | number> }>(
-      this.sql.stageCounts!,
-      [jobId, stage],
-    );
+    const { rows } = await this.db.run<{
+      total: number;
+      done: number;
+      failed: number;
+      error: string | null;
+      result: Record<string, string | number>;
+    }>(this.sql.stageCounts!, [jobId, stage]);
     const row = rows[0]!;
     const result = Object.fromEntries(Object.entries(row.result).map(([k, v]) => [k, Number(v)]));
-    return { total: row.total, done: row.done, failed: row.failed, result };
+    return { total: row.total, done: row.done, failed: row.failed, error: row.error, result };
   }
 }

@@ -8,14 +8,23 @@ import { workerId, type Batch, type JobStore } from './store.js';
  * into the job's progress and stats. The symbol and vector indexers are
  * stages; adding one is implementing this and running a `StageWorker` for it.
  */
-export interface IndexingStage {
+export interface IndexingStage<B extends Batch = Batch> {
   /** The stage name batches are queued under (`symbols`, `vectors`). */
   readonly name: string;
-  process(batch: Batch): Promise<Record<string, number>>;
+  process(batch: B): Promise<Record<string, number>>;
 }
 
-/** Where a worker takes batches from: the job store itself, or (in another service) a client of it over the bus. */
-export type BatchSource = Pick<JobStore, 'claimBatch' | 'renewBatch' | 'completeBatch' | 'failBatch'>;
+/**
+ * Where a worker takes batches from: the job store itself, or (in another
+ * service) the registry over the bus, whose batches also carry what the
+ * stage needs to reach the files.
+ */
+export interface BatchSource<B extends Batch = Batch> {
+  claimBatch(stage: string, owner: string, leaseMs: number): Promise<B | undefined>;
+  renewBatch: JobStore['renewBatch'];
+  completeBatch: JobStore['completeBatch'];
+  failBatch: JobStore['failBatch'];
+}
 
 export interface StageWorkerOptions {
   /** How long a claimed batch is this worker's without renewal; renewed every third of it. */
@@ -32,7 +41,7 @@ export interface StageWorkerOptions {
  * A worker that dies keeps no batch: its lease runs out and another worker
  * claims the batch again.
  */
-export class StageWorker {
+export class StageWorker<B extends Batch = Batch> {
   readonly owner = workerId();
   private readonly log: Logger;
   private readonly leaseMs: number;
@@ -40,8 +49,8 @@ export class StageWorker {
   private readonly loop: PollLoop;
 
   constructor(
-    private readonly source: BatchSource,
-    private readonly stage: IndexingStage,
+    private readonly source: BatchSource<B>,
+    private readonly stage: IndexingStage<B>,
     options: StageWorkerOptions = {},
   ) {
     this.log = new Logger(`Stage:${stage.name}`);

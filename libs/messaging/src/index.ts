@@ -5,4 +5,4 @@ export { InProcessBus } from './in-process-bus.js';
 export { NatsBusClient, natsServer, type NatsBusOptions, type NatsServerOptions } from './nats-bus.js';
 export { traceServer } from './tracing-hooks.js';
 export { ToolHandler } from './tool-handler.js';
-export { RegistryClient } from './registry-client.js';
+export { RegistryClient, type StageBatch } from './registry-client.js';

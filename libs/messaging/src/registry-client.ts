@@ -1,4 +1,11 @@
-import { ResolveRepositories, ResolveWorkspace, type RegisteredRepository } from '@sextant/contracts';
+import {
+  ClaimBatch,
+  ResolveRepositories,
+  ResolveWorkspace,
+  SettleBatch,
+  type BatchFile,
+  type RegisteredRepository,
+} from '@sextant/contracts';
 import type { BusClient } from './bus-client.js';
 
 /**
@@ -20,4 +27,40 @@ export class RegistryClient {
   workspace(workspace: string | undefined): Promise<ResolveWorkspace.Response> {
     return this.bus.request<ResolveWorkspace.Response>(ResolveWorkspace.SUBJECT, workspace === undefined ? {} : { workspace });
   }
+
+  // A stage worker's batches (the `BatchSource` of @sextant/jobs, over the bus).
+
+  async claimBatch(stage: string, owner: string, leaseMs: number): Promise<StageBatch | undefined> {
+    const { batch } = await this.bus.request<ClaimBatch.Response>(ClaimBatch.SUBJECT, { stage, owner, lease_ms: leaseMs });
+    if (!batch) return undefined;
+    const { id, job_id: jobId, attempts, files, repository, commit } = batch;
+    return { id, jobId, stage: batch.stage, attempts, items: files, repository, commit };
+  }
+
+  async renewBatch(id: number, owner: string, leaseMs: number): Promise<boolean> {
+    return (await this.settle({ action: 'renew', id, owner, lease_ms: leaseMs })).ok;
+  }
+
+  async completeBatch(id: number, owner: string, result: Record<string, number>): Promise<boolean> {
+    return (await this.settle({ action: 'complete', id, owner, result })).ok;
+  }
+
+  async failBatch(id: number, owner: string, error: string, maxAttempts: number): Promise<'ready' | 'failed' | undefined> {
+    return (await this.settle({ action: 'fail', id, owner, error: error.slice(0, 2_000), max_attempts: maxAttempts })).status ?? undefined;
+  }
+
+  private settle(request: SettleBatch.Request): Promise<SettleBatch.Response> {
+    return this.bus.request<SettleBatch.Response>(SettleBatch.SUBJECT, request);
+  }
+}
+
+/** A stage batch as the registry hands it out: the changed files, and the repository and commit to read them at. */
+export interface StageBatch {
+  id: number;
+  jobId: string;
+  stage: string;
+  attempts: number;
+  items: BatchFile[];
+  repository: RegisteredRepository;
+  commit: string | null;
 }

@@ -1,13 +1,87 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { createHealthController } from '@sextant/runtime';
+import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { CloneCache, LauncherSpawner, ProcessGitRunner } from '@sextant/checkouts';
+import { StageWorker } from '@sextant/jobs';
+import { BUS_CLIENT, RegistryClient, type BusClient, type StageBatch } from '@sextant/messaging';
+import { ParsePool } from '@sextant/parsing';
+import { Database, DatabaseModule } from '@sextant/persistence';
+import { createHealthController, HEALTH_PROBES } from '@sextant/runtime';
 import type { SymbolIndexerConfig } from './config.js';
+import { MIGRATIONS, SCHEMA } from './migrations/index.js';
+import { SymbolController } from './symbols/symbol.controller.js';
+import { SymbolService } from './symbols/symbol.service.js';
+import { SymbolStage } from './symbols/symbol-stage.js';
+import { SymbolStore } from './symbols/symbol.store.js';
+
+export interface SymbolIndexerModuleOptions extends Omit<SymbolIndexerConfig, 'database'> {
+  database: { url: string; poolSize: number; connectTimeoutMs: number };
+}
+
+/** Starts the stage worker once the database is up; at shutdown finishes the batch in hand, then stops the pool and the clones. */
+class StageLifecycle implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly worker: StageWorker<StageBatch>,
+    private readonly pool: ParsePool,
+    private readonly clones: CloneCache,
+    private readonly spawner: LauncherSpawner,
+  ) {}
+  async onModuleInit(): Promise<void> {
+    await this.clones.start();
+    this.worker.start();
+  }
+  async onApplicationShutdown(): Promise<void> {
+    await this.worker.stop();
+    await this.pool.close();
+    await this.clones.stop();
+    await this.spawner.close();
+  }
+}
 
 /**
- * Symbols, outlines, references and dependency impact: the tools arrive with their own issue; today the service answers its health subject.
+ * The symbol indexer: the `symbols` stage of indexing jobs (it takes batches
+ * from the registry over the bus, in either mode) and the symbol tools, over
+ * its schema `symbol_indexer`.
  */
 @Module({})
 export class SymbolIndexerModule {
-  static register(_config?: Partial<SymbolIndexerConfig>): DynamicModule {
-    return { module: SymbolIndexerModule, controllers: [createHealthController('symbol-indexer')] };
+  static register(config: SymbolIndexerModuleOptions): DynamicModule {
+    const policy = { allowedHosts: config.git.allowedHosts, allowFileUrls: config.git.allowFileUrls };
+    const spawner = new LauncherSpawner();
+    const git = new ProcessGitRunner({
+      protocols: ['https', 'http', 'git', ...(config.git.allowFileUrls ? ['file'] : [])],
+      defaultTimeoutMs: config.git.cloneTimeoutMs,
+      baseEnv: config.childEnv,
+      spawner,
+    });
+    const clones = new CloneCache({
+      root: config.checkoutsDir,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+      refreshAfterMs: 0,
+      evictAfterMs: 365 * 24 * 3_600_000,
+      cloneTimeoutMs: config.git.cloneTimeoutMs,
+      git,
+      persistent: true,
+    });
+    const pool = new ParsePool({ threads: config.parseThreads, timeoutMs: config.fileTimeoutMs, maxBytes: config.maxFileBytes });
+    return {
+      module: SymbolIndexerModule,
+      imports: [DatabaseModule.forService({ ...config.database, schema: SCHEMA, migrations: MIGRATIONS })],
+      controllers: [SymbolController, createHealthController('symbol-indexer')],
+      providers: [
+        { provide: SymbolStore, inject: [Database], useFactory: (db: Database) => new SymbolStore(db) },
+        { provide: RegistryClient, inject: [BUS_CLIENT], useFactory: (bus: BusClient) => new RegistryClient(bus) },
+        {
+          provide: SymbolService,
+          inject: [SymbolStore, RegistryClient],
+          useFactory: (store: SymbolStore, registry: RegistryClient) => new SymbolService(store, registry),
+        },
+        {
+          provide: StageLifecycle,
+          inject: [SymbolStore, RegistryClient],
+          useFactory: (store: SymbolStore, registry: RegistryClient) =>
+            new StageLifecycle(new StageWorker(registry, new SymbolStage({ store, pool, clones, policy })), pool, clones, spawner),
+        },
+        { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
+      ],
+    };
   }
 }

@@ -31,7 +31,10 @@ export const WorkspaceRegistryEnv = CommonEnv.extend(DatabaseEnv.shape)
     SEXTANT_ALLOWED_ROOTS: list(/[,:]/).optional(),
     SEXTANT_AUTO_WORKSPACES_MAX: env.int(1, 10_000).default(10),
     SEXTANT_CHECKOUTS_DIR: z.string().min(1).optional(),
-    SEXTANT_INDEXING_STAGES: list(/,/).default([]),
+    // The default installation's stages; `none`: Discovery and Finalizing only.
+    SEXTANT_INDEXING_STAGES: list(/,/)
+      .transform((stages) => (stages.length === 1 && stages[0] === 'none' ? [] : stages))
+      .default(['symbols']),
     SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250),
     SEXTANT_HEAD_CACHE_MS: env.int(0, 24 * 3_600_000).default(60_000),
     INDEX_MAX_FILE_BYTES: env.int(1_024, 256 * 1024 ** 2).default(1024 ** 2),

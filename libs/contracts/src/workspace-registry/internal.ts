@@ -2,3 +2,6 @@
 export * as ResolveRepositories from './resolve-repositories.js';
 export * as ResolveWorkspace from './resolve-workspace.js';
 export { RegisteredRepository } from './registered-repository.js';
+export * as ClaimBatch from './claim-batch.js';
+export * as SettleBatch from './settle-batch.js';
+export { BatchFile } from './claim-batch.js';

@@ -169,6 +169,8 @@ export class Coordinator {
       };
       const stages = this.options.stages.length > 0;
       if (stages) {
+        // What the stage workers check out (they take it with each batch).
+        await this.jobs.setParams(job.id, this.owner, { commit: discovered.commit, ref: discovered.ref });
         const end = {
           stage: 'discovery',
           percent: percentOf('discovery', 1),
@@ -184,12 +186,13 @@ export class Coordinator {
       return { discovered, symbols: counted };
     });
     const finalizing = performance.now();
-    const fileCount = await this.store.finalize(repository.id, job.id, symbols.discovered.commit, symbols.discovered.ref, symbols.symbols);
+    const symbolCount = symbols.symbols === null ? null : Math.max(0, repository.symbolCount + symbols.symbols);
+    const fileCount = await this.store.finalize(repository.id, job.id, symbols.discovered.commit, symbols.discovered.ref, symbolCount);
     this.discovery.commit(repository, job.id, symbols.discovered.delta);
     const seconds = (performance.now() - started) / 1000;
     timings.finalizing_ms = Math.round(performance.now() - finalizing);
     await this.jobs.finish(job.id, this.owner, 'completed', {
-      message: messages.completed(fileCount, symbols.symbols ?? 0, seconds),
+      message: messages.completed(fileCount, symbolCount ?? repository.symbolCount, seconds),
       stats: timings,
     });
   }
@@ -207,30 +210,32 @@ export class Coordinator {
 
   /**
    * Hands the changed files to each configured stage in batches and waits for
-   * its workers; returns the symbols the stages counted (null without stages).
+   * its workers; returns by how much the stages moved the repository's symbol
+   * count (null: no stage counts symbols).
    */
   private async runStages(job: Job): Promise<number | null> {
     const changed = await this.store.jobFiles(job.id);
-    const total = changed.length;
+    // Deleted files go to the stages too (their rows go), but are not files indexed.
+    const total = changed.filter((c) => c.change !== 'deleted').length;
     let symbols: number | null = null;
     for (const [index, stage] of this.options.stages.entries()) {
       const range = stageRange(index, this.options.stages.length);
       const groups: Array<typeof changed> = [];
-      for (let i = 0; i < total; i += this.options.batchFiles) groups.push(changed.slice(i, i + this.options.batchFiles));
+      for (let i = 0; i < changed.length; i += this.options.batchFiles) groups.push(changed.slice(i, i + this.options.batchFiles));
       await this.jobs.addBatches(job.id, stage, groups);
       let lastDone = -1;
       let lastMove = Date.now();
       for (;;) {
         const counts = await this.jobs.stageCounts(job.id, stage);
-        if (counts.failed > 0) throw new Error(`the ${stage} stage failed on ${counts.failed} batch(es) of files`);
-        const files = Math.min(total, counts.done * this.options.batchFiles);
+        if (counts.failed > 0) throw new Error(`the ${stage} stage failed on ${counts.failed} batch(es) of files: ${counts.error}`);
+        const files = counts.done === counts.total ? total : Math.min(total, counts.done * this.options.batchFiles);
         const found = counts.result.symbols_extracted ?? 0;
         const message = range.name === 'parsing' ? messages.parsing(files, total) : messages.indexing(files, total, found);
         const percent = Math.floor(range.from + (range.to - range.from) * (counts.total === 0 ? 1 : counts.done / counts.total));
         const stats = { files_indexed: files, ...counts.result };
         if (counts.done === counts.total) {
           await this.progress(job, { stage: range.name, percent, message, stats }, true);
-          if (counts.result.symbols_total !== undefined) symbols = counts.result.symbols_total;
+          if (counts.result.symbols_delta !== undefined) symbols = Number(counts.result.symbols_delta);
           break;
         }
         await this.progress(job, { stage: range.name, percent, message, stats });

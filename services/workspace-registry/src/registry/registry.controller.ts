@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import {
+  ClaimBatch,
   GetIndexJobStatus,
   IndexRepo,
   IndexRepository,
@@ -7,6 +8,7 @@ import {
   ListRepositories,
   ResolveRepositories,
   ResolveWorkspace,
+  SettleBatch,
   SyncRepo,
 } from '@sextant/contracts';
 import { ToolHandler } from '@sextant/messaging';
@@ -55,5 +57,15 @@ export class RegistryController {
   @ToolHandler(ResolveWorkspace)
   resolveWorkspace(input: ResolveWorkspace.Request) {
     return this.service.resolveWorkspace(input);
+  }
+
+  @ToolHandler(ClaimBatch)
+  claimBatch(input: ClaimBatch.Request) {
+    return this.service.claimBatch(input);
+  }
+
+  @ToolHandler(SettleBatch)
+  settleBatch(input: SettleBatch.Request) {
+    return this.service.settleBatch(input);
   }
 }

@@ -1,10 +1,13 @@
 import type {
+  BatchFile,
   GetIndexJobStatus,
   IndexRepo,
   IndexRepository,
   IndexStatus,
+  ClaimBatch,
   ListRepositories,
   RegisteredRepository,
+  SettleBatch,
   ResolveRepositories,
   ResolveWorkspace,
   SyncRepo,
@@ -138,6 +141,49 @@ export class RegistryService {
     const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
     if (discovered) await this.start(repository, 'full', {});
     return { repository: registered(repository), discovered };
+  }
+
+  /**
+   * A stage worker takes the next batch of its stage (any service, any
+   * replica), with the repository and commit it needs to read the files.
+   * A batch of a job whose repository is gone is failed at once.
+   */
+  async claimBatch(input: ClaimBatch.Request): Promise<ClaimBatch.Response> {
+    for (;;) {
+      const batch = await this.deps.jobs.claimBatch(input.stage, input.owner, input.lease_ms);
+      if (!batch) return { batch: null };
+      const job = await this.deps.jobs.get(batch.jobId);
+      const repository = job && (await this.deps.store.find(job.key));
+      if (!job || !repository) {
+        await this.deps.jobs.failBatch(batch.id, input.owner, 'the repository of this job was removed', 1);
+        continue;
+      }
+      return {
+        batch: {
+          id: batch.id,
+          job_id: batch.jobId,
+          stage: batch.stage,
+          attempts: batch.attempts,
+          files: batch.items as BatchFile[],
+          repository: registered(repository),
+          commit: typeof job.params.commit === 'string' ? job.params.commit : null,
+        },
+      };
+    }
+  }
+
+  async settleBatch(input: SettleBatch.Request): Promise<SettleBatch.Response> {
+    const { jobs } = this.deps;
+    switch (input.action) {
+      case 'renew':
+        return { ok: await jobs.renewBatch(input.id, input.owner, input.lease_ms) };
+      case 'complete':
+        return { ok: await jobs.completeBatch(input.id, input.owner, input.result) };
+      case 'fail': {
+        const status = await jobs.failBatch(input.id, input.owner, input.error, input.max_attempts);
+        return { ok: status !== undefined, status: status ?? null };
+      }
+    }
   }
 
   private async lookUp(reference: string): Promise<Repository | undefined> {

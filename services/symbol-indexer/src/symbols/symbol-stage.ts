@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { languageOf, parseRepository, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
+import type { IndexingStage } from '@sextant/jobs';
+import type { StageBatch } from '@sextant/messaging';
+import type { ParsePool } from '@sextant/parsing';
+import type { IndexedFile, SymbolStore } from './symbol.store.js';
+
+/** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */
+export const SYMBOLS_STAGE = 'symbols';
+
+/**
+ * The symbols stage of an indexing job: for each changed file of a batch,
+ * parses it in the worker pool and replaces what the index holds for it (a
+ * deleted file's rows go); the whole batch is one transaction. A file that
+ * cannot be parsed (no grammar, binary, past its budget, a crashed worker)
+ * is kept at file level with the reason, and the job goes on.
+ */
+export class SymbolStage implements IndexingStage<StageBatch> {
+  readonly name = SYMBOLS_STAGE;
+  private readonly log = new Logger('SymbolStage');
+
+  constructor(private readonly deps: { store: SymbolStore; pool: ParsePool; clones: CloneCache; policy: LocatorPolicy }) {}
+
+  async process(batch: StageBatch): Promise<Record<string, number>> {
+    const { repository } = batch;
+    if (repository.kind === 'local') return this.index(batch, repository.locator, batch.commit);
+    const locator = parseRepository(repository.locator, this.deps.policy);
+    return this.deps.clones.withCheckout(locator, repository.ref ?? undefined, (checkout) =>
+      this.index(batch, checkout.dir, checkout.commit),
+    );
+  }
+
+  private async index(batch: StageBatch, dir: string, commit: string | null): Promise<Record<string, number>> {
+    const deleted = batch.items.filter((f) => f.change === 'deleted').map((f) => f.path);
+    const files = await Promise.all(
+      batch.items
+        .filter((f) => f.change !== 'deleted')
+        .map(async ({ path }): Promise<IndexedFile> => {
+          const language = languageOf(path);
+          if (!language) return { path, language, skipped: 'unsupported_language', symbols: [], imports: [] };
+          const outcome = await this.deps.pool.parse(join(dir, path), language);
+          if ('skipped' in outcome) {
+            if (outcome.skipped === 'worker_failed' || outcome.skipped === 'grammar_unavailable') {
+              this.log.warn(`${batch.repository.name}/${path}: kept at file level (${outcome.skipped}: ${outcome.reason})`);
+            }
+            return { path, language, skipped: outcome.skipped, symbols: [], imports: [] };
+          }
+          return { path, language, skipped: null, symbols: outcome.symbols, imports: outcome.imports };
+        }),
+    );
+    const delta = await this.deps.store.replace(batch.repository.id, commit, files, deleted);
+    const parsed = files.filter((f) => f.skipped === null);
+    return {
+      // Summed over the job's batches: how the repository's symbol count moved (the registry keeps the total).
+      symbols_delta: delta,
+      files_parsed: parsed.length,
+      files_skipped: files.length - parsed.length,
+      symbols_extracted: parsed.reduce((n, f) => n + f.symbols.length, 0),
+    };
+  }
+}

@@ -1,0 +1,177 @@
+import { Database, sql } from '@sextant/persistence';
+import type { ExtractedImport, ExtractedSymbol } from '@sextant/parsing';
+
+/** A file as the symbols stage leaves it: parsed (its symbols and imports), or kept at file level (`skipped` says why). */
+export interface IndexedFile {
+  path: string;
+  language: string | null;
+  skipped: string | null;
+  symbols: readonly ExtractedSymbol[];
+  imports: readonly ExtractedImport[];
+}
+
+/** A definition as the tools read it. */
+export interface SymbolRow {
+  repositoryId: string;
+  path: string;
+  ordinal: number;
+  name: string;
+  kind: string;
+  line: number;
+  endLine: number;
+  container: string | null;
+  signature: string | null;
+  parent: number;
+  language: string | null;
+}
+
+const T = {
+  files: '"symbol_indexer"."files"',
+  symbols: '"symbol_indexer"."symbols"',
+  imports: '"symbol_indexer"."imports"',
+};
+
+const SYMBOL_COLUMNS = `s.repository_id AS "repositoryId", s.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
+  s.container, s.signature, s.parent, f.language`;
+
+/** Definitions matching a name, best first: exact, then case-insensitive, then `Container.name`. */
+const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) THEN 1 ELSE 2 END, s.repository_id, s.path, s.line`;
+
+const SQL = {
+  countSymbols: sql(
+    'files.count-symbols',
+    `SELECT coalesce(sum(symbol_count), 0)::int AS n FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`,
+  ),
+  deleteSymbols: sql('symbols.delete', `DELETE FROM ${T.symbols} WHERE repository_id = $1 AND path = ANY($2::text[])`),
+  deleteImports: sql('imports.delete', `DELETE FROM ${T.imports} WHERE repository_id = $1 AND path = ANY($2::text[])`),
+  deleteFiles: sql('files.delete', `DELETE FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`),
+  insertFiles: sql(
+    'files.insert',
+    `INSERT INTO ${T.files} (repository_id, path, language, commit, symbol_count, skipped)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[])`,
+  ),
+  insertSymbols: sql(
+    'symbols.insert',
+    `INSERT INTO ${T.symbols} (repository_id, path, ordinal, name, name_key, kind, line, end_line, col, container, signature, parent)
+     SELECT $1, p, o, n, lower(n), k, l, e, c, ct, sg, pa
+     FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::int[])
+       AS t(p, o, n, k, l, e, c, ct, sg, pa)`,
+  ),
+  insertImports: sql(
+    'imports.insert',
+    `INSERT INTO ${T.imports} (repository_id, path, ordinal, module, line) SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[], $5::int[])`,
+  ),
+  locate: sql(
+    'symbols.locate',
+    `SELECT ${SYMBOL_COLUMNS}, count(*) OVER () AS total
+     FROM ${T.symbols} s JOIN ${T.files} f ON f.repository_id = s.repository_id AND f.path = s.path
+     WHERE (s.name_key = lower($1) OR (s.name_key = lower($2) AND lower(s.container) = lower($3)))
+       AND ($4::text[] IS NULL OR s.repository_id = ANY($4::text[]))
+       AND ($5::text IS NULL OR s.kind = $5) AND ($6::text IS NULL OR f.language = $6)
+     ORDER BY ${LOCATE_ORDER} LIMIT $7`,
+  ),
+  file: sql('files.get', `SELECT language, skipped, commit FROM ${T.files} WHERE repository_id = $1 AND path = $2`),
+  outline: sql(
+    'symbols.outline',
+    `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s JOIN ${T.files} f ON f.repository_id = s.repository_id AND f.path = s.path
+     WHERE s.repository_id = $1 AND s.path = $2 ORDER BY s.ordinal`,
+  ),
+};
+
+/** The symbol index in schema `symbol_indexer`. Each write replaces whole files in one transaction: no query sees half a file. */
+export class SymbolStore {
+  constructor(private readonly db: Database) {}
+
+  /** Replaces what is stored for `files` and removes `deleted`, at once; returns by how much the repository's symbol count moved. */
+  async replace(repositoryId: string, commit: string | null, files: readonly IndexedFile[], deleted: readonly string[]): Promise<number> {
+    const paths = [...files.map((f) => f.path), ...deleted];
+    if (paths.length === 0) return 0;
+    const symbols = files.flatMap((f) => f.symbols.map((s, ordinal) => ({ path: f.path, ordinal, ...s })));
+    const imports = files.flatMap((f) => f.imports.map((i, ordinal) => ({ path: f.path, ordinal, ...i })));
+    return this.db.transaction(async (m) => {
+      const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0]!.n;
+      for (const statement of [SQL.deleteSymbols, SQL.deleteImports, SQL.deleteFiles])
+        await this.db.run(statement, [repositoryId, paths], m);
+      if (files.length > 0) {
+        await this.db.run(
+          SQL.insertFiles,
+          [
+            repositoryId,
+            files.map((f) => f.path),
+            files.map((f) => f.language),
+            files.map(() => commit),
+            files.map((f) => f.symbols.length),
+            files.map((f) => f.skipped),
+          ],
+          m,
+        );
+      }
+      if (symbols.length > 0) {
+        await this.db.run(
+          SQL.insertSymbols,
+          [
+            repositoryId,
+            symbols.map((s) => s.path),
+            symbols.map((s) => s.ordinal),
+            symbols.map((s) => s.name),
+            symbols.map((s) => s.kind),
+            symbols.map((s) => s.line),
+            symbols.map((s) => s.endLine),
+            symbols.map((s) => s.column),
+            symbols.map((s) => s.container),
+            symbols.map((s) => s.signature),
+            symbols.map((s) => s.parent),
+          ],
+          m,
+        );
+      }
+      if (imports.length > 0) {
+        await this.db.run(
+          SQL.insertImports,
+          [
+            repositoryId,
+            imports.map((i) => i.path),
+            imports.map((i) => i.ordinal),
+            imports.map((i) => i.module),
+            imports.map((i) => i.line),
+          ],
+          m,
+        );
+      }
+      return symbols.length - before;
+    });
+  }
+
+  /**
+   * Definitions named `name` (any case), or `Container.name` when qualified,
+   * in the given repositories (null: all), best matches first.
+   */
+  async locate(
+    name: string,
+    filter: { repositoryIds: readonly string[] | null; kind?: string; language?: string; limit: number },
+  ): Promise<{ rows: SymbolRow[]; total: number }> {
+    const dot = name.lastIndexOf('.');
+    const [container, member] = dot > 0 && dot < name.length - 1 ? [name.slice(0, dot), name.slice(dot + 1)] : [null, null];
+    const { rows } = await this.db.run<SymbolRow & { total: string }>(SQL.locate, [
+      name,
+      member,
+      container,
+      filter.repositoryIds,
+      filter.kind ?? null,
+      filter.language ?? null,
+      filter.limit,
+    ]);
+    return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0] ? Number(rows[0].total) : 0 };
+  }
+
+  /** A file's definitions in source order, or undefined when the file is not indexed. */
+  async outline(
+    repositoryId: string,
+    path: string,
+  ): Promise<{ language: string | null; skipped: string | null; symbols: SymbolRow[] } | undefined> {
+    const file = (await this.db.run<{ language: string | null; skipped: string | null }>(SQL.file, [repositoryId, path])).rows[0];
+    if (!file) return undefined;
+    const { rows } = await this.db.run<SymbolRow>(SQL.outline, [repositoryId, path]);
+    return { ...file, symbols: rows };
+  }
+}
