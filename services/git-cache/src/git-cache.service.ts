@@ -101,7 +101,10 @@ export class GitCacheService {
       return this.targetOf(resolved);
     }
     if (repository === undefined) throw ServiceError.invalid({ repository: 'required: a repository URL or name, or a workspace' });
-    if (looksLikeLocator(repository)) return { kind: 'remote', locator: parseRepository(repository, this.deps.policy) };
+    // Only what could be a registered name or id is looked up; anything else is refused as the locator it is not.
+    if (looksLikeLocator(repository) || !REGISTERED_NAME.test(repository)) {
+      return { kind: 'remote', locator: parseRepository(repository, this.deps.policy) };
+    }
     const [registered] = await this.deps.registry.repositories([repository]);
     if (registered) return this.targetOf(registered);
     try {
@@ -164,6 +167,9 @@ export class GitCacheService {
     };
   }
 }
+
+/** A registered repository's id or name (`backend`, `github.com/o/r`): word characters, dots, dashes and slashes, no `..`. */
+const REGISTERED_NAME = /^(?!-)(?!.*\.\.)[\p{L}\p{N}_.-]+(\/[\p{L}\p{N}_.-]+)*$/u;
 
 function looksLikeLocator(repo: string): boolean {
   return /^(github:|git@|[a-z][a-z0-9+.-]*:\/\/)/i.test(repo);
