@@ -85,13 +85,13 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
     assert.match(partial.body.services['git-cache'].error ?? '', /not running/);
     assert.deepEqual(
       Object.keys(partial.body.services).sort(),
-      ['git-cache', 'projects', 'workspace-registry'],
+      ['git-cache', 'projects', 'symbol-indexer', 'workspace-registry'],
       'services without tools are not expected',
     );
     const only = await health(projectsOnly.url);
     assert.deepEqual([only.code, only.body.status, Object.keys(only.body.services)], [200, 'ready', ['projects']]);
 
-    await stack.startService('git-cache');
+    await Promise.all([stack.startService('git-cache'), stack.startService('symbol-indexer', { SEXTANT_DATA_DIR: dataDir })]);
     const full = await health(stack.gateway!.url);
     assert.equal(full.code, 200);
     assert.equal(full.body.status, 'ready');

@@ -104,7 +104,7 @@ describe('embedded mode over Streamable HTTP', () => {
     };
     assert.equal(health.status, 'ready');
     // Services without tools yet are not part of the installation (SEXTANT_SERVICES).
-    assert.deepEqual(Object.keys(health.services).sort(), ['git-cache', 'projects', 'workspace-registry']);
+    assert.deepEqual(Object.keys(health.services).sort(), ['git-cache', 'projects', 'symbol-indexer', 'workspace-registry']);
     for (const service of Object.values(health.services) as Array<{ status: string }>) assert.equal(service.status, 'up');
     assert.equal(typeof health.uptime_seconds, 'number');
     // One entry per registered workspace (the project tests registered some), each indexed.
