@@ -10,13 +10,12 @@
  * Usage: npm run bench:indexing [-- --quick]   (corpus under $SEXTANT_BENCH_CORPUS, default <tmp>/sextant-bench-corpus)
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createTestDatabase,
-  git,
   infrastructure,
   leanCaller,
   memory,
@@ -28,55 +27,13 @@ import {
   type ToolCaller,
 } from '@sextant/testing';
 import { buildCorpus } from '../grep/corpus.js';
+import { buildMonorepo } from './monorepo.js';
+import { fullIndex, waitForJob, type JobStatus } from '../jobs.js';
 import { summarize, verdict } from '../stats.js';
 
 const quick = process.argv.includes('--quick');
 const SYNCS = quick ? 10 : 40;
 const POLLS = quick ? 100 : 400;
-const MIN_FILES = 20_000;
-
-interface JobStatus {
-  status: string;
-  error_message: string | null;
-  stats: { files_scanned?: number; files_indexed: number };
-  timings_ms?: { discovery?: number; finalizing?: number };
-}
-
-/** One git working tree of at least MIN_FILES files: the corpus's trees side by side, copied again until there are enough. */
-function buildMonorepo(corpusRoot: string): { dir: string; files: number } {
-  const dir = join(corpusRoot, 'indexing', 'monorepo');
-  const done = join(dir, '.sextant-monorepo-complete');
-  if (existsSync(done))
-    return {
-      dir,
-      files: Number(
-        execFileSync('git', ['ls-files'], { cwd: dir, maxBuffer: 1 << 28 })
-          .toString()
-          .split('\n').length - 1,
-      ),
-    };
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  git(dir, 'init', '-q', '--initial-branch=main');
-  const sources = readdirSync(join(corpusRoot, 'npm'));
-  let files = 0;
-  for (let copy = 0; files < MIN_FILES; copy++) {
-    for (const name of sources) {
-      const from = join(corpusRoot, 'npm', name);
-      cpSync(from, join(dir, `copy${copy}`, name), { recursive: true, filter: (src) => !src.includes(`${name}/.git`) });
-      files += Number(
-        execFileSync('git', ['ls-files'], { cwd: from, maxBuffer: 1 << 28 })
-          .toString()
-          .split('\n').length - 1,
-      );
-      if (files >= MIN_FILES) break;
-    }
-  }
-  git(dir, 'add', '-A');
-  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@sextant.invalid', 'commit', '-q', '-m', 'monorepo');
-  writeFileSync(done, '');
-  return { dir, files };
-}
 
 /** `git ls-files` + every file read once, as Discovery does (16 reads in flight); ms. */
 async function floor(dir: string): Promise<number> {
@@ -92,26 +49,6 @@ async function floor(dir: string): Promise<number> {
     }),
   );
   return performance.now() - started;
-}
-
-async function waitForJob(call: ToolCaller, runId: string, pollMs = 20): Promise<JobStatus> {
-  for (;;) {
-    const status = await call<JobStatus>('get_index_job_status', { runId });
-    if (status.isError) throw new Error(JSON.stringify(status.body));
-    if (['completed', 'failed', 'skipped'].includes(status.body.status)) {
-      if (status.body.status !== 'completed') throw new Error(`job ${runId} ${status.body.status}: ${status.body.error_message}`);
-      return status.body;
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-}
-
-async function fullIndex(call: ToolCaller): Promise<JobStatus & { elapsedMs: number }> {
-  const started = performance.now();
-  const job = await call<{ job_id: string }>('index_repo', { force: true });
-  if (job.isError) throw new Error(`index_repo: ${JSON.stringify(job.body)}`);
-  const status = await waitForJob(call, job.body.job_id, 20);
-  return { ...status, elapsedMs: performance.now() - started };
 }
 
 /** `sync_repo` after touching one file, `SYNCS` times; ms per sync until completed. */

@@ -1,0 +1,198 @@
+/**
+ * bench/symbols — the symbols stage and the symbol tools on the bench monorepo (≥ 20,000 files, npm sources):
+ *   raw         web-tree-sitter parse + query of every parseable file, one thread: the floor per core
+ *   full index  `index_repo {force: true}` with the symbols stage (parse pool + storage), embedded: MB/s per core vs raw
+ *   sync        edit one file, `sync_repo`, until the new symbol is found by `locate_symbol` (end to end), embedded
+ *   queries     `locate_symbol` and `get_file_outline` p50 through the gateway, embedded and distributed
+ *   memory      peak RSS of the symbol-indexer process (distributed) while it indexes the corpus
+ * Usage: npm run bench:symbols [-- --quick]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { languageOf } from '@sextant/checkouts';
+import { Grammars } from '@sextant/parsing';
+import {
+  createTestDatabase,
+  infrastructure,
+  leanCaller,
+  memory,
+  READY,
+  startGateway,
+  startNode,
+  startService,
+  type RunningProcess,
+  type ToolCaller,
+} from '@sextant/testing';
+import { buildCorpus } from '../grep/corpus.js';
+import { buildMonorepo } from '../indexing/monorepo.js';
+import { fullIndex, waitForJob } from '../jobs.js';
+import { summarize, verdict } from '../stats.js';
+
+const quick = process.argv.includes('--quick');
+const SYNCS = quick ? 5 : 20;
+const QUERIES = quick ? 100 : 500;
+const MAX_BYTES = 1024 * 1024;
+
+/** Parseable files of the corpus: path, language, bytes. */
+function parseable(dir: string): Array<{ path: string; language: string; bytes: number }> {
+  const paths = execFileSync('git', ['ls-files', '-z'], { cwd: dir, maxBuffer: 1 << 28 })
+    .toString()
+    .split('\0')
+    .filter(Boolean);
+  const files: Array<{ path: string; language: string; bytes: number }> = [];
+  for (const path of paths) {
+    const language = languageOf(path);
+    if (!language || !['typescript', 'tsx', 'javascript', 'python', 'go'].includes(language)) continue;
+    if (/(^|\/)(node_modules|dist|build|vendor)\//.test(path)) continue; // the walker's vendored directories
+    const bytes = readFileSync(join(dir, path)).length;
+    if (bytes <= MAX_BYTES) files.push({ path, language, bytes });
+  }
+  return files;
+}
+
+/** One thread, parse + query only (no nesting, no storage): MB/s. */
+async function raw(dir: string, files: ReturnType<typeof parseable>): Promise<{ mbPerSecond: number; seconds: number }> {
+  const grammars = new Grammars();
+  let bytes = 0;
+  const started = performance.now();
+  for (const file of files) {
+    const grammar = await grammars.get(file.language);
+    if (!grammar || 'error' in grammar) continue;
+    const source = readFileSync(join(dir, file.path), 'utf8');
+    const tree = grammar.parser.parse(source);
+    if (!tree) continue;
+    grammar.query.matches(tree.rootNode);
+    tree.delete();
+    bytes += file.bytes;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { mbPerSecond: bytes / 2 ** 20 / seconds, seconds };
+}
+
+/** Edit one file, sync, until locate_symbol finds the new name: ms each. */
+async function syncs(call: ToolCaller, dir: string): Promise<number[]> {
+  const target = join(dir, 'sextant-bench-symbols.ts');
+  const times: number[] = [];
+  for (let i = 0; i < SYNCS + 2; i++) {
+    const name = `benchSymbol${Date.now()}x${i}`;
+    writeFileSync(target, `export function ${name}() { return ${i}; }\n`);
+    const started = performance.now();
+    const job = await call<{ job_id: string }>('sync_repo', {});
+    await waitForJob(call, job.body.job_id);
+    const found = await call<{ definitions: unknown[] }>('locate_symbol', { name });
+    if (found.isError || found.body.definitions.length !== 1)
+      throw new Error(`${name} not found after the sync: ${JSON.stringify(found.body)}`);
+    if (i >= 2) times.push(performance.now() - started);
+  }
+  rmSync(target, { force: true });
+  return times;
+}
+
+/** locate_symbol and get_file_outline p50 over names and files sampled from the corpus. */
+async function queries(call: ToolCaller, repo: string | undefined, samples: { names: string[]; paths: string[] }) {
+  const locate: number[] = [];
+  const outline: number[] = [];
+  for (let i = 0; i < QUERIES; i++) {
+    let started = performance.now();
+    const found = await call('locate_symbol', { name: samples.names[i % samples.names.length], ...(repo ? { repo } : {}) });
+    locate.push(performance.now() - started);
+    if (found.isError) throw new Error(JSON.stringify(found.body));
+    started = performance.now();
+    const file = await call('get_file_outline', { path: samples.paths[i % samples.paths.length], ...(repo ? { repo } : {}) });
+    outline.push(performance.now() - started);
+    if (file.isError) throw new Error(JSON.stringify(file.body));
+  }
+  return { locate: summarize(locate).p50, outline: summarize(outline).p50 };
+}
+
+async function main(): Promise<void> {
+  const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
+  await buildCorpus(corpusRoot);
+  const { dir, files: total } = buildMonorepo(corpusRoot);
+  const files = parseable(dir);
+  const megabytes = files.reduce((n, f) => n + f.bytes, 0) / 2 ** 20;
+  const cores = availableParallelism();
+  console.log(`bench/symbols: ${dir}: ${total} files, ${files.length} parseable (${megabytes.toFixed(0)} MB); ${cores} cores`);
+  const floor = await raw(dir, files);
+  console.log(`raw parse + query, one thread         ${floor.mbPerSecond.toFixed(2)} MB/s (${floor.seconds.toFixed(1)} s)`);
+
+  const samples = {
+    names: ['createServer', 'Observable', 'parse', 'format', 'EventEmitter', 'Router', 'compile', 'debounce', 'isObject', 'render'],
+    paths: files
+      .filter((f) => f.language === 'typescript')
+      .slice(0, 50)
+      .map((f) => f.path),
+  };
+  const processes: RunningProcess[] = [];
+  const work = mkdtempSync(join(tmpdir(), 'sextant-bench-symbols-'));
+  const infra = await infrastructure();
+  const db = await createTestDatabase(infra.postgresUrl, 'sextant_bench_symbols');
+  try {
+    const embedded = await startNode('apps/sextant/dist/main.js', [], {
+      env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: join(work, 'embedded'), SEXTANT_WORKSPACE: dir, LOG_LEVEL: 'info' },
+      readyWhen: READY.embedded,
+      timeoutMs: 60_000,
+    });
+    processes.push(embedded);
+    const call = leanCaller((await embedded.waitFor(READY.embedded))[1]!);
+    const full = await fullIndex(call);
+    const seconds = full.elapsedMs / 1000;
+    const perCore = megabytes / seconds / cores;
+    console.log(
+      `full index with symbols (embedded)    ${seconds.toFixed(1)} s, ${(megabytes / seconds).toFixed(2)} MB/s (${perCore.toFixed(2)} MB/s per core), ${full.stats.symbols_extracted} symbols`,
+    );
+    const sync = summarize(await syncs(call, dir));
+    console.log(`sync one file → symbol found          p50 ${sync.p50.toFixed(1)} ms p99 ${sync.p99.toFixed(1)} ms`);
+    const embeddedQueries = await queries(call, undefined, samples);
+    console.log(
+      `queries (embedded)                    locate_symbol p50 ${embeddedQueries.locate.toFixed(2)} ms, get_file_outline p50 ${embeddedQueries.outline.toFixed(2)} ms`,
+    );
+    call.close();
+    await embedded.stop();
+
+    const env = { NATS_URL: infra.natsUrl, DATABASE_URL: db.url, LOG_LEVEL: 'info' };
+    const registry = await startService('workspace-registry', { ...env, SEXTANT_WORKSPACE: dir, SEXTANT_DATA_DIR: join(work, 'registry') });
+    const symbols = await startService('symbol-indexer', { ...env, SEXTANT_DATA_DIR: join(work, 'symbols') });
+    const gateway = await startGateway(infra.natsUrl, { SEXTANT_SERVICES: 'workspace-registry,symbol-indexer' });
+    processes.push(registry, symbols, gateway.process);
+    for (let i = 0; i < 100 && (await fetch(gateway.url.replace('/mcp', '/health'))).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const remote = leanCaller(gateway.url);
+    const distributedFull = await fullIndex(remote);
+    console.log(`full index with symbols (distributed) ${(distributedFull.elapsedMs / 1000).toFixed(1)} s`);
+    const distributedQueries = await queries(remote, undefined, samples);
+    console.log(
+      `queries (distributed)                 locate_symbol p50 ${distributedQueries.locate.toFixed(2)} ms, get_file_outline p50 ${distributedQueries.outline.toFixed(2)} ms`,
+    );
+    const peak = (await memory(symbols.pid)).peak;
+    console.log(`symbol-indexer peak RSS               ${(peak / 2 ** 20).toFixed(0)} MB`);
+    remote.close();
+
+    console.log('\ntargets:');
+    console.log(
+      verdict(
+        perCore >= 0.8 * floor.mbPerSecond,
+        'full index ≥ 0.8 × raw parse+query per core',
+        `${(perCore / floor.mbPerSecond).toFixed(2)} ×`,
+      ),
+    );
+    console.log(verdict(sync.p50 < 300, 'sync one file, symbols updated end to end p50 < 300 ms', `${sync.p50.toFixed(1)} ms`));
+    for (const [mode, q] of [
+      ['embedded', embeddedQueries],
+      ['distributed', distributedQueries],
+    ] as const) {
+      console.log(verdict(q.locate <= 5, `locate_symbol p50 ≤ 5 ms (${mode})`, `${q.locate.toFixed(2)} ms`));
+      console.log(verdict(q.outline <= 5, `get_file_outline p50 ≤ 5 ms (${mode})`, `${q.outline.toFixed(2)} ms`));
+    }
+    console.log(verdict(peak < 2 ** 30, 'symbol-indexer peak RSS < 1 GB', `${(peak / 2 ** 20).toFixed(0)} MB`));
+  } finally {
+    for (const p of processes) await p.stop();
+    await db.drop();
+    await infra.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
