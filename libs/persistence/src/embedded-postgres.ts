@@ -38,7 +38,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const socketPath = dir && join(dir, '.s.PGSQL.5432').length <= MAX_SOCKET_PATH ? join(dir, '.s.PGSQL.5432') : undefined;
   if (socketPath) rmSync(socketPath, { force: true });
   const server = new PGLiteSocketServer({
-    db,
+    db: wholeSequences(db),
     ...(socketPath ? { path: socketPath } : { host: '127.0.0.1', port: 0 }),
     maxConnections: options.maxConnections ?? 64,
   });
@@ -58,4 +58,43 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       await db.close();
     },
   };
+}
+
+/**
+ * PGlite is one session; pglite-socket serves several connections by queuing
+ * their protocol messages and only keeps one connection's messages together
+ * while an explicit transaction is open (`isInTransaction`). An
+ * extended-protocol statement (Parse, Bind, Describe, Execute … Sync) is not
+ * a transaction block, so another connection's messages could land between
+ * its Bind and Execute and run on its portal — seen with big Bind messages
+ * that arrive in several reads (electric-sql/pglite#1046). This view of the
+ * database also reports "in a transaction" from the first message of such a
+ * sequence until its Sync, so the queue serves that connection alone until then.
+ */
+function wholeSequences(db: PGlite): PGlite {
+  let open = false;
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'isInTransaction') return () => open || target.isInTransaction();
+      if (property === 'execProtocolRawStream') {
+        return async (message: Uint8Array, options: Parameters<PGlite['execProtocolRawStream']>[1]) => {
+          try {
+            return await target.execProtocolRawStream(message, options);
+          } finally {
+            open = sequenceOpenAfter(message[0]!, open);
+          }
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Parse, Bind, Describe, Execute, Close, Flush open (or continue) a sequence; Sync and a simple Query end it. */
+function sequenceOpenAfter(type: number, open: boolean): boolean {
+  const c = String.fromCharCode(type);
+  if ('PBDECH'.includes(c)) return true;
+  if (c === 'S' || c === 'Q' || c === 'X') return false;
+  return open; // startup and other messages (no type byte, COPY data) leave it as it was
 }
