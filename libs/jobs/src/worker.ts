@@ -33,6 +33,11 @@ export interface StageWorkerOptions {
   idleMs?: number;
   /** A batch that failed this many times fails its job. */
   maxAttempts?: number;
+  /**
+   * Batches worked on at once (default 1): with 2, one batch's storage
+   * overlaps the next one's processing (e.g. parsing in a thread pool).
+   */
+  concurrency?: number;
 }
 
 /**
@@ -46,7 +51,7 @@ export class StageWorker<B extends Batch = Batch> {
   private readonly log: Logger;
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
-  private readonly loop: PollLoop;
+  private readonly loops: PollLoop[];
 
   constructor(
     private readonly source: BatchSource<B>,
@@ -56,26 +61,30 @@ export class StageWorker<B extends Batch = Batch> {
     this.log = new Logger(`Stage:${stage.name}`);
     this.leaseMs = options.leaseMs ?? 15_000;
     this.maxAttempts = options.maxAttempts ?? 3;
-    this.loop = new PollLoop(
-      () => this.runOne(),
-      options.idleMs ?? 250,
-      (error) => this.log.warn(`could not take a batch (${error.message}); trying again`),
+    this.loops = Array.from(
+      { length: Math.max(1, options.concurrency ?? 1) },
+      () =>
+        new PollLoop(
+          () => this.runOne(),
+          options.idleMs ?? 250,
+          (error) => this.log.warn(`could not take a batch (${error.message}); trying again`),
+        ),
     );
   }
 
   start(): void {
-    this.loop.start();
+    for (const loop of this.loops) loop.start();
   }
 
-  /** Stops claiming; resolves once the batch in hand is done. */
-  stop(): Promise<void> {
-    return this.loop.stop();
+  /** Stops claiming; resolves once the batches in hand are done. */
+  async stop(): Promise<void> {
+    await Promise.all(this.loops.map((loop) => loop.stop()));
   }
 
   /** Processes batches until none is free; returns how many it did. */
   async drain(): Promise<number> {
     let done = 0;
-    while (!this.loop.stopped && (await this.runOne())) done++;
+    while (!this.loops[0]!.stopped && (await this.runOne())) done++;
     return done;
   }
 

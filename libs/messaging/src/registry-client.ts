@@ -8,6 +8,9 @@ import {
 } from '@sextant/contracts';
 import type { BusClient } from './bus-client.js';
 
+/** How long a stage worker's claim waits at the registry for a batch to be queued. */
+const CLAIM_WAIT_MS = 1_000;
+
 /**
  * How a service asks workspace-registry about repositories (projects for
  * members, git-cache for registered names and workspaces). Errors are the
@@ -30,8 +33,10 @@ export class RegistryClient {
 
   // A stage worker's batches (the `BatchSource` of @sextant/jobs, over the bus).
 
+  /** Long-polls: with no batch free, the registry answers when one is queued, or after `CLAIM_WAIT_MS`. */
   async claimBatch(stage: string, owner: string, leaseMs: number): Promise<StageBatch | undefined> {
-    const { batch } = await this.bus.request<ClaimBatch.Response>(ClaimBatch.SUBJECT, { stage, owner, lease_ms: leaseMs });
+    const request = { stage, owner, lease_ms: leaseMs, wait_ms: CLAIM_WAIT_MS };
+    const { batch } = await this.bus.request<ClaimBatch.Response>(ClaimBatch.SUBJECT, request);
     if (!batch) return undefined;
     const { id, job_id: jobId, attempts, files, repository, commit } = batch;
     return { id, jobId, stage: batch.stage, attempts, items: files, repository, commit };

@@ -78,7 +78,13 @@ export class SymbolIndexerModule {
           provide: StageLifecycle,
           inject: [SymbolStore, RegistryClient],
           useFactory: (store: SymbolStore, registry: RegistryClient) =>
-            new StageLifecycle(new StageWorker(registry, new SymbolStage({ store, pool, clones, policy })), pool, clones, spawner),
+            new StageLifecycle(
+              // Two batches in hand: one is stored while the next is parsed. Claims long-poll at the registry, so no idle pause.
+              new StageWorker(registry, new SymbolStage({ store, pool, clones, policy }), { concurrency: 2, idleMs: 10 }),
+              pool,
+              clones,
+              spawner,
+            ),
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
       ],

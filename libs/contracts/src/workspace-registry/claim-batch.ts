@@ -17,6 +17,8 @@ export const Request = z.strictObject({
   stage: text(1, 64),
   owner: text(1, 200),
   lease_ms: boundedInt(1_000, 600_000, 15_000),
+  /** With no batch free, wait up to this long for one to be queued (a long poll) before answering null. */
+  wait_ms: boundedInt(0, 10_000, 0),
 });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({

@@ -9,8 +9,13 @@ interface Scope {
   partial: boolean;
 }
 
+/** How long a resolved `repo`/`workspace` is reused: the registry is asked again after this. */
+const SCOPE_TTL_MS = 5_000;
+
 /** The symbol tools, over the symbol index; repositories and workspaces are the registry's. */
 export class SymbolService {
+  private readonly scopes = new Map<string, { scope: Scope; at: number }>();
+
   constructor(
     private readonly store: SymbolStore,
     private readonly registry: Pick<RegistryClient, 'repositories' | 'workspace'>,
@@ -18,7 +23,7 @@ export class SymbolService {
 
   async locate(input: LocateSymbol.Request): Promise<LocateSymbol.Response> {
     const scope = await this.scope(input, true);
-    const { rows, total } = await this.store.locate(input.name, {
+    const { rows, truncated } = await this.store.locate(input.name, {
       repositoryIds: scope.repositories?.map((r) => r.id) ?? null,
       kind: input.kind,
       language: input.language,
@@ -27,7 +32,7 @@ export class SymbolService {
     const names = await this.names(scope, rows);
     return {
       definitions: rows.map((row) => definition(row, names)),
-      truncated: total > rows.length,
+      truncated,
       ...(scope.partial ? { result_completeness: 'partial' as const } : {}),
     };
   }
@@ -53,6 +58,19 @@ export class SymbolService {
    * where the server has none and `all` is allowed, every repository.
    */
   private async scope(input: { repo?: string; workspace?: string }, all: boolean): Promise<Scope> {
+    // A scope resolved a moment ago is reused (one registry round trip less per call); not one that just auto-discovered a workspace.
+    const key = `${all}\0${input.repo ?? ''}\0${input.workspace ?? ''}`;
+    const cached = this.scopes.get(key);
+    if (cached && Date.now() - cached.at < SCOPE_TTL_MS) return cached.scope;
+    const scope = await this.resolve(input, all);
+    if (!scope.partial) {
+      if (this.scopes.size >= 1_000) this.scopes.clear();
+      this.scopes.set(key, { scope, at: Date.now() });
+    }
+    return scope;
+  }
+
+  private async resolve(input: { repo?: string; workspace?: string }, all: boolean): Promise<Scope> {
     if (input.repo !== undefined) {
       const [repository] = await this.registry.repositories([input.repo]);
       if (!repository) {

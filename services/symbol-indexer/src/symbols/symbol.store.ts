@@ -61,20 +61,31 @@ const SQL = {
     'imports.insert',
     `INSERT INTO ${T.imports} (repository_id, path, ordinal, module, line) SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[], $5::int[])`,
   ),
+  // Two statements rather than one with an OR, so that each is one lookup in the name index.
   locate: sql(
     'symbols.locate',
-    `SELECT ${SYMBOL_COLUMNS}, count(*) OVER () AS total
+    `SELECT ${SYMBOL_COLUMNS}
      FROM ${T.symbols} s JOIN ${T.files} f ON f.repository_id = s.repository_id AND f.path = s.path
-     WHERE (s.name_key = lower($1) OR (s.name_key = lower($2) AND lower(s.container) = lower($3)))
-       AND ($4::text[] IS NULL OR s.repository_id = ANY($4::text[]))
-       AND ($5::text IS NULL OR s.kind = $5) AND ($6::text IS NULL OR f.language = $6)
-     ORDER BY ${LOCATE_ORDER} LIMIT $7`,
+     WHERE s.name_key = lower($1) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))
+       AND ($3::text IS NULL OR s.kind = $3) AND ($4::text IS NULL OR f.language = $4)
+     ORDER BY ${LOCATE_ORDER} LIMIT $5`,
   ),
-  file: sql('files.get', `SELECT language, skipped, commit FROM ${T.files} WHERE repository_id = $1 AND path = $2`),
+  locateQualified: sql(
+    'symbols.locate-qualified',
+    `SELECT ${SYMBOL_COLUMNS}
+     FROM ${T.symbols} s JOIN ${T.files} f ON f.repository_id = s.repository_id AND f.path = s.path
+     WHERE (s.name_key = lower($1) OR (s.name_key = lower($6) AND lower(s.container) = lower($7)))
+       AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))
+       AND ($3::text IS NULL OR s.kind = $3) AND ($4::text IS NULL OR f.language = $4)
+     ORDER BY ${LOCATE_ORDER} LIMIT $5`,
+  ),
+  // The file row, with its symbols if it has any (ordinal null: none).
   outline: sql(
     'symbols.outline',
-    `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s JOIN ${T.files} f ON f.repository_id = s.repository_id AND f.path = s.path
-     WHERE s.repository_id = $1 AND s.path = $2 ORDER BY s.ordinal`,
+    `SELECT f.language, f.skipped, s.repository_id AS "repositoryId", f.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
+       s.container, s.signature, s.parent
+     FROM ${T.files} f LEFT JOIN ${T.symbols} s ON s.repository_id = f.repository_id AND s.path = f.path
+     WHERE f.repository_id = $1 AND f.path = $2 ORDER BY s.ordinal`,
   ),
 };
 
@@ -144,24 +155,20 @@ export class SymbolStore {
 
   /**
    * Definitions named `name` (any case), or `Container.name` when qualified,
-   * in the given repositories (null: all), best matches first.
+   * in the given repositories (null: all), best matches first; `truncated`
+   * when there are more than `limit`.
    */
   async locate(
     name: string,
     filter: { repositoryIds: readonly string[] | null; kind?: string; language?: string; limit: number },
-  ): Promise<{ rows: SymbolRow[]; total: number }> {
+  ): Promise<{ rows: SymbolRow[]; truncated: boolean }> {
     const dot = name.lastIndexOf('.');
-    const [container, member] = dot > 0 && dot < name.length - 1 ? [name.slice(0, dot), name.slice(dot + 1)] : [null, null];
-    const { rows } = await this.db.run<SymbolRow & { total: string }>(SQL.locate, [
-      name,
-      member,
-      container,
-      filter.repositoryIds,
-      filter.kind ?? null,
-      filter.language ?? null,
-      filter.limit,
-    ]);
-    return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0] ? Number(rows[0].total) : 0 };
+    const qualified = dot > 0 && dot < name.length - 1;
+    const values = [name, filter.repositoryIds, filter.kind ?? null, filter.language ?? null, filter.limit + 1];
+    const { rows } = qualified
+      ? await this.db.run<SymbolRow>(SQL.locateQualified, [...values, name.slice(dot + 1), name.slice(0, dot)])
+      : await this.db.run<SymbolRow>(SQL.locate, values);
+    return { rows: rows.slice(0, filter.limit), truncated: rows.length > filter.limit };
   }
 
   /** A file's definitions in source order, or undefined when the file is not indexed. */
@@ -169,9 +176,9 @@ export class SymbolStore {
     repositoryId: string,
     path: string,
   ): Promise<{ language: string | null; skipped: string | null; symbols: SymbolRow[] } | undefined> {
-    const file = (await this.db.run<{ language: string | null; skipped: string | null }>(SQL.file, [repositoryId, path])).rows[0];
-    if (!file) return undefined;
-    const { rows } = await this.db.run<SymbolRow>(SQL.outline, [repositoryId, path]);
-    return { ...file, symbols: rows };
+    const { rows } = await this.db.run<SymbolRow & { skipped: string | null; ordinal: number | null }>(SQL.outline, [repositoryId, path]);
+    const first = rows[0];
+    if (!first) return undefined;
+    return { language: first.language, skipped: first.skipped, symbols: rows.filter((r) => r.ordinal !== null) };
   }
 }

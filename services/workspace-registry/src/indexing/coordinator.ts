@@ -28,6 +28,9 @@ export interface IndexParams {
   files_scanned?: number;
 }
 
+/** How often a running stage's batches are counted. */
+const STAGE_POLL_MS = 25;
+
 /** A job the database dropped is started over this many times at most. */
 const DATABASE_RETRIES = 3;
 /** How long a job waits for its database to come back. */
@@ -74,6 +77,22 @@ export class Coordinator {
 
   stop(): Promise<void> {
     return this.loop.stop();
+  }
+
+  private readonly batchWaiters = new Set<() => void>();
+
+  /** Resolves true when this coordinator next queues stage batches, false after `timeoutMs`. */
+  batchesQueued(timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (queued: boolean) => {
+        clearTimeout(timer);
+        this.batchWaiters.delete(wake);
+        resolve(queued);
+      };
+      const wake = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.batchWaiters.add(wake);
+    });
   }
 
   /** A job was just queued: look now rather than at the next poll. */
@@ -223,6 +242,7 @@ export class Coordinator {
       const groups: Array<typeof changed> = [];
       for (let i = 0; i < changed.length; i += this.options.batchFiles) groups.push(changed.slice(i, i + this.options.batchFiles));
       await this.jobs.addBatches(job.id, stage, groups);
+      for (const wake of [...this.batchWaiters]) wake();
       let lastDone = -1;
       let lastMove = Date.now();
       for (;;) {
@@ -247,7 +267,8 @@ export class Coordinator {
             `no ${stage} worker finished a batch for ${Math.round(this.stageStallMs / 1000)} s; is the ${stage} stage running?`,
           );
         }
-        await new Promise((r) => setTimeout(r, this.options.progressIntervalMs));
+        // Checked often (a one-file sync is done in a few ms); progress is written at most every progressIntervalMs anyway.
+        await new Promise((r) => setTimeout(r, STAGE_POLL_MS));
       }
     }
     return symbols;

@@ -25,7 +25,7 @@ export interface RegistryServiceDeps {
   store: RegistryStore;
   jobs: JobStore;
   workspaces: Workspaces;
-  coordinator: Pick<Coordinator, 'wake'>;
+  coordinator: Pick<Coordinator, 'wake' | 'batchesQueued'>;
   git: GitRunner;
   policy: LocatorPolicy;
   /** How long a branch head read for `behind_head` is trusted. */
@@ -149,9 +149,14 @@ export class RegistryService {
    * A batch of a job whose repository is gone is failed at once.
    */
   async claimBatch(input: ClaimBatch.Request): Promise<ClaimBatch.Response> {
+    const deadline = Date.now() + input.wait_ms;
     for (;;) {
       const batch = await this.deps.jobs.claimBatch(input.stage, input.owner, input.lease_ms);
-      if (!batch) return { batch: null };
+      if (!batch) {
+        // Long poll: this replica's coordinator says when it queues batches (another replica's show up at the next claim).
+        if (Date.now() >= deadline || !(await this.deps.coordinator.batchesQueued(deadline - Date.now()))) return { batch: null };
+        continue;
+      }
       const job = await this.deps.jobs.get(batch.jobId);
       const repository = job && (await this.deps.store.find(job.key));
       if (!job || !repository) {
