@@ -61,24 +61,6 @@ const SQL = {
     'imports.insert',
     `INSERT INTO ${T.imports} (repository_id, path, ordinal, module, line) SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[], $5::int[])`,
   ),
-  // Two statements rather than one with an OR, so that each is one lookup in the name index.
-  locate: sql(
-    'symbols.locate',
-    `SELECT ${SYMBOL_COLUMNS}
-     FROM ${T.symbols} s JOIN ${T.files} f ON f.repository_id = s.repository_id AND f.path = s.path
-     WHERE s.name_key = lower($1) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))
-       AND ($3::text IS NULL OR s.kind = $3) AND ($4::text IS NULL OR f.language = $4)
-     ORDER BY ${LOCATE_ORDER} LIMIT $5`,
-  ),
-  locateQualified: sql(
-    'symbols.locate-qualified',
-    `SELECT ${SYMBOL_COLUMNS}
-     FROM ${T.symbols} s JOIN ${T.files} f ON f.repository_id = s.repository_id AND f.path = s.path
-     WHERE (s.name_key = lower($1) OR (s.name_key = lower($6) AND lower(s.container) = lower($7)))
-       AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))
-       AND ($3::text IS NULL OR s.kind = $3) AND ($4::text IS NULL OR f.language = $4)
-     ORDER BY ${LOCATE_ORDER} LIMIT $5`,
-  ),
   // The file row, with its symbols if it has any (ordinal null: none).
   outline: sql(
     'symbols.outline',
@@ -88,6 +70,23 @@ const SQL = {
      WHERE f.repository_id = $1 AND f.path = $2 ORDER BY s.ordinal`,
   ),
 };
+
+const locateStatements = new Map<string, ReturnType<typeof sql>>();
+
+/**
+ * One statement per combination of filters (a handful), each a plain lookup
+ * in the name index: optional filters written as `$n IS NULL OR …` would
+ * leave Postgres a generic plan that scans the table.
+ */
+function locateStatement(where: readonly string[]): ReturnType<typeof sql> {
+  const text = `SELECT ${SYMBOL_COLUMNS}
+     FROM ${T.symbols} s JOIN ${T.files} f ON f.repository_id = s.repository_id AND f.path = s.path
+     WHERE ${where.join(' AND ')}
+     ORDER BY ${LOCATE_ORDER} LIMIT $2`;
+  let statement = locateStatements.get(text);
+  if (!statement) locateStatements.set(text, (statement = sql(`symbols.locate.${locateStatements.size}`, text)));
+  return statement;
+}
 
 /** The symbol index in schema `symbol_indexer`. Each write replaces whole files in one transaction: no query sees half a file. */
 export class SymbolStore {
@@ -164,10 +163,17 @@ export class SymbolStore {
   ): Promise<{ rows: SymbolRow[]; truncated: boolean }> {
     const dot = name.lastIndexOf('.');
     const qualified = dot > 0 && dot < name.length - 1;
-    const values = [name, filter.repositoryIds, filter.kind ?? null, filter.language ?? null, filter.limit + 1];
-    const { rows } = qualified
-      ? await this.db.run<SymbolRow>(SQL.locateQualified, [...values, name.slice(dot + 1), name.slice(0, dot)])
-      : await this.db.run<SymbolRow>(SQL.locate, values);
+    const values: unknown[] = [name, filter.limit + 1];
+    const where = [qualified ? `(s.name_key = lower($1) OR (s.name_key = lower($3) AND lower(s.container) = lower($4)))` : 's.name_key = lower($1)'];
+    if (qualified) values.push(name.slice(dot + 1), name.slice(0, dot));
+    const add = (clause: (n: number) => string, value: unknown) => {
+      values.push(value);
+      where.push(clause(values.length));
+    };
+    if (filter.repositoryIds) add((n) => `s.repository_id = ANY($${n}::text[])`, filter.repositoryIds);
+    if (filter.kind) add((n) => `s.kind = $${n}`, filter.kind);
+    if (filter.language) add((n) => `f.language = $${n}`, filter.language);
+    const { rows } = await this.db.run<SymbolRow>(locateStatement(where), values);
     return { rows: rows.slice(0, filter.limit), truncated: rows.length > filter.limit };
   }
 
