@@ -3,7 +3,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * What the symbols stage writes per file: the file (parsed, or kept at file
  * level and why), its definitions in source order (`parent`: the ordinal of
- * the enclosing one) and its imports. Repositories are the registry's ids.
+ * the enclosing one; the file's language repeated, so that a lookup by name
+ * needs no join) and its imports. Repositories are the registry's ids.
  */
 export class CreateSymbols1732500000000 implements MigrationInterface {
   name = 'CreateSymbols1732500000000';
@@ -28,6 +29,7 @@ export class CreateSymbols1732500000000 implements MigrationInterface {
         "name" text NOT NULL,
         "name_key" text NOT NULL,
         "kind" text NOT NULL,
+        "language" text,
         "line" int NOT NULL,
         "end_line" int NOT NULL,
         "col" int NOT NULL,

@@ -32,7 +32,7 @@ const T = {
 };
 
 const SYMBOL_COLUMNS = `s.repository_id AS "repositoryId", s.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
-  s.container, s.signature, s.parent, f.language`;
+  s.container, s.signature, s.parent, s.language`;
 
 /** Definitions matching a name, best first: exact, then case-insensitive, then `Container.name`. */
 const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) THEN 1 ELSE 2 END, s.repository_id, s.path, s.line`;
@@ -52,10 +52,10 @@ const SQL = {
   ),
   insertSymbols: sql(
     'symbols.insert',
-    `INSERT INTO ${T.symbols} (repository_id, path, ordinal, name, name_key, kind, line, end_line, col, container, signature, parent)
-     SELECT $1, p, o, n, lower(n), k, l, e, c, ct, sg, pa
-     FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::int[])
-       AS t(p, o, n, k, l, e, c, ct, sg, pa)`,
+    `INSERT INTO ${T.symbols} (repository_id, path, ordinal, name, name_key, kind, line, end_line, col, container, signature, parent, language)
+     SELECT $1, p, o, n, lower(n), k, l, e, c, ct, sg, pa, lg
+     FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::int[], $12::text[])
+       AS t(p, o, n, k, l, e, c, ct, sg, pa, lg)`,
   ),
   insertImports: sql(
     'imports.insert',
@@ -79,8 +79,7 @@ const locateStatements = new Map<string, ReturnType<typeof sql>>();
  * leave Postgres a generic plan that scans the table.
  */
 function locateStatement(where: readonly string[]): ReturnType<typeof sql> {
-  const text = `SELECT ${SYMBOL_COLUMNS}
-     FROM ${T.symbols} s JOIN ${T.files} f ON f.repository_id = s.repository_id AND f.path = s.path
+  const text = `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s
      WHERE ${where.join(' AND ')}
      ORDER BY ${LOCATE_ORDER} LIMIT $2`;
   let statement = locateStatements.get(text);
@@ -96,7 +95,7 @@ export class SymbolStore {
   async replace(repositoryId: string, commit: string | null, files: readonly IndexedFile[], deleted: readonly string[]): Promise<number> {
     const paths = [...files.map((f) => f.path), ...deleted];
     if (paths.length === 0) return 0;
-    const symbols = files.flatMap((f) => f.symbols.map((s, ordinal) => ({ path: f.path, ordinal, ...s })));
+    const symbols = files.flatMap((f) => f.symbols.map((s, ordinal) => ({ path: f.path, language: f.language, ordinal, ...s })));
     const imports = files.flatMap((f) => f.imports.map((i, ordinal) => ({ path: f.path, ordinal, ...i })));
     return this.db.transaction(async (m) => {
       const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0]!.n;
@@ -131,6 +130,7 @@ export class SymbolStore {
             symbols.map((s) => s.container),
             symbols.map((s) => s.signature),
             symbols.map((s) => s.parent),
+            symbols.map((s) => s.language),
           ],
           m,
         );
@@ -172,7 +172,7 @@ export class SymbolStore {
     };
     if (filter.repositoryIds) add((n) => `s.repository_id = ANY($${n}::text[])`, filter.repositoryIds);
     if (filter.kind) add((n) => `s.kind = $${n}`, filter.kind);
-    if (filter.language) add((n) => `f.language = $${n}`, filter.language);
+    if (filter.language) add((n) => `s.language = $${n}`, filter.language);
     const { rows } = await this.db.run<SymbolRow>(locateStatement(where), values);
     return { rows: rows.slice(0, filter.limit), truncated: rows.length > filter.limit };
   }
