@@ -38,6 +38,7 @@ const SYMBOL_COLUMNS = `s.repository_id AS "repositoryId", s.path, s.ordinal, s.
 const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) THEN 1 ELSE 2 END, s.repository_id, s.path, s.line`;
 
 const SQL = {
+  analyze: sql('symbols.analyze', `ANALYZE ${T.files}, ${T.symbols}, ${T.imports}`),
   countSymbols: sql(
     'files.count-symbols',
     `SELECT coalesce(sum(symbol_count), 0)::int AS n FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`,
@@ -87,8 +88,14 @@ function locateStatement(where: readonly string[]): ReturnType<typeof sql> {
   return statement;
 }
 
+/** Rows written between two ANALYZEs: the planner's statistics follow bulk loads (PGlite has no autovacuum). */
+const ANALYZE_EVERY_ROWS = 50_000;
+
 /** The symbol index in schema `symbol_indexer`. Each write replaces whole files in one transaction: no query sees half a file. */
 export class SymbolStore {
+  private rowsSinceAnalyze = 0;
+  private analyzing: Promise<void> | undefined;
+
   constructor(private readonly db: Database) {}
 
   /** Replaces what is stored for `files` and removes `deleted`, at once; returns by how much the repository's symbol count moved. */
@@ -149,7 +156,20 @@ export class SymbolStore {
         );
       }
       return symbols.length - before;
-    });
+    }).finally(() => this.analyzeNowAndThen(symbols.length + paths.length));
+  }
+
+  private analyzeNowAndThen(rows: number): void {
+    this.rowsSinceAnalyze += rows;
+    if (this.rowsSinceAnalyze < ANALYZE_EVERY_ROWS || this.analyzing) return;
+    this.rowsSinceAnalyze = 0;
+    this.analyzing = this.db
+      .run(SQL.analyze, [])
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => (this.analyzing = undefined));
   }
 
   /**
