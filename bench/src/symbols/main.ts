@@ -120,10 +120,8 @@ async function main(): Promise<void> {
 
   const samples = {
     names: ['createServer', 'Observable', 'parse', 'format', 'EventEmitter', 'Router', 'compile', 'debounce', 'isObject', 'render'],
-    paths: files
-      .filter((f) => f.language === 'typescript')
-      .slice(0, 50)
-      .map((f) => f.path),
+    // Every file of the corpus equally likely: a stride through all parseable files (200 of them).
+    paths: files.filter((_, i) => i % Math.max(1, Math.floor(files.length / 200)) === 0).map((f) => f.path),
   };
   const processes: RunningProcess[] = [];
   const work = mkdtempSync(join(tmpdir(), 'sextant-bench-symbols-'));

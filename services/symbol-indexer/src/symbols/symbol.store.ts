@@ -88,12 +88,13 @@ function locateStatement(where: readonly string[]): ReturnType<typeof sql> {
   return statement;
 }
 
-/** Rows written between two ANALYZEs: the planner's statistics follow bulk loads (PGlite has no autovacuum). */
-const ANALYZE_EVERY_ROWS = 50_000;
+/** Rows written before the first ANALYZE; each later one waits for twice as many (PGlite has no autovacuum to keep statistics). */
+const FIRST_ANALYZE_ROWS = 50_000;
 
 /** The symbol index in schema `symbol_indexer`. Each write replaces whole files in one transaction: no query sees half a file. */
 export class SymbolStore {
-  private rowsSinceAnalyze = 0;
+  private rowsWritten = 0;
+  private analyzeAt = FIRST_ANALYZE_ROWS;
   private analyzing: Promise<void> | undefined;
 
   constructor(private readonly db: Database) {}
@@ -104,65 +105,67 @@ export class SymbolStore {
     if (paths.length === 0) return 0;
     const symbols = files.flatMap((f) => f.symbols.map((s, ordinal) => ({ path: f.path, language: f.language, ordinal, ...s })));
     const imports = files.flatMap((f) => f.imports.map((i, ordinal) => ({ path: f.path, ordinal, ...i })));
-    return this.db.transaction(async (m) => {
-      const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0]!.n;
-      for (const statement of [SQL.deleteSymbols, SQL.deleteImports, SQL.deleteFiles])
-        await this.db.run(statement, [repositoryId, paths], m);
-      if (files.length > 0) {
-        await this.db.run(
-          SQL.insertFiles,
-          [
-            repositoryId,
-            files.map((f) => f.path),
-            files.map((f) => f.language),
-            files.map(() => commit),
-            files.map((f) => f.symbols.length),
-            files.map((f) => f.skipped),
-          ],
-          m,
-        );
-      }
-      if (symbols.length > 0) {
-        await this.db.run(
-          SQL.insertSymbols,
-          [
-            repositoryId,
-            symbols.map((s) => s.path),
-            symbols.map((s) => s.ordinal),
-            symbols.map((s) => s.name),
-            symbols.map((s) => s.kind),
-            symbols.map((s) => s.line),
-            symbols.map((s) => s.endLine),
-            symbols.map((s) => s.column),
-            symbols.map((s) => s.container),
-            symbols.map((s) => s.signature),
-            symbols.map((s) => s.parent),
-            symbols.map((s) => s.language),
-          ],
-          m,
-        );
-      }
-      if (imports.length > 0) {
-        await this.db.run(
-          SQL.insertImports,
-          [
-            repositoryId,
-            imports.map((i) => i.path),
-            imports.map((i) => i.ordinal),
-            imports.map((i) => i.module),
-            imports.map((i) => i.line),
-          ],
-          m,
-        );
-      }
-      return symbols.length - before;
-    }).finally(() => this.analyzeNowAndThen(symbols.length + paths.length));
+    return this.db
+      .transaction(async (m) => {
+        const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0]!.n;
+        for (const statement of [SQL.deleteSymbols, SQL.deleteImports, SQL.deleteFiles])
+          await this.db.run(statement, [repositoryId, paths], m);
+        if (files.length > 0) {
+          await this.db.run(
+            SQL.insertFiles,
+            [
+              repositoryId,
+              files.map((f) => f.path),
+              files.map((f) => f.language),
+              files.map(() => commit),
+              files.map((f) => f.symbols.length),
+              files.map((f) => f.skipped),
+            ],
+            m,
+          );
+        }
+        if (symbols.length > 0) {
+          await this.db.run(
+            SQL.insertSymbols,
+            [
+              repositoryId,
+              symbols.map((s) => s.path),
+              symbols.map((s) => s.ordinal),
+              symbols.map((s) => s.name),
+              symbols.map((s) => s.kind),
+              symbols.map((s) => s.line),
+              symbols.map((s) => s.endLine),
+              symbols.map((s) => s.column),
+              symbols.map((s) => s.container),
+              symbols.map((s) => s.signature),
+              symbols.map((s) => s.parent),
+              symbols.map((s) => s.language),
+            ],
+            m,
+          );
+        }
+        if (imports.length > 0) {
+          await this.db.run(
+            SQL.insertImports,
+            [
+              repositoryId,
+              imports.map((i) => i.path),
+              imports.map((i) => i.ordinal),
+              imports.map((i) => i.module),
+              imports.map((i) => i.line),
+            ],
+            m,
+          );
+        }
+        return symbols.length - before;
+      })
+      .finally(() => this.analyzeNowAndThen(symbols.length + paths.length));
   }
 
   private analyzeNowAndThen(rows: number): void {
-    this.rowsSinceAnalyze += rows;
-    if (this.rowsSinceAnalyze < ANALYZE_EVERY_ROWS || this.analyzing) return;
-    this.rowsSinceAnalyze = 0;
+    this.rowsWritten += rows;
+    if (this.rowsWritten < this.analyzeAt || this.analyzing) return;
+    this.analyzeAt = this.rowsWritten * 2;
     this.analyzing = this.db
       .run(SQL.analyze, [])
       .then(
@@ -184,7 +187,9 @@ export class SymbolStore {
     const dot = name.lastIndexOf('.');
     const qualified = dot > 0 && dot < name.length - 1;
     const values: unknown[] = [name, filter.limit + 1];
-    const where = [qualified ? `(s.name_key = lower($1) OR (s.name_key = lower($3) AND lower(s.container) = lower($4)))` : 's.name_key = lower($1)'];
+    const where = [
+      qualified ? `(s.name_key = lower($1) OR (s.name_key = lower($3) AND lower(s.container) = lower($4)))` : 's.name_key = lower($1)',
+    ];
     if (qualified) values.push(name.slice(dot + 1), name.slice(0, dot));
     const add = (clause: (n: number) => string, value: unknown) => {
       values.push(value);
