@@ -225,6 +225,27 @@ describe('checkouts', () => {
       assert.deepEqual([three.stats().clones, three.stats().takenUp], [1, 0]);
       await three.stop();
 
+      // Pinned to the commit it is at: no fetch, however eager the refresh policy (an indexing job's batches).
+      const pinned = new CloneCache({
+        root,
+        maxBytes: 1e9,
+        refreshAfterMs: 0,
+        evictAfterMs: 7 * 86_400_000,
+        cloneTimeoutMs: 20_000,
+        git: runner,
+        persistent: true,
+      });
+      await pinned.start();
+      const at = await pinned.withCheckout(locator, undefined, async (c) => c.commit);
+      const before = pinned.stats().refreshes;
+      const again = await pinned.withCheckout(locator, undefined, async (c) => c.commit, { current: at });
+      assert.deepEqual([again, pinned.stats().refreshes], [at, before]);
+      remote.commit('main', { 'moved.ts': 'm\n' });
+      const moved = await pinned.withCheckout(locator, undefined, async (c) => c.commit, { current: 'another-commit' });
+      assert.notEqual(moved, at, 'another commit asked for: refreshed');
+      assert.equal(pinned.stats().refreshes, before + 1);
+      await pinned.stop();
+
       const perProcess = cacheAt(join(base, 'per-process'), false);
       await perProcess.start();
       const own = await perProcess.withCheckout(locator, undefined, async (c) => c.dir);

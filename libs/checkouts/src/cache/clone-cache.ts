@@ -154,16 +154,23 @@ export class CloneCache {
   /**
    * Runs `read` against an up-to-date checkout of `ref` (default branch when
    * undefined). Clone or refresh happens at most once per repository at a
-   * time; concurrent callers wait for it and then read together.
+   * time; concurrent callers wait for it and then read together. `current`:
+   * a checkout already at this commit is up to date (an indexing job's
+   * batches read the commit its Discovery pinned without fetching each time).
    */
-  async withCheckout<T>(locator: RepositoryLocator, ref: string | undefined, read: (checkout: Checkout) => Promise<T>): Promise<T> {
+  async withCheckout<T>(
+    locator: RepositoryLocator,
+    ref: string | undefined,
+    read: (checkout: Checkout) => Promise<T>,
+    options: { current?: string } = {},
+  ): Promise<T> {
     this.evictAged();
     const entry = this.entryFor(locator);
     for (;;) {
-      if (this.needsWork(entry, ref)) {
+      if (this.needsWork(entry, ref, options.current)) {
         await entry.lock.write(async () => {
           if (!entry.present && this.options.persistent) await this.takeUp(entry);
-          if (this.needsWork(entry, ref)) await this.prepare(entry, ref);
+          if (this.needsWork(entry, ref, options.current)) await this.prepare(entry, ref);
         });
       }
       const result = await entry.lock.read(async () => {
@@ -233,10 +240,11 @@ export class CloneCache {
     await writeFile(join(entry.dir, '.git', RECORD), JSON.stringify(record));
   }
 
-  private needsWork(entry: Entry, ref: string | undefined): boolean {
+  private needsWork(entry: Entry, ref: string | undefined, current?: string): boolean {
     if (!entry.present) return true;
     if (entry.requested !== ref) return true;
     if (entry.kind === 'tag') return false; // a tag does not move: never pulled again
+    if (current !== undefined && entry.commit === current) return false;
     return this.now() - entry.fetchedAt >= this.options.refreshAfterMs;
   }
 

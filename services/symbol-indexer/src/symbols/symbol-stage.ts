@@ -26,8 +26,14 @@ export class SymbolStage implements IndexingStage<StageBatch> {
     const { repository } = batch;
     if (repository.kind === 'local') return this.index(batch, repository.locator, batch.commit);
     const locator = parseRepository(repository.locator, this.deps.policy);
-    return this.deps.clones.withCheckout(locator, repository.ref ?? undefined, (checkout) =>
-      this.index(batch, checkout.dir, checkout.commit),
+    // Fetched once per job (when the clone is not yet at the job's commit), not once per batch.
+    return this.deps.clones.withCheckout(
+      locator,
+      repository.ref ?? undefined,
+      (checkout) => this.index(batch, checkout.dir, checkout.commit),
+      {
+        current: batch.commit ?? undefined,
+      },
     );
   }
 
