@@ -1,8 +1,13 @@
 /**
  * Runs `step` again and again until stopped; when a step found nothing to
- * do (returned false) or failed, waits `idleMs` first, or less if `wake()` is
- * called. The loop of job coordinators and stage workers alike.
+ * do (returned false), waits `idleMs` first, or less if `wake()` is called;
+ * when it failed, at least `ERROR_PAUSE_MS`, so that a short idle pause (a
+ * long-polling worker's) never turns an outage into a busy loop of warnings.
+ * The loop of job coordinators and stage workers alike.
  */
+/** The least pause after a failed step. */
+const ERROR_PAUSE_MS = 1_000;
+
 export class PollLoop {
   private running: Promise<void> | undefined;
   private stopping = false;
@@ -38,14 +43,17 @@ export class PollLoop {
   private async loop(): Promise<void> {
     while (!this.stopping) {
       let worked = false;
+      let failed = false;
       try {
         worked = await this.step();
       } catch (error) {
+        failed = true;
         this.onError(error as Error);
       }
       if (worked || this.stopping) continue;
+      const pause = failed ? Math.max(this.idleMs, ERROR_PAUSE_MS) : this.idleMs;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.idleMs);
+        const timer = setTimeout(resolve, pause);
         this.wakeUp = () => {
           clearTimeout(timer);
           resolve();
