@@ -38,7 +38,8 @@ export class ParsePool {
     const threads = options.threads ?? availableParallelism();
     this.pool = new Piscina({
       filename: new URL('./pool-worker.js', import.meta.url).href,
-      minThreads: 1,
+      // No thread until the first file: a service that never indexes starts none.
+      minThreads: 0,
       maxThreads: threads,
       idleTimeout: 30_000,
     });
