@@ -16,6 +16,7 @@ export {
   type Spawner,
 } from './process/spawner.js';
 export { CloneCache, type Checkout, type CloneCacheOptions, type CloneCacheStats } from './cache/clone-cache.js';
+export { gitProtocols, persistentCheckouts, type PersistentCheckouts } from './cache/persistent-checkouts.js';
 export { changedFiles, type FileChange } from './git/changes.js';
 export {
   newWalkStats,
@@ -28,3 +29,4 @@ export {
   type WalkStats,
 } from './files/walker.js';
 export { languageOf } from './files/languages.js';
+export { isBinary } from './files/read-files.js';

@@ -1,22 +1,9 @@
+import { SymbolKind as SymbolKindSchema } from '@sextant/contracts';
 import type { Node, QueryCapture } from 'web-tree-sitter';
 import type { Grammar } from './grammars.js';
 
-export const SYMBOL_KINDS = [
-  'function',
-  'method',
-  'class',
-  'interface',
-  'type',
-  'enum',
-  'variable',
-  'constant',
-  'module',
-  'field',
-  'property',
-  'struct',
-  'trait',
-  'other',
-] as const;
+/** The kinds of the catalog (`SymbolKind` of the symbol tools): a query's `@definition.<kind>` must be one of them, else `other`. */
+export const SYMBOL_KINDS = SymbolKindSchema.options;
 export type SymbolKind = (typeof SYMBOL_KINDS)[number];
 
 /** One definition found in a file; lines are 1-based and inclusive, columns 0-based. */

@@ -5,6 +5,7 @@
  */
 import { constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { isBinary } from '@sextant/checkouts';
 import { BudgetExceeded, extract } from './extract.js';
 import { Grammars } from './grammars.js';
 import type { ParseTask, ParseOutcome } from './pool.js';
@@ -22,7 +23,7 @@ export default async function parseFile(task: ParseTask): Promise<ParseOutcome> 
     return { skipped: 'unreadable', reason: (error as Error).message };
   }
   if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
-  if (bytes.subarray(0, 8000).includes(0)) return { skipped: 'binary' };
+  if (isBinary(bytes)) return { skipped: 'binary' };
   try {
     return { ...extract(grammar, bytes.toString('utf8'), task.timeoutMs), bytes: bytes.length };
   } catch (error) {

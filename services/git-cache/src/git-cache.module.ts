@@ -7,7 +7,7 @@ import { GitCacheController } from './git-cache.controller.js';
 import { GitCacheService } from './git-cache.service.js';
 import { GitHubSearch } from './github/github-search.js';
 import { createGrepEngine } from './grep/engine.js';
-import { CloneCache, ProcessGitRunner, LauncherSpawner, type Spawner } from '@sextant/checkouts';
+import { CloneCache, gitProtocols, ProcessGitRunner, LauncherSpawner, type Spawner } from '@sextant/checkouts';
 
 /** Starts the clone cache with the module; at shutdown deletes this process's clones and stops the launcher. */
 class CloneCacheLifecycle implements OnModuleInit, OnApplicationShutdown {
@@ -28,7 +28,7 @@ class CloneCacheLifecycle implements OnModuleInit, OnApplicationShutdown {
 @Module({})
 export class GitCacheModule {
   static register(config: GitCacheConfig): DynamicModule {
-    const protocols = ['https', 'http', 'git', ...(config.allowFileUrls ? ['file'] : [])];
+    const protocols = gitProtocols(config.allowFileUrls);
     const spawner = new LauncherSpawner();
     const git = new ProcessGitRunner({ protocols, defaultTimeoutMs: config.cache.cloneTimeoutMs, baseEnv: config.childEnv, spawner });
     const cache = new CloneCache({ ...config.cache, git });

@@ -1,21 +1,30 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { CommonEnv, commonSettings, DatabaseEnv, DataDirEnv, dataDir, env, parseEnv, type CommonSettings } from '@sextant/runtime';
+import {
+  CommonEnv,
+  commonSettings,
+  DatabaseEnv,
+  DataDirEnv,
+  dataDir,
+  env,
+  IndexerEnv,
+  indexerSettings,
+  parseEnv,
+  type CommonSettings,
+  type IndexerSettings,
+} from '@sextant/runtime';
 
 /** Every environment variable of the symbol-indexer service (documented in the README table). */
 export const SymbolIndexerEnv = CommonEnv.extend(DatabaseEnv.shape)
   .extend(DataDirEnv.shape)
+  .extend(IndexerEnv.shape)
   .extend({
     SYMBOLS_CHECKOUTS_DIR: z.string().min(1).optional(),
     SYMBOLS_PARSE_THREADS: env.int(1, 64).optional(),
     SYMBOLS_FILE_TIMEOUT_MS: env.int(10, 600_000).default(2_000),
-    INDEX_MAX_FILE_BYTES: env.int(1_024, 256 * 1024 ** 2).default(1024 ** 2),
-    GIT_ALLOWED_HOSTS: env.hosts().default(['github.com']),
-    GIT_ALLOW_FILE_URLS: env.bool().default(false),
-    GIT_CLONE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(120_000),
   });
 
-export interface SymbolIndexerConfig extends CommonSettings {
+export interface SymbolIndexerConfig extends CommonSettings, IndexerSettings {
   database: { url: string | undefined; poolSize: number; connectTimeoutMs: number };
   /** Persistent clones of the remote repositories it parses (its own; kept across restarts). */
   checkoutsDir: string;
@@ -23,21 +32,16 @@ export interface SymbolIndexerConfig extends CommonSettings {
   parseThreads: number | undefined;
   /** Per-file parse and query budget; a file past it is kept at file level. */
   fileTimeoutMs: number;
-  maxFileBytes: number;
-  git: { allowedHosts: string[]; allowFileUrls: boolean; cloneTimeoutMs: number };
-  childEnv: { PATH: string | undefined; HOME: string | undefined };
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv): SymbolIndexerConfig {
   const e = parseEnv(SymbolIndexerEnv, environment);
   return {
     ...commonSettings(e),
+    ...indexerSettings(e, environment),
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
     checkoutsDir: resolve(e.SYMBOLS_CHECKOUTS_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'symbol-checkouts')),
     parseThreads: e.SYMBOLS_PARSE_THREADS,
     fileTimeoutMs: e.SYMBOLS_FILE_TIMEOUT_MS,
-    maxFileBytes: e.INDEX_MAX_FILE_BYTES,
-    git: { allowedHosts: e.GIT_ALLOWED_HOSTS, allowFileUrls: e.GIT_ALLOW_FILE_URLS, cloneTimeoutMs: e.GIT_CLONE_TIMEOUT_MS },
-    childEnv: { PATH: environment.PATH, HOME: environment.HOME },
   };
 }

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { CloneCache, LauncherSpawner, ProcessGitRunner } from '@sextant/checkouts';
+import { persistentCheckouts, type CloneCache, type LauncherSpawner } from '@sextant/checkouts';
 import { StageWorker } from '@sextant/jobs';
 import { BUS_CLIENT, RegistryClient, type BusClient, type StageBatch } from '@sextant/messaging';
 import { ParsePool } from '@sextant/parsing';
@@ -44,23 +44,7 @@ class StageLifecycle implements OnModuleInit, OnApplicationShutdown {
 @Module({})
 export class SymbolIndexerModule {
   static register(config: SymbolIndexerModuleOptions): DynamicModule {
-    const policy = { allowedHosts: config.git.allowedHosts, allowFileUrls: config.git.allowFileUrls };
-    const spawner = new LauncherSpawner();
-    const git = new ProcessGitRunner({
-      protocols: ['https', 'http', 'git', ...(config.git.allowFileUrls ? ['file'] : [])],
-      defaultTimeoutMs: config.git.cloneTimeoutMs,
-      baseEnv: config.childEnv,
-      spawner,
-    });
-    const clones = new CloneCache({
-      root: config.checkoutsDir,
-      maxBytes: Number.MAX_SAFE_INTEGER,
-      refreshAfterMs: 0,
-      evictAfterMs: 365 * 24 * 3_600_000,
-      cloneTimeoutMs: config.git.cloneTimeoutMs,
-      git,
-      persistent: true,
-    });
+    const { policy, spawner, clones } = persistentCheckouts({ root: config.checkoutsDir, git: config.git, childEnv: config.childEnv });
     const pool = new ParsePool({ threads: config.parseThreads, timeoutMs: config.fileTimeoutMs, maxBytes: config.maxFileBytes });
     return {
       module: SymbolIndexerModule,

@@ -9,8 +9,11 @@ import {
   DataDirEnv,
   dataDir,
   env,
+  IndexerEnv,
+  indexerSettings,
   parseEnv,
   type CommonSettings,
+  type IndexerSettings,
 } from '@sextant/runtime';
 
 const HOUR = 3_600_000;
@@ -26,6 +29,7 @@ const list = (separator: RegExp) =>
 /** Every environment variable of the workspace-registry service (documented in the README table). */
 export const WorkspaceRegistryEnv = CommonEnv.extend(DatabaseEnv.shape)
   .extend(DataDirEnv.shape)
+  .extend(IndexerEnv.shape)
   .extend({
     SEXTANT_WORKSPACE: z.string().min(1).optional(),
     SEXTANT_ALLOWED_ROOTS: list(/[,:]/).optional(),
@@ -37,14 +41,10 @@ export const WorkspaceRegistryEnv = CommonEnv.extend(DatabaseEnv.shape)
       .default(['symbols']),
     SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250),
     SEXTANT_HEAD_CACHE_MS: env.int(0, 24 * 3_600_000).default(60_000),
-    INDEX_MAX_FILE_BYTES: env.int(1_024, 256 * 1024 ** 2).default(1024 ** 2),
     INDEX_BATCH_FILES: env.int(1, 100_000).default(200),
-    GIT_ALLOWED_HOSTS: env.hosts().default(['github.com']),
-    GIT_ALLOW_FILE_URLS: env.bool().default(false),
-    GIT_CLONE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(120_000),
   });
 
-export interface WorkspaceRegistryConfig extends CommonSettings {
+export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings {
   database: { url: string | undefined; poolSize: number; connectTimeoutMs: number };
   /** The workspace used when a tool names none: SEXTANT_WORKSPACE (or --workspace), else the working directory when it is a git repository. */
   defaultWorkspace: string | undefined;
@@ -58,10 +58,7 @@ export interface WorkspaceRegistryConfig extends CommonSettings {
   progressIntervalMs: number;
   /** How long a branch head read for `behind_head` is trusted. */
   headCacheMs: number;
-  maxFileBytes: number;
   batchFiles: number;
-  git: { allowedHosts: string[]; allowFileUrls: boolean; cloneTimeoutMs: number };
-  childEnv: { PATH: string | undefined; HOME: string | undefined };
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process.cwd()): WorkspaceRegistryConfig {
@@ -80,6 +77,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process
   if (Object.keys(missing).length > 0) throw new ConfigError(missing);
   return {
     ...commonSettings(e),
+    ...indexerSettings(e, environment),
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
     defaultWorkspace,
     allowedRoots,
@@ -88,9 +86,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process
     stages: e.SEXTANT_INDEXING_STAGES,
     progressIntervalMs: e.SEXTANT_PROGRESS_INTERVAL_MS,
     headCacheMs: e.SEXTANT_HEAD_CACHE_MS,
-    maxFileBytes: e.INDEX_MAX_FILE_BYTES,
     batchFiles: e.INDEX_BATCH_FILES,
-    git: { allowedHosts: e.GIT_ALLOWED_HOSTS, allowFileUrls: e.GIT_ALLOW_FILE_URLS, cloneTimeoutMs: e.GIT_CLONE_TIMEOUT_MS },
-    childEnv: { PATH: environment.PATH, HOME: environment.HOME },
   };
 }

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { CloneCache, LauncherSpawner, ProcessGitRunner } from '@sextant/checkouts';
+import { persistentCheckouts, type CloneCache, type LauncherSpawner } from '@sextant/checkouts';
 import { JobStore } from '@sextant/jobs';
 import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, type HealthDetails } from '@sextant/runtime';
@@ -42,23 +42,7 @@ class IndexingLifecycle implements OnModuleInit, OnApplicationShutdown {
 @Module({})
 export class WorkspaceRegistryModule {
   static register(config: WorkspaceRegistryModuleOptions): DynamicModule {
-    const policy = { allowedHosts: config.git.allowedHosts, allowFileUrls: config.git.allowFileUrls };
-    const spawner = new LauncherSpawner();
-    const git = new ProcessGitRunner({
-      protocols: ['https', 'http', 'git', ...(config.git.allowFileUrls ? ['file'] : [])],
-      defaultTimeoutMs: config.git.cloneTimeoutMs,
-      baseEnv: config.childEnv,
-      spawner,
-    });
-    const clones = new CloneCache({
-      root: config.checkoutsDir,
-      maxBytes: Number.MAX_SAFE_INTEGER,
-      refreshAfterMs: 0,
-      evictAfterMs: 365 * 24 * 3_600_000,
-      cloneTimeoutMs: config.git.cloneTimeoutMs,
-      git,
-      persistent: true,
-    });
+    const { policy, spawner, git, clones } = persistentCheckouts({ root: config.checkoutsDir, git: config.git, childEnv: config.childEnv });
     return {
       module: WorkspaceRegistryModule,
       imports: [DatabaseModule.forService({ ...config.database, schema: SCHEMA, migrations: MIGRATIONS })],

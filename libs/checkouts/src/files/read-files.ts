@@ -34,6 +34,11 @@ export interface ToRead {
 
 const BINARY_SNIFF_BYTES = 8000;
 
+/** Git's own test: a NUL in the first 8000 bytes makes a file binary. */
+export function isBinary(content: Uint8Array): boolean {
+  return content.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}
+
 /** Reads `items` with `concurrency` reads in flight, each once, for its hash; `onResult` gets each outcome as it comes. */
 export async function readFiles(
   dir: string,
@@ -62,7 +67,7 @@ async function readOne(dir: string, path: string, maxBytes: number, mtimeMs: num
     return { path, skipped: 'unreadable', size: 0, mtimeMs };
   }
   if (content.length > maxBytes) return { path, skipped: 'too_large', size: content.length, mtimeMs }; // grew since the lstat
-  if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { path, skipped: 'binary', size: content.length, mtimeMs };
+  if (isBinary(content)) return { path, skipped: 'binary', size: content.length, mtimeMs };
   const hash = createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
   return { path, size: content.length, hash, language: languageOf(path), mtimeMs };
 }
