@@ -38,8 +38,7 @@ export class ParsePool {
     const threads = options.threads ?? availableParallelism();
     this.pool = new Piscina({
       filename: new URL('./pool-worker.js', import.meta.url).href,
-      // No thread until the first file: a service that never indexes starts none.
-      minThreads: 0,
+      minThreads: 1,
       maxThreads: threads,
       idleTimeout: 30_000,
     });
