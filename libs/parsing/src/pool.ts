@@ -38,6 +38,7 @@ export class ParsePool {
     const threads = options.threads ?? availableParallelism();
     this.pool = new Piscina({
       filename: new URL('./pool-worker.js', import.meta.url).href,
+      // One thread stays, with its grammars loaded: a one-file sync after a quiet spell does not wait for a thread to start.
       minThreads: 1,
       maxThreads: threads,
       idleTimeout: 30_000,
