@@ -21,29 +21,79 @@ export interface ExtractedSymbol {
   parent: number;
 }
 
+/** A name an import binds in the importing file. */
+export interface ImportBinding {
+  /** The exported name taken (`default` for a default import), or `*` for the whole module (a namespace, or every name with an empty alias). */
+  name: string;
+  /** The local name it is bound to (empty for a wildcard). */
+  alias: string;
+}
+
 export interface ExtractedImport {
   module: string;
   line: number;
+  /** An `export … from` (the names are passed on to the file's importers), not a use. */
+  reexport: boolean;
+  bindings: ImportBinding[];
+}
+
+export type ReferenceKind = 'call' | 'type' | 'write' | 'read' | 'import';
+
+/** A use of a name that this file does not declare locally (a parameter or a local variable hides it). */
+export interface ExtractedReference {
+  name: string;
+  line: number;
+  column: number;
+  kind: ReferenceKind;
+  /** Ordinal of the innermost definition around it, or -1 at the top level. */
+  enclosing: number;
+  /** A member access (`x.name`): the object's text when it is a name (`x`, `this`, `a.b`), else ''; null for a bare name. */
+  qualifier: string | null;
 }
 
 export interface Extraction {
   symbols: ExtractedSymbol[];
   imports: ExtractedImport[];
+  references: ExtractedReference[];
   /** The parser recovered from syntax errors: what it could read is still here. */
   syntaxErrors: boolean;
 }
 
 const SIGNATURE_MAX = 200;
+const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
+/** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `import.*`) qualify it. */
+const ROLE = /^(definition\.|reference\.|local\.|import$|reexport$|skip$)/;
+const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
+
+/** Per-language facts the query cannot say (from `language.json`). */
+export interface ExtractOptions {
+  /** The name an import binds when it names none: Go's package (`lastSegment`), Python's `import a.b` (`module`). */
+  moduleAlias?: 'lastSegment' | 'module';
+}
 
 /** Thrown when a file's parse or query runs past its time budget. */
 export class BudgetExceeded extends Error {}
 
+interface FoundDefinition {
+  node: Node;
+  name: Node;
+  kind: SymbolKind;
+}
+
+interface FoundReference {
+  node: Node;
+  kind: ReferenceKind;
+  qualifier: string | null;
+}
+
 /**
- * Definitions and imports of one file, from its grammar's query. Symbols
- * come in source order with their nesting (container, parent); a syntax
- * error does not stop extraction (tree-sitter recovers).
+ * Definitions, imports and references of one file, from its grammar's query
+ * (capture names: see any `languages/<name>/tags.scm`). Symbols come in
+ * source order with their nesting (container, parent); a reference bound by
+ * a parameter or local variable is dropped (it cannot name anything another
+ * file sees); a syntax error does not stop extraction (tree-sitter recovers).
  */
-export function extract(grammar: Grammar, source: string, timeoutMs: number): Extraction {
+export function extract(grammar: Grammar, source: string, timeoutMs: number, options: ExtractOptions = grammar.options): Extraction {
   const deadline = performance.now() + timeoutMs;
   // Returning true cancels (the typings say void).
   const overBudget = (() => performance.now() > deadline) as () => void;
@@ -52,29 +102,93 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number): Ex
   try {
     const matches = grammar.query.matches(tree.rootNode, { progressCallback: overBudget });
     if (performance.now() > deadline) throw new BudgetExceeded(`the query took longer than ${timeoutMs} ms`);
-    const byNameNode = new Map<number, { node: Node; name: Node; kind: SymbolKind }>();
-    const imports: ExtractedImport[] = [];
+    const byNameNode = new Map<number, FoundDefinition>();
+    const imports = new Map<number, ExtractedImport>();
+    const importNames = new Set<number>();
+    const importLocals = new Set<number>();
+    const skipped = new Set<number>();
+    const references = new Map<number, FoundReference>();
+    const scopes: Array<[number, number]> = [];
+    const locals: Array<{ name: string; at: number }> = [];
     for (const match of matches) {
-      const definition = match.captures.find((c) => c.name.startsWith('definition.'));
+      const first = match.captures.find((c) => ROLE.test(c.name));
+      if (!first) continue;
+      const role = first.name;
+      if (role.startsWith('reference.')) {
+        const kind = role.slice('reference.'.length) as ReferenceKind;
+        const qualifierNode = capture(match.captures, 'qualifier');
+        const qualifier = qualifierNode ? (QUALIFIER.test(qualifierNode.text) ? qualifierNode.text : '') : null;
+        const known = references.get(first.node.startIndex);
+        if (!known) references.set(first.node.startIndex, { node: first.node, kind, qualifier });
+        else {
+          if (REFERENCE_PRECEDENCE[kind] > REFERENCE_PRECEDENCE[known.kind]) known.kind = kind;
+          known.qualifier ??= qualifier;
+        }
+        continue;
+      }
+      if (role === 'skip') {
+        skipped.add(first.node.startIndex);
+        continue;
+      }
+      if (role === 'local.scope') {
+        scopes.push([first.node.startIndex, first.node.endIndex]);
+        continue;
+      }
+      if (role === 'local.definition') {
+        locals.push({ name: first.node.text, at: first.node.startIndex });
+        continue;
+      }
+      if (role === 'import' || role === 'reexport') {
+        const module = capture(match.captures, 'module');
+        if (!module) continue;
+        let record = imports.get(module.startIndex);
+        if (!record) {
+          record = { module: module.text, line: module.startPosition.row + 1, reexport: role === 'reexport', bindings: [] };
+          imports.set(module.startIndex, record);
+        }
+        const binding = bindingOf(match.captures);
+        if (binding && !record.bindings.some((b) => b.name === binding.name && b.alias === binding.alias)) {
+          record.bindings.push(binding);
+          for (const c of match.captures) {
+            // The imported name is a reference to what it names; a local alias, default or namespace name declares a local.
+            if (c.name === 'import.name') importNames.add(c.node.startIndex);
+            else if (c.name.startsWith('import.')) importLocals.add(c.node.startIndex);
+          }
+        }
+        continue;
+      }
+      const definition = first;
       const name = capture(match.captures, 'name');
-      if (definition && name) {
+      if (name) {
         const kind = kindOf(definition.name.slice('definition.'.length), definition.node);
         const known = byNameNode.get(name.startIndex);
         // One name, several patterns (`const f = () => …` is a variable and a function): the more specific kind wins.
         if (!known || (known.kind === 'variable' && kind !== 'variable'))
           byNameNode.set(name.startIndex, { node: definition.node, name, kind });
-        continue;
-      }
-      const module = capture(match.captures, 'module');
-      if (module && match.captures.some((c) => c.name === 'import')) {
-        imports.push({ module: module.text, line: module.startPosition.row + 1 });
       }
     }
-    const symbols = nest(
-      grammar.name,
-      [...byNameNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex),
-    );
-    return { symbols, imports, syntaxErrors: tree.rootNode.hasError };
+    const found = [...byNameNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+    const symbols = nest(grammar.name, found);
+    for (const record of imports.values()) {
+      if (record.bindings.length === 0 && options.moduleAlias && !record.reexport) {
+        record.bindings.push({ name: '*', alias: options.moduleAlias === 'module' ? record.module : record.module.slice(record.module.lastIndexOf('/') + 1) });
+      }
+    }
+    const shadowed = localScopes(scopes, locals);
+    const declared = new Set([...byNameNode.keys(), ...locals.map((l) => l.at), ...importLocals, ...skipped]);
+    const uses: FoundReference[] = [];
+    for (const [at, reference] of references) {
+      if (declared.has(at)) continue;
+      if (importNames.has(at)) reference.kind = 'import';
+      else if (reference.qualifier === null && isShadowed(shadowed, reference.node.text, at)) continue;
+      uses.push(reference);
+    }
+    return {
+      symbols,
+      imports: [...imports.values()],
+      references: enclose(uses, found),
+      syntaxErrors: tree.rootNode.hasError,
+    };
   } finally {
     tree.delete();
   }
@@ -84,13 +198,71 @@ function capture(captures: QueryCapture[], name: string): Node | undefined {
   return captures.find((c) => c.name === name)?.node;
 }
 
+/** What one import match binds: a named import (with its alias), a default, a namespace, or a wildcard. */
+function bindingOf(captures: QueryCapture[]): ImportBinding | undefined {
+  const name = capture(captures, 'import.name');
+  if (name) return { name: name.text, alias: capture(captures, 'import.alias')?.text ?? name.text };
+  const namespace = capture(captures, 'import.namespace');
+  if (namespace) return { name: '*', alias: namespace.text };
+  const fallback = capture(captures, 'import.default');
+  if (fallback) return { name: 'default', alias: fallback.text };
+  if (capture(captures, 'import.all')) return { name: '*', alias: '' };
+  return undefined;
+}
+
+/** Each local name with the ranges of the scopes it is declared in (the innermost scope around its declaration). */
+function localScopes(scopes: Array<[number, number]>, locals: ReadonlyArray<{ name: string; at: number }>): Map<string, Array<[number, number]>> {
+  const byName = new Map<string, Array<[number, number]>>();
+  for (const local of locals) {
+    let best: [number, number] | undefined;
+    for (const scope of scopes) {
+      if (scope[0] <= local.at && local.at < scope[1] && (!best || scope[1] - scope[0] < best[1] - best[0])) best = scope;
+    }
+    if (!best) continue;
+    const ranges = byName.get(local.name);
+    if (ranges) ranges.push(best);
+    else byName.set(local.name, [best]);
+  }
+  return byName;
+}
+
+function isShadowed(shadowed: ReadonlyMap<string, Array<[number, number]>>, name: string, at: number): boolean {
+  const ranges = shadowed.get(name);
+  return ranges !== undefined && ranges.some(([start, end]) => start <= at && at < end);
+}
+
+/** References in source order, each with the ordinal of the innermost definition around it. */
+function enclose(uses: FoundReference[], definitions: readonly FoundDefinition[]): ExtractedReference[] {
+  uses.sort((a, b) => a.node.startIndex - b.node.startIndex);
+  const out: ExtractedReference[] = [];
+  const open: number[] = [];
+  let next = 0;
+  for (const use of uses) {
+    const at = use.node.startIndex;
+    while (next < definitions.length && definitions[next]!.node.startIndex <= at) {
+      while (open.length > 0 && definitions[open.at(-1)!]!.node.endIndex <= definitions[next]!.node.startIndex) open.pop();
+      open.push(next++);
+    }
+    while (open.length > 0 && definitions[open.at(-1)!]!.node.endIndex <= at) open.pop();
+    out.push({
+      name: use.node.text,
+      line: use.node.startPosition.row + 1,
+      column: use.node.startPosition.column,
+      kind: use.kind,
+      enclosing: open.at(-1) ?? -1,
+      qualifier: use.qualifier,
+    });
+  }
+  return out;
+}
+
 function kindOf(raw: string, node: Node): SymbolKind {
   if (raw === 'variable' && node.parent?.type === 'lexical_declaration' && node.parent.firstChild?.type === 'const') return 'constant';
   return (SYMBOL_KINDS as readonly string[]).includes(raw) ? (raw as SymbolKind) : 'other';
 }
 
 /** Containers by range (a stack of open definitions), then per-language refinements. */
-function nest(language: string, found: Array<{ node: Node; name: Node; kind: SymbolKind }>): ExtractedSymbol[] {
+function nest(language: string, found: readonly FoundDefinition[]): ExtractedSymbol[] {
   const symbols: ExtractedSymbol[] = [];
   const ends: number[] = [];
   const open: number[] = [];

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Language, Parser, Query } from 'web-tree-sitter';
+import type { ExtractOptions } from './extract.js';
 import { parsedLanguages } from './languages.js';
 
 /** A grammar ready to use: its parser and its compiled query. */
@@ -7,9 +8,13 @@ export interface Grammar {
   name: string;
   parser: Parser;
   query: Query;
+  options: ExtractOptions;
 }
 
 let runtime: Promise<void> | undefined;
+
+/** Parses as something in every grammar (an identifier, a call, a string). */
+const WARM_UP_SOURCE = 'a = b("c")\n';
 
 /**
  * Loads grammars on first use, once per thread. A grammar that fails to
@@ -32,7 +37,13 @@ export class Grammars {
           const query = new Query(lang, await readFile(spec.queryPath, 'utf8'));
           const parser = new Parser();
           parser.setLanguage(lang);
-          return { name: language, parser, query };
+          // One run on a little source at load: the first query over a file costs ~10× the next ones, which no file's budget should pay.
+          const warm = parser.parse(WARM_UP_SOURCE);
+          if (warm) {
+            query.matches(warm.rootNode);
+            warm.delete();
+          }
+          return { name: language, parser, query, options: spec.options };
         } catch (error) {
           return { error: `the ${language} grammar could not be loaded: ${error instanceof Error ? error.message : String(error)}` };
         }

@@ -6,6 +6,10 @@ export {
   SYMBOL_KINDS,
   type Extraction,
   type ExtractedImport,
+  type ExtractedReference,
+  type ExtractOptions,
+  type ImportBinding,
+  type ReferenceKind,
   type ExtractedSymbol,
   type SymbolKind,
 } from './extract.js';

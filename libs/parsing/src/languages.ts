@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ExtractOptions } from './extract.js';
 
 /**
  * A language Sextant parses. Each is one folder under
@@ -14,11 +15,16 @@ export interface LanguageSpec {
   name: string;
   wasmPath: string;
   queryPath: string;
+  options: ExtractOptions;
+  /** How its imports name files (`node`, `python`, `go`: the symbol indexer's resolvers), if they do. */
+  resolver: string | null;
 }
 
 interface LanguageJson {
   grammar: { package: string; wasm: string };
   query: string;
+  options?: ExtractOptions;
+  resolver?: string;
 }
 
 /** The folder of the language folders (beside `src/` and `dist/`). */
@@ -36,7 +42,7 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
     const folder = join(LANGUAGES_DIR, entry.name);
     const json = JSON.parse(readFileSync(join(folder, 'language.json'), 'utf8')) as LanguageJson;
     const grammarDir = dirname(require.resolve(`${json.grammar.package}/package.json`));
-    specs.set(entry.name, { name: entry.name, wasmPath: join(grammarDir, json.grammar.wasm), queryPath: join(folder, json.query) });
+    specs.set(entry.name, { name: entry.name, wasmPath: join(grammarDir, json.grammar.wasm), queryPath: join(folder, json.query), options: json.options ?? {}, resolver: json.resolver ?? null });
   }
   table = specs;
   return specs;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { extract, type ExtractedSymbol } from './extract.js';
+import { extract, type ExtractedSymbol, type Extraction } from './extract.js';
 import { Grammars, type Grammar } from './grammars.js';
 import { parsedLanguages } from './languages.js';
 import { ParsePool } from './pool.js';
@@ -71,8 +71,8 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.equal(result.symbols[use.parent]!.name, 'Router');
     assert.equal(result.symbols.find((s) => s.name === 'createServer')!.signature, 'function createServer(port: number)');
     assert.deepEqual(result.imports, [
-      { module: 'node:fs', line: 1 },
-      { module: './other', line: 2 },
+      { module: 'node:fs', line: 1, reexport: false, bindings: [{ name: 'readFile', alias: 'readFile' }] },
+      { module: './other', line: 2, reexport: true, bindings: [{ name: '*', alias: '' }] },
     ]);
     assert.equal(result.syntaxErrors, false);
   });
@@ -92,7 +92,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       ['#secret', 'field', 2, 'Cache'],
       ['ids', 'function', 3, null],
     ]);
-    assert.deepEqual(result.imports, [{ module: 'path', line: 1 }]);
+    assert.deepEqual(result.imports, [{ module: 'path', line: 1, reexport: false, bindings: [{ name: '*', alias: 'path' }] }]);
   });
 
   it('finds Python classes, methods, module variables and imports', async () => {
@@ -155,6 +155,88 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       result.imports.map((i) => i.module),
       ['net/http', 'github.com/sirupsen/logrus'],
     );
+  });
+
+  const uses = (result: Extraction) =>
+    result.references.map((r) => `${r.qualifier !== null ? `${r.qualifier}.` : ''}${r.name}:${r.kind}@${r.line}`);
+
+  it('finds TypeScript references with kinds and enclosing definitions, not the names locals hide', async () => {
+    const source = [
+      "import { readFile as rf, stat } from 'node:fs';",
+      "import * as path from 'node:path';",
+      "export { x as y } from './z';",
+      'export class Router extends Base {',
+      '  use(p: string, h: Handler): this {',
+      '    this.use(path.join(p), stat);',
+      '    return rf(p);',
+      '  }',
+      '}',
+      'function createServer(port: number) { const Router = 1; return Router + port; }',
+      'new Router().use("/", createServer);',
+      'let count = 0; count = 2;',
+    ].join('\n');
+    const result = extract(await grammar('typescript'), source, 1_000);
+    assert.deepEqual(result.imports[0]!.bindings, [
+      { name: 'readFile', alias: 'rf' },
+      { name: 'stat', alias: 'stat' },
+    ]);
+    assert.deepEqual(result.imports[1]!.bindings, [{ name: '*', alias: 'path' }]);
+    assert.deepEqual(result.imports[2], { module: './z', line: 3, reexport: true, bindings: [{ name: 'x', alias: 'y' }] });
+    assert.deepEqual(uses(result), [
+      'readFile:import@1',
+      'stat:import@1',
+      'x:import@3',
+      'Base:read@4',
+      'Handler:type@5',
+      'this.use:call@6',
+      'path:read@6',
+      'path.join:call@6',
+      'stat:read@6',
+      'rf:call@7',
+      // The local `Router` of createServer hides the class there: no reference on line 10.
+      'Router:call@11',
+      '.use:call@11',
+      'createServer:read@11',
+      'count:write@12',
+    ]);
+    const use = result.references.find((r) => r.name === 'rf')!;
+    assert.equal(result.symbols[use.enclosing]!.name, 'use');
+  });
+
+  it('finds Python and Go references through module and package qualifiers', async () => {
+    const python = extract(
+      await grammar('python'),
+      [
+        'import os.path',
+        'from .models import User as U',
+        'def create(name):',
+        '    LIMIT = 3',
+        '    return U(name, os.path.join(name), LIMIT, key=name)',
+        'LIMIT = 10',
+        'print(LIMIT)',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(python.imports[0]!.bindings, [{ name: '*', alias: 'os.path' }]);
+    assert.deepEqual(python.imports[1]!.bindings, [{ name: 'User', alias: 'U' }]);
+    assert.deepEqual(uses(python), ['User:import@2', 'U:call@5', 'os:read@5', 'os.path:read@5', 'os.path.join:call@5', 'print:call@7', 'LIMIT:read@7']);
+    const go = extract(
+      await grammar('go'),
+      [
+        'package server',
+        'import (',
+        '  "net/http"',
+        '  log "github.com/sirupsen/logrus"',
+        ')',
+        'func (s *Server) Start(w http.ResponseWriter) { log.Info(s.addr); x := New(); x.Start(w) }',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(
+      go.imports.map((i) => i.bindings),
+      [[{ name: '*', alias: 'http' }], [{ name: '*', alias: 'log' }]],
+    );
+    assert.deepEqual(uses(go), ['Server:type@6', 'http.ResponseWriter:type@6', 'log:read@6', 'log.Info:call@6', 's.addr:read@6', 'New:call@6', 'x.Start:call@6']);
   });
 
   it('keeps what it can read of a file with syntax errors, and survives deep nesting', async () => {

@@ -9,6 +9,7 @@ import type { SymbolIndexerConfig } from './config.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { SymbolController } from './symbols/symbol.controller.js';
 import { SymbolService } from './symbols/symbol.service.js';
+import { SourceLines } from './symbols/source-lines.js';
 import { SymbolStage } from './symbols/symbol-stage.js';
 import { SymbolStore } from './symbols/symbol.store.js';
 
@@ -56,7 +57,8 @@ export class SymbolIndexerModule {
         {
           provide: SymbolService,
           inject: [SymbolStore, RegistryClient],
-          useFactory: (store: SymbolStore, registry: RegistryClient) => new SymbolService(store, registry),
+          useFactory: (store: SymbolStore, registry: RegistryClient) =>
+            new SymbolService(store, registry, new SourceLines({ clones, policy, maxBytes: config.maxFileBytes })),
         },
         {
           provide: StageLifecycle,

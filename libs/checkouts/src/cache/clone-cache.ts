@@ -183,6 +183,21 @@ export class CloneCache {
     }
   }
 
+  /**
+   * Runs `read` against the checkout of `ref` as it is, without cloning or
+   * fetching (undefined when there is none): for reads that must not wait on
+   * the network, such as a reference's snippet line.
+   */
+  async peek<T>(locator: RepositoryLocator, ref: string | undefined, read: (checkout: Checkout) => Promise<T>): Promise<T | undefined> {
+    const entry = this.entryFor(locator);
+    if (!entry.present && this.options.persistent) await entry.lock.write(() => this.takeUp(entry));
+    return entry.lock.read(async () => {
+      if (!entry.present || entry.requested !== ref) return undefined;
+      this.markUsed(entry);
+      return read({ dir: entry.dir, ref: entry.ref, commit: entry.commit });
+    });
+  }
+
   private entryFor(locator: RepositoryLocator): Entry {
     const dir = this.directoryFor(locator);
     let entry = this.entries.get(dir);

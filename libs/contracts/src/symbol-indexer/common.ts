@@ -65,9 +65,11 @@ export const Reference = z.object({
   path: z.string(),
   line: z.int(),
   column: z.int(),
-  snippet: z.string(),
-  kind: z.enum(['call', 'import', 'type', 'read', 'write', 'other']),
+  snippet: z.string().describe('The line, trimmed (from the checkout as it is now).'),
+  kind: z.enum(['call', 'import', 'type', 'read', 'write', 'definition']),
+  enclosing: z.string().nullable().describe('The innermost definition around it (`Container.name`), null at the top level.'),
 });
+export type Reference = z.infer<typeof Reference>;
 
 export const RepositoryRef = RepoName.optional().describe('Repository id or name; default: the default workspace.');
 

@@ -1,5 +1,5 @@
-; Go: definitions, imports. Captures: @definition.<kind> on the node, @name on its name;
-; @import on an import, @module on the package path it names.
+; Go: definitions, imports, references and locals, in that order.
+; Definitions: @definition.<kind> on the node, @name on its name.
 
 (function_declaration name: (identifier) @name) @definition.function
 (method_declaration name: (field_identifier) @name) @definition.method
@@ -12,4 +12,27 @@
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 
+; Imports: @import on the spec, @module on the package path; @import.namespace for a named import, @import.all for a dot
+; import (an unnamed import binds the path's last segment: language.json).
+(import_spec name: (package_identifier) @import.namespace path: (interpreted_string_literal (interpreted_string_literal_content) @module)) @import
+(import_spec name: (dot) @import.all path: (interpreted_string_literal (interpreted_string_literal_content) @module)) @import
 (import_spec path: (interpreted_string_literal (interpreted_string_literal_content) @module)) @import
+
+; References: @reference.<kind> on a used name; @qualifier on the operand of a selector (`pkg` in `pkg.Func`).
+(call_expression function: (identifier) @reference.call)
+(call_expression function: (selector_expression operand: (_) @qualifier field: (field_identifier) @reference.call))
+(selector_expression operand: (_) @qualifier field: (field_identifier) @reference.read)
+(qualified_type package: (package_identifier) @qualifier name: (type_identifier) @reference.type)
+(type_identifier) @reference.type
+(assignment_statement left: (expression_list (identifier) @reference.write))
+(identifier) @reference.read
+
+; Locals: @local.scope opens a scope, @local.definition declares a name in the innermost one.
+[(function_declaration) (method_declaration) (func_literal) (block) (for_statement) (if_statement) (expression_switch_statement) (type_switch_statement)] @local.scope
+(parameter_declaration name: (identifier) @local.definition)
+(variadic_parameter_declaration name: (identifier) @local.definition)
+(short_var_declaration left: (expression_list (identifier) @local.definition))
+(var_spec name: (identifier) @local.definition)
+(const_spec name: (identifier) @local.definition)
+(range_clause left: (expression_list (identifier) @local.definition))
+(type_switch_statement alias: (expression_list (identifier) @local.definition))

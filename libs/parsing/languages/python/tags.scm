@@ -1,11 +1,44 @@
-; Python: definitions, imports. Captures: @definition.<kind> on the node, @name on its name;
-; @import on an import, @module on the module it names.
+; Python: definitions, imports, references and locals, in that order.
+; Definitions: @definition.<kind> on the node, @name on its name.
 
 (function_definition name: (identifier) @name) @definition.function
 (class_definition name: (identifier) @name) @definition.class
 (module (expression_statement (assignment left: (identifier) @name) @definition.variable))
 (class_definition body: (block (expression_statement (assignment left: (identifier) @name) @definition.field)))
 
+; Imports: @import on the statement, @module on the module; @import.name (and @import.alias) for `from m import n [as a]`,
+; @import.namespace for `import m as a`, @import.all for `from m import *` (a bare `import m` binds `m`: language.json).
 (import_statement name: (dotted_name) @module) @import
-(import_statement name: (aliased_import name: (dotted_name) @module)) @import
+(import_statement name: (aliased_import name: (dotted_name) @module alias: (identifier) @import.namespace)) @import
+(import_from_statement module_name: [(dotted_name) (relative_import)] @module name: (dotted_name) @import.name) @import
+(import_from_statement module_name: [(dotted_name) (relative_import)] @module name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @import
+(import_from_statement module_name: [(dotted_name) (relative_import)] @module (wildcard_import) @import.all) @import
 (import_from_statement module_name: [(dotted_name) (relative_import)] @module) @import
+
+; References: @reference.<kind> on a used name; @qualifier on the object of an attribute access; @skip on a name that is no use.
+(call function: (identifier) @reference.call)
+(call function: (attribute object: (_) @qualifier attribute: (identifier) @reference.call))
+(attribute object: (_) @qualifier attribute: (identifier) @reference.read)
+(assignment left: (identifier) @reference.write)
+(identifier) @reference.read
+(keyword_argument name: (identifier) @skip)
+(import_statement name: (dotted_name (identifier) @skip))
+(import_statement name: (aliased_import name: (dotted_name (identifier) @skip)))
+(import_from_statement module_name: (dotted_name (identifier) @skip))
+(relative_import (dotted_name (identifier) @skip))
+
+; Locals: @local.scope opens a scope, @local.definition declares a name in the innermost one.
+[(function_definition) (lambda)] @local.scope
+(parameters (identifier) @local.definition)
+(default_parameter name: (identifier) @local.definition)
+(typed_parameter (identifier) @local.definition)
+(typed_default_parameter name: (identifier) @local.definition)
+(list_splat_pattern (identifier) @local.definition)
+(dictionary_splat_pattern (identifier) @local.definition)
+(lambda_parameters (identifier) @local.definition)
+(assignment left: (identifier) @local.definition)
+(assignment left: (pattern_list (identifier) @local.definition))
+(for_statement left: (identifier) @local.definition)
+(for_statement left: (pattern_list (identifier) @local.definition))
+(for_in_clause left: (identifier) @local.definition)
+(as_pattern alias: (as_pattern_target (identifier) @local.definition))

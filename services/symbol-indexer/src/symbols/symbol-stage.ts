@@ -3,7 +3,8 @@ import { Logger } from '@nestjs/common';
 import { languageOf, parseRepository, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
 import type { IndexingStage } from '@sextant/jobs';
 import type { StageBatch } from '@sextant/messaging';
-import type { ParsePool } from '@sextant/parsing';
+import { parsedLanguages, type ParsePool } from '@sextant/parsing';
+import { ImportResolver } from './import-resolver.js';
 import type { IndexedFile, SymbolStore } from './symbol.store.js';
 
 /** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */
@@ -11,7 +12,8 @@ export const SYMBOLS_STAGE = 'symbols';
 
 /**
  * The symbols stage of an indexing job: for each changed file of a batch,
- * parses it in the worker pool and replaces what the index holds for it (a
+ * parses it in the worker pool, resolves its imports to files of the
+ * checkout, and replaces what the index holds for it (a
  * deleted file's rows go); the whole batch is one transaction. A file that
  * cannot be parsed (no grammar, binary, past its budget, a crashed worker)
  * is kept at file level with the reason, and the job goes on.
@@ -39,20 +41,23 @@ export class SymbolStage implements IndexingStage<StageBatch> {
 
   private async index(batch: StageBatch, dir: string, commit: string | null): Promise<Record<string, number>> {
     const deleted = batch.items.filter((f) => f.change === 'deleted').map((f) => f.path);
+    const resolver = new ImportResolver(dir);
     const files = await Promise.all(
       batch.items
         .filter((f) => f.change !== 'deleted')
         .map(async ({ path }): Promise<IndexedFile> => {
           const language = languageOf(path);
-          if (!language) return { path, language, skipped: 'unsupported_language', symbols: [], imports: [] };
+          if (!language) return { path, language, skipped: 'unsupported_language', symbols: [], imports: [], references: [] };
           const outcome = await this.deps.pool.parse(join(dir, path), language);
           if ('skipped' in outcome) {
             if (outcome.skipped === 'worker_failed' || outcome.skipped === 'grammar_unavailable') {
               this.log.warn(`${batch.repository.name}/${path}: kept at file level (${outcome.skipped}: ${outcome.reason})`);
             }
-            return { path, language, skipped: outcome.skipped, symbols: [], imports: [] };
+            return { path, language, skipped: outcome.skipped, symbols: [], imports: [], references: [] };
           }
-          return { path, language, skipped: null, symbols: outcome.symbols, imports: outcome.imports };
+          const scheme = parsedLanguages().get(language)?.resolver ?? null;
+          const imports = outcome.imports.map((i) => ({ ...i, target: resolver.resolve(scheme, path, i.module) }));
+          return { path, language, skipped: null, symbols: outcome.symbols, imports, references: outcome.references };
         }),
     );
     const delta = await this.deps.store.replace(batch.repository.id, commit, files, deleted);
@@ -63,6 +68,7 @@ export class SymbolStage implements IndexingStage<StageBatch> {
       files_parsed: parsed.length,
       files_skipped: files.length - parsed.length,
       symbols_extracted: parsed.reduce((n, f) => n + f.symbols.length, 0),
+      references_extracted: parsed.reduce((n, f) => n + f.references.length, 0),
     };
   }
 }

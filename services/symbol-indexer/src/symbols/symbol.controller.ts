@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { GetFileOutline, LocateSymbol } from '@sextant/contracts';
+import { FindReferences, GetFileOutline, LocateSymbol } from '@sextant/contracts';
 import { ToolHandler } from '@sextant/messaging';
 import { SymbolService } from './symbol.service.js';
 
@@ -16,5 +16,10 @@ export class SymbolController {
   @ToolHandler(GetFileOutline)
   outline(input: GetFileOutline.Request): Promise<GetFileOutline.Response> {
     return this.service.outline(input);
+  }
+
+  @ToolHandler(FindReferences)
+  references(input: FindReferences.Request): Promise<FindReferences.Response> {
+    return this.service.references(input);
   }
 }

@@ -1,13 +1,55 @@
 import { Database, sql } from '@sextant/persistence';
-import type { ExtractedImport, ExtractedSymbol } from '@sextant/parsing';
+import type { ExtractedImport, ExtractedReference, ExtractedSymbol } from '@sextant/parsing';
 
-/** A file as the symbols stage leaves it: parsed (its symbols and imports), or kept at file level (`skipped` says why). */
+/** An import with what it resolves to in the repository (a path, a Go package directory, or null: outside). */
+export interface ResolvedImport extends ExtractedImport {
+  target: string | null;
+}
+
+/** A file as the symbols stage leaves it: parsed (its symbols, imports and references), or kept at file level (`skipped` says why). */
 export interface IndexedFile {
   path: string;
   language: string | null;
   skipped: string | null;
   symbols: readonly ExtractedSymbol[];
-  imports: readonly ExtractedImport[];
+  imports: readonly ResolvedImport[];
+  references: readonly ExtractedReference[];
+}
+
+/** The occurrences of one name in one file, unpacked from their row. */
+export interface ReferenceRow {
+  repositoryId: string;
+  path: string;
+  name: string;
+  occurrences: Occurrence[];
+}
+
+export interface Occurrence {
+  line: number;
+  column: number;
+  kind: ExtractedReference['kind'];
+  enclosing: number;
+  qualifier: string | null;
+}
+
+/** An import as the tools read it: who imports, what, bound to which local names. */
+export interface ImportRow {
+  repositoryId: string;
+  path: string;
+  module: string;
+  line: number;
+  target: string | null;
+  reexport: boolean;
+  bindings: Array<{ name: string; alias: string }>;
+}
+
+/** A file of the index, for listings. */
+export interface FileRow {
+  repositoryId: string;
+  path: string;
+  language: string | null;
+  commit: string | null;
+  indexedAt: Date;
 }
 
 /** A definition as the tools read it. */
@@ -23,28 +65,34 @@ export interface SymbolRow {
   signature: string | null;
   parent: number;
   language: string | null;
+  /** 0-based column of the name. */
+  column: number;
 }
 
 const T = {
   files: '"symbol_indexer"."files"',
   symbols: '"symbol_indexer"."symbols"',
   imports: '"symbol_indexer"."imports"',
+  refs: '"symbol_indexer"."refs"',
 };
 
+const IMPORT_COLUMNS = `repository_id AS "repositoryId", path, module, line, target, reexport, bindings`;
+
 const SYMBOL_COLUMNS = `s.repository_id AS "repositoryId", s.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
-  s.container, s.signature, s.parent, s.language`;
+  s.container, s.signature, s.parent, s.language, s.col AS "column"`;
 
 /** Definitions matching a name, best first: exact, then case-insensitive, then `Container.name`. */
 const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) THEN 1 ELSE 2 END, s.repository_id, s.path, s.line`;
 
 const SQL = {
-  analyze: sql('symbols.analyze', `ANALYZE ${T.files}, ${T.symbols}, ${T.imports}`),
+  analyze: sql('symbols.analyze', `ANALYZE ${T.files}, ${T.symbols}, ${T.imports}, ${T.refs}`),
   countSymbols: sql(
     'files.count-symbols',
     `SELECT coalesce(sum(symbol_count), 0)::int AS n FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`,
   ),
   deleteSymbols: sql('symbols.delete', `DELETE FROM ${T.symbols} WHERE repository_id = $1 AND path = ANY($2::text[])`),
   deleteImports: sql('imports.delete', `DELETE FROM ${T.imports} WHERE repository_id = $1 AND path = ANY($2::text[])`),
+  deleteRefs: sql('refs.delete', `DELETE FROM ${T.refs} WHERE repository_id = $1 AND path = ANY($2::text[])`),
   deleteFiles: sql('files.delete', `DELETE FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`),
   insertFiles: sql(
     'files.insert',
@@ -60,7 +108,44 @@ const SQL = {
   ),
   insertImports: sql(
     'imports.insert',
-    `INSERT INTO ${T.imports} (repository_id, path, ordinal, module, line) SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[], $5::int[])`,
+    `INSERT INTO ${T.imports} (repository_id, path, ordinal, module, line, bindings, reexport, target)
+     SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[], $5::int[], $6::text[], $7::boolean[], $8::text[])`,
+  ),
+  insertRefs: sql(
+    'refs.insert',
+    `INSERT INTO ${T.refs} (repository_id, path, name, occurrences) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
+  ),
+  references: sql(
+    'refs.by-name',
+    `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs}
+     WHERE name = ANY($1::text[]) AND ($2::text[] IS NULL OR repository_id = ANY($2::text[]))
+     ORDER BY repository_id, path, name LIMIT $3`,
+  ),
+  importersOf: sql(
+    'imports.by-target',
+    `SELECT ${IMPORT_COLUMNS} FROM ${T.imports} WHERE repository_id = $1 AND target = ANY($2::text[]) ORDER BY path, ordinal LIMIT $3`,
+  ),
+  importsOf: sql(
+    'imports.by-path',
+    `SELECT ${IMPORT_COLUMNS} FROM ${T.imports} WHERE repository_id = $1 AND path = ANY($2::text[]) ORDER BY path, ordinal`,
+  ),
+  definitionsAt: sql(
+    'symbols.at-line',
+    `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s WHERE s.repository_id = $1 AND s.path = $2 AND s.line = $3 ORDER BY s.ordinal`,
+  ),
+  symbolsByOrdinal: sql(
+    'symbols.by-ordinal',
+    `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s JOIN unnest($2::text[], $3::int[]) AS k(p, o) ON s.path = k.p AND s.ordinal = k.o
+     WHERE s.repository_id = $1`,
+  ),
+  recent: sql(
+    'files.recent',
+    `SELECT repository_id AS "repositoryId", path, language, commit, indexed_at AS "indexedAt" FROM ${T.files}
+     WHERE ($1::text[] IS NULL OR repository_id = ANY($1::text[])) ORDER BY indexed_at DESC, path LIMIT $2`,
+  ),
+  filesExist: sql(
+    'files.exist',
+    `SELECT path FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`,
   ),
   // The file row, with its symbols if it has any (ordinal null: none).
   outline: sql(
@@ -105,10 +190,11 @@ export class SymbolStore {
     if (paths.length === 0) return 0;
     const symbols = files.flatMap((f) => f.symbols.map((s, ordinal) => ({ path: f.path, language: f.language, ordinal, ...s })));
     const imports = files.flatMap((f) => f.imports.map((i, ordinal) => ({ path: f.path, ordinal, ...i })));
+    const refs = files.flatMap((f) => packReferences(f.path, f.references));
     return this.db
       .transaction(async (m) => {
         const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0]!.n;
-        for (const statement of [SQL.deleteSymbols, SQL.deleteImports, SQL.deleteFiles])
+        for (const statement of [SQL.deleteSymbols, SQL.deleteImports, SQL.deleteRefs, SQL.deleteFiles])
           await this.db.run(statement, [repositoryId, paths], m);
         if (files.length > 0) {
           await this.db.run(
@@ -153,13 +239,19 @@ export class SymbolStore {
               imports.map((i) => i.ordinal),
               imports.map((i) => i.module),
               imports.map((i) => i.line),
+              imports.map((i) => i.bindings.map((b) => `${b.name} ${b.alias}`).join(',')),
+              imports.map((i) => i.reexport),
+              imports.map((i) => i.target),
             ],
             m,
           );
         }
+        if (refs.length > 0) {
+          await this.db.run(SQL.insertRefs, [repositoryId, refs.map((r) => r.path), refs.map((r) => r.name), refs.map((r) => r.occurrences)], m);
+        }
         return symbols.length - before;
       })
-      .finally(() => this.analyzeNowAndThen(symbols.length + paths.length));
+      .finally(() => this.analyzeNowAndThen(symbols.length + refs.length + paths.length));
   }
 
   private analyzeNowAndThen(rows: number): void {
@@ -212,4 +304,93 @@ export class SymbolStore {
     if (!first) return undefined;
     return { language: first.language, skipped: first.skipped, symbols: rows.filter((r) => r.ordinal !== null) };
   }
+
+  /** Definitions whose name starts on `line` of a file, in source order. */
+  async definitionsAt(repositoryId: string, path: string, line: number): Promise<SymbolRow[]> {
+    return (await this.db.run<SymbolRow>(SQL.definitionsAt, [repositoryId, path, line])).rows;
+  }
+
+  /** Definitions by (path, ordinal) in one repository: the enclosing symbols of references. */
+  async symbolsByOrdinal(repositoryId: string, keys: ReadonlyArray<{ path: string; ordinal: number }>): Promise<SymbolRow[]> {
+    if (keys.length === 0) return [];
+    return (await this.db.run<SymbolRow>(SQL.symbolsByOrdinal, [repositoryId, keys.map((k) => k.path), keys.map((k) => k.ordinal)])).rows;
+  }
+
+  /** Every file's occurrences of `names` in the given repositories (null: all), at most `limit` rows. */
+  async references(names: readonly string[], repositoryIds: readonly string[] | null, limit: number): Promise<ReferenceRow[]> {
+    if (names.length === 0) return [];
+    const { rows } = await this.db.run<{ repositoryId: string; path: string; name: string; occurrences: string }>(SQL.references, [
+      names,
+      repositoryIds,
+      limit,
+    ]);
+    return rows.map((r) => ({ ...r, occurrences: unpackOccurrences(r.occurrences) }));
+  }
+
+  /** Imports that resolve to one of `targets` (files, or Go package directories) in a repository. */
+  async importersOf(repositoryId: string, targets: readonly string[], limit = 10_000): Promise<ImportRow[]> {
+    if (targets.length === 0) return [];
+    return (await this.db.run<RawImport>(SQL.importersOf, [repositoryId, targets, limit])).rows.map(importRow);
+  }
+
+  /** The imports of some files of a repository, in source order. */
+  async importsOf(repositoryId: string, paths: readonly string[]): Promise<ImportRow[]> {
+    if (paths.length === 0) return [];
+    return (await this.db.run<RawImport>(SQL.importsOf, [repositoryId, paths])).rows.map(importRow);
+  }
+
+  /** The most recently indexed files of the given repositories (null: all). */
+  async recent(repositoryIds: readonly string[] | null, limit: number): Promise<FileRow[]> {
+    return (await this.db.run<FileRow>(SQL.recent, [repositoryIds, limit])).rows;
+  }
+
+  /** Which of `paths` the index holds for a repository. */
+  async existing(repositoryId: string, paths: readonly string[]): Promise<Set<string>> {
+    if (paths.length === 0) return new Set();
+    return new Set((await this.db.run<{ path: string }>(SQL.filesExist, [repositoryId, paths])).rows.map((r) => r.path));
+  }
+}
+
+type RawImport = Omit<ImportRow, 'bindings'> & { bindings: string };
+
+function importRow(row: RawImport): ImportRow {
+  const bindings = row.bindings
+    ? row.bindings.split(',').map((pair) => {
+        const space = pair.indexOf(' ');
+        return { name: pair.slice(0, space), alias: pair.slice(space + 1) };
+      })
+    : [];
+  return { ...row, bindings };
+}
+
+const KIND_CODES: Record<Occurrence['kind'], string> = { call: 'c', type: 't', write: 'w', read: 'r', import: 'i' };
+const KINDS_BY_CODE = Object.fromEntries(Object.entries(KIND_CODES).map(([kind, code]) => [code, kind])) as Record<string, Occurrence['kind']>;
+
+/**
+ * A file's references, one row per name: `line,column,kind,enclosing,qualifier`
+ * per occurrence, joined by `;` (a qualifier holds no `,` or `;`; `-` marks
+ * none, an empty one a member access on something that is not a name).
+ */
+function packReferences(path: string, references: readonly ExtractedReference[]): Array<{ path: string; name: string; occurrences: string }> {
+  const byName = new Map<string, string[]>();
+  for (const r of references) {
+    const packed = `${r.line},${r.column},${KIND_CODES[r.kind]},${r.enclosing},${r.qualifier ?? '-'}`;
+    const list = byName.get(r.name);
+    if (list) list.push(packed);
+    else byName.set(r.name, [packed]);
+  }
+  return [...byName].map(([name, list]) => ({ path, name, occurrences: list.join(';') }));
+}
+
+function unpackOccurrences(packed: string): Occurrence[] {
+  return packed.split(';').map((one) => {
+    const [line, column, kind, enclosing, qualifier] = one.split(',');
+    return {
+      line: Number(line),
+      column: Number(column),
+      kind: KINDS_BY_CODE[kind!] ?? 'read',
+      enclosing: Number(enclosing),
+      qualifier: qualifier === '-' ? null : (qualifier ?? null),
+    };
+  });
 }

@@ -1,0 +1,147 @@
+import { posix } from 'node:path';
+import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
+
+/** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
+const MEMBER_KINDS = new Set(['method', 'property', 'field']);
+/** Qualifiers that mean "the object the method runs on": the member is the enclosing class's. */
+const SELF = new Set(['this', 'self', 'cls']);
+/** How many files deep `export … from` chains are followed. */
+const REEXPORT_DEPTH = 4;
+/** Rows (file × name) read per lookup; past it the answer says truncated. */
+const MAX_ROWS = 20_000;
+
+/** One occurrence bound to a definition (or, for a name defined nowhere, to the name). */
+export interface BoundReference extends Omit<Occurrence, 'kind'> {
+  kind: Occurrence['kind'] | 'definition';
+  repositoryId: string;
+  path: string;
+  name: string;
+}
+
+/** Which occurrences of which names, in which files, denote one definition. */
+interface Sites {
+  /** Bare uses: file → local names that denote the definition there. */
+  bare: Map<string, Set<string>>;
+  /** Member accesses through a namespace: file → qualifiers (`ns` in `ns.name`) that denote the definition's module there. */
+  namespaces: Map<string, Set<string>>;
+  /** Every name to look up. */
+  names: Set<string>;
+}
+
+/**
+ * Binds references to definitions without a type checker, as far as the
+ * index allows: a top-level definition is used where it is declared and
+ * where an import (followed through re-exports) brings it in, by its own
+ * name, an alias, or a namespace (`ns.name`, Go's `pkg.Name`); a Go
+ * definition also in the other files of its package; a nested one only in
+ * its file (locals were already dropped at extraction). A member (method,
+ * property, field) is used as `x.name`: through `this`/`self` in its own
+ * file; otherwise every such access when no other member has its name in
+ * scope, else only in files that mention its container (the receiver's
+ * type is unknown without types — the documented imprecision).
+ */
+export class ReferenceBinder {
+  constructor(private readonly store: SymbolStore) {}
+
+  /** The references of `definition` (in repository `repositoryId`) among the repositories of `scope`. */
+  async of(definition: SymbolRow, scope: readonly string[] | null, others: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+    return MEMBER_KINDS.has(definition.kind) ? this.ofMember(definition, scope, others) : this.ofName(definition);
+  }
+
+  /** Every use of a name that nothing in scope defines (a library's function, a global). */
+  async unbound(name: string, scope: readonly string[] | null): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+    const rows = await this.store.references([name], scope, MAX_ROWS + 1);
+    return { refs: flatten(rows.slice(0, MAX_ROWS), () => true), truncated: rows.length > MAX_ROWS };
+  }
+
+  private async ofName(definition: SymbolRow): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+    const sites: Sites = { bare: new Map(), namespaces: new Map(), names: new Set([definition.name]) };
+    add(sites.bare, definition.path, definition.name);
+    const topLevel = definition.parent < 0 || definition.container === null;
+    if (topLevel) await this.followImports(definition, sites);
+    const rows = await this.store.references([...sites.names], [definition.repositoryId], MAX_ROWS + 1);
+    const goPackage = definition.language === 'go' && topLevel ? posix.dirname(definition.path) : undefined;
+    const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
+      if (o.qualifier === null) {
+        if (sites.bare.get(row.path)?.has(row.name)) return true;
+        return goPackage !== undefined && row.name === definition.name && row.path.endsWith('.go') && posix.dirname(row.path) === goPackage;
+      }
+      return row.name === definition.name && sites.namespaces.get(row.path)?.has(o.qualifier) === true;
+    });
+    return { refs, truncated: rows.length > MAX_ROWS };
+  }
+
+  /** Files that import the definition's file (or Go package), directly or through `export … from`, and the names it has there. */
+  private async followImports(definition: SymbolRow, sites: Sites): Promise<void> {
+    const goPackage = definition.language === 'go' ? goPackageKey(definition.path) : undefined;
+    let frontier = new Map<string, Set<string>>([[goPackage ?? definition.path, new Set([definition.name])]]);
+    const seen = new Set<string>();
+    for (let depth = 0; depth < REEXPORT_DEPTH && frontier.size > 0; depth++) {
+      for (const key of frontier.keys()) seen.add(key);
+      const importers = await this.store.importersOf(definition.repositoryId, [...frontier.keys()]);
+      const next = new Map<string, Set<string>>();
+      for (const row of importers) {
+        const exported = frontier.get(row.target ?? '');
+        if (!exported) continue;
+        for (const b of row.bindings) {
+          for (const name of exported) {
+            if (b.name === name) {
+              add(sites.bare, row.path, b.alias);
+              add(sites.bare, row.path, name);
+              sites.names.add(b.alias);
+              if (row.reexport && !seen.has(row.path)) add(next, row.path, b.alias);
+            } else if (b.name === '*' && b.alias === '') {
+              add(sites.bare, row.path, name);
+              if (row.reexport && !seen.has(row.path)) add(next, row.path, name);
+            } else if (b.name === '*') {
+              add(sites.namespaces, row.path, b.alias);
+            }
+          }
+        }
+      }
+      frontier = next;
+    }
+  }
+
+  private async ofMember(definition: SymbolRow, scope: readonly string[] | null, others: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+    const rows = await this.store.references([definition.name], scope, MAX_ROWS + 1);
+    const rivals = others.filter(
+      (o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && o.container !== definition.container,
+    );
+    let mentions: Set<string> | undefined;
+    if (rivals.length > 0 && definition.container) {
+      const containerRows = await this.store.references([definition.container], scope, MAX_ROWS);
+      mentions = new Set(containerRows.map((r) => `${r.repositoryId}\0${r.path}`));
+    }
+    const home = `${definition.repositoryId}\0${definition.path}`;
+    const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
+      if (o.qualifier === null) return false;
+      const file = `${row.repositoryId}\0${row.path}`;
+      if (SELF.has(o.qualifier)) return file === home;
+      return !mentions || file === home || mentions.has(file);
+    });
+    return { refs, truncated: rows.length > MAX_ROWS };
+  }
+}
+
+function flatten(rows: readonly ReferenceRow[], keep: (row: ReferenceRow, o: Occurrence) => boolean): BoundReference[] {
+  const out: BoundReference[] = [];
+  for (const row of rows) {
+    for (const o of row.occurrences) {
+      if (keep(row, o)) out.push({ repositoryId: row.repositoryId, path: row.path, name: row.name, ...o });
+    }
+  }
+  return out;
+}
+
+function add(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}
+
+/** A Go file's package as imports resolve it: its directory, `./` at the root. */
+export function goPackageKey(path: string): string {
+  const dir = posix.dirname(path);
+  return dir === '.' ? './' : `${dir}/`;
+}
