@@ -98,7 +98,11 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
   // Returning true cancels (the typings say void).
   const overBudget = (() => performance.now() > deadline) as () => void;
   const tree = grammar.parser.parse(source, null, { progressCallback: overBudget });
-  if (!tree) throw new BudgetExceeded(`parsing took longer than ${timeoutMs} ms`);
+  if (!tree) {
+    // A cancelled parse is resumed by the next call unless reset: the next file would be read as the rest of this one.
+    grammar.parser.reset();
+    throw new BudgetExceeded(`parsing took longer than ${timeoutMs} ms`);
+  }
   try {
     const matches = grammar.query.matches(tree.rootNode, { progressCallback: overBudget });
     if (performance.now() > deadline) throw new BudgetExceeded(`the query took longer than ${timeoutMs} ms`);
