@@ -175,7 +175,10 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
     const symbols = nest(grammar.name, found);
     for (const record of imports.values()) {
       if (record.bindings.length === 0 && options.moduleAlias && !record.reexport) {
-        record.bindings.push({ name: '*', alias: options.moduleAlias === 'module' ? record.module : record.module.slice(record.module.lastIndexOf('/') + 1) });
+        record.bindings.push({
+          name: '*',
+          alias: options.moduleAlias === 'module' ? record.module : record.module.slice(record.module.lastIndexOf('/') + 1),
+        });
       }
     }
     const shadowed = localScopes(scopes, locals);
@@ -215,7 +218,10 @@ function bindingOf(captures: QueryCapture[]): ImportBinding | undefined {
 }
 
 /** Each local name with the ranges of the scopes it is declared in (the innermost scope around its declaration). */
-function localScopes(scopes: Array<[number, number]>, locals: ReadonlyArray<{ name: string; at: number }>): Map<string, Array<[number, number]>> {
+function localScopes(
+  scopes: Array<[number, number]>,
+  locals: ReadonlyArray<{ name: string; at: number }>,
+): Map<string, Array<[number, number]>> {
   const byName = new Map<string, Array<[number, number]>>();
   for (const local of locals) {
     let best: [number, number] | undefined;

@@ -42,7 +42,13 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
     const folder = join(LANGUAGES_DIR, entry.name);
     const json = JSON.parse(readFileSync(join(folder, 'language.json'), 'utf8')) as LanguageJson;
     const grammarDir = dirname(require.resolve(`${json.grammar.package}/package.json`));
-    specs.set(entry.name, { name: entry.name, wasmPath: join(grammarDir, json.grammar.wasm), queryPath: join(folder, json.query), options: json.options ?? {}, resolver: json.resolver ?? null });
+    specs.set(entry.name, {
+      name: entry.name,
+      wasmPath: join(grammarDir, json.grammar.wasm),
+      queryPath: join(folder, json.query),
+      options: json.options ?? {},
+      resolver: json.resolver ?? null,
+    });
   }
   table = specs;
   return specs;

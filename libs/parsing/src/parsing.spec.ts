@@ -219,7 +219,15 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     );
     assert.deepEqual(python.imports[0]!.bindings, [{ name: '*', alias: 'os.path' }]);
     assert.deepEqual(python.imports[1]!.bindings, [{ name: 'User', alias: 'U' }]);
-    assert.deepEqual(uses(python), ['User:import@2', 'U:call@5', 'os:read@5', 'os.path:read@5', 'os.path.join:call@5', 'print:call@7', 'LIMIT:read@7']);
+    assert.deepEqual(uses(python), [
+      'User:import@2',
+      'U:call@5',
+      'os:read@5',
+      'os.path:read@5',
+      'os.path.join:call@5',
+      'print:call@7',
+      'LIMIT:read@7',
+    ]);
     const go = extract(
       await grammar('go'),
       [
@@ -236,7 +244,15 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       go.imports.map((i) => i.bindings),
       [[{ name: '*', alias: 'http' }], [{ name: '*', alias: 'log' }]],
     );
-    assert.deepEqual(uses(go), ['Server:type@6', 'http.ResponseWriter:type@6', 'log:read@6', 'log.Info:call@6', 's.addr:read@6', 'New:call@6', 'x.Start:call@6']);
+    assert.deepEqual(uses(go), [
+      'Server:type@6',
+      'http.ResponseWriter:type@6',
+      'log:read@6',
+      'log.Info:call@6',
+      's.addr:read@6',
+      'New:call@6',
+      'x.Start:call@6',
+    ]);
   });
 
   it('keeps what it can read of a file with syntax errors, and survives deep nesting', async () => {

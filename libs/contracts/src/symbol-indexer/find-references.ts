@@ -9,7 +9,7 @@ export const Request = z
   .strictObject({
     name: SymbolName.optional(),
     path: FilePath.optional().describe('With `line`: the file of the definition whose references are wanted (extension).'),
-    line: z.int().min(1).max(10_000_000).optional().describe('1-based line of the definition\'s name.'),
+    line: z.int().min(1).max(10_000_000).optional().describe("1-based line of the definition's name."),
     column: z.int().min(0).max(100_000).optional().describe('0-based column of the name, when one line defines several.'),
     include_definitions: z.boolean().default(false).describe('Also list the definition sites (kind "definition").'),
     ...targetFields,
@@ -22,7 +22,9 @@ export const Request = z
   .refine((r) => (r.path === undefined) === (r.line === undefined), { message: 'path and line go together', path: ['line'] });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
-  definitions: z.array(SymbolDef).describe('The definitions whose references these are (empty: the name is defined nowhere in scope; every use is listed).'),
+  definitions: z
+    .array(SymbolDef)
+    .describe('The definitions whose references these are (empty: the name is defined nowhere in scope; every use is listed).'),
   references: z.array(Reference),
   total: z.int().describe('References found before `limit` cut the list.'),
   truncated: z.boolean(),

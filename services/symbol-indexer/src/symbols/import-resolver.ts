@@ -113,8 +113,9 @@ export class ImportResolver {
     const text = this.read(posix.join(dir, 'tsconfig.json'));
     if (text !== null) {
       try {
-        const options = (JSON.parse(stripJsonComments(text)) as { compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } })
-          .compilerOptions;
+        const options = (
+          JSON.parse(stripJsonComments(text)) as { compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } }
+        ).compilerOptions;
         const baseDir = posix.join(dir, options?.baseUrl ?? '.');
         found = {
           baseUrl: options?.baseUrl !== undefined ? baseDir : null,

@@ -44,7 +44,11 @@ export class ReferenceBinder {
   constructor(private readonly store: SymbolStore) {}
 
   /** The references of `definition` (in repository `repositoryId`) among the repositories of `scope`. */
-  async of(definition: SymbolRow, scope: readonly string[] | null, others: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+  async of(
+    definition: SymbolRow,
+    scope: readonly string[] | null,
+    others: readonly SymbolRow[],
+  ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     return MEMBER_KINDS.has(definition.kind) ? this.ofMember(definition, scope, others) : this.ofName(definition);
   }
 
@@ -103,24 +107,42 @@ export class ReferenceBinder {
     }
   }
 
-  private async ofMember(definition: SymbolRow, scope: readonly string[] | null, others: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+  private async ofMember(
+    definition: SymbolRow,
+    scope: readonly string[] | null,
+    others: readonly SymbolRow[],
+  ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const rows = await this.store.references([definition.name], scope, MAX_ROWS + 1);
-    const rivals = others.filter(
-      (o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && o.container !== definition.container,
-    );
+    const rivals = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && o.container !== definition.container);
     let mentions: Set<string> | undefined;
     if (rivals.length > 0 && definition.container) {
       const containerRows = await this.store.references([definition.container], scope, MAX_ROWS);
       mentions = new Set(containerRows.map((r) => `${r.repositoryId}\0${r.path}`));
     }
     const home = `${definition.repositoryId}\0${definition.path}`;
+    const namespaces = await this.namespaceAliases(rows);
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null) return false;
       const file = `${row.repositoryId}\0${row.path}`;
       if (SELF.has(o.qualifier)) return file === home;
+      // `ns.name` where `ns` is an imported module is a module's name, not a member.
+      if (namespaces.get(file)?.has(o.qualifier)) return false;
       return !mentions || file === home || mentions.has(file);
     });
     return { refs, truncated: rows.length > MAX_ROWS };
+  }
+
+  /** Per file (`repository\0path`) of `rows`, the local names bound to whole modules (`import * as ns`, `import pkg`). */
+  private async namespaceAliases(rows: readonly ReferenceRow[]): Promise<Map<string, Set<string>>> {
+    const byRepository = new Map<string, Set<string>>();
+    for (const row of rows) add(byRepository, row.repositoryId, row.path);
+    const out = new Map<string, Set<string>>();
+    for (const [repositoryId, paths] of byRepository) {
+      for (const imported of await this.store.importsOf(repositoryId, [...paths])) {
+        for (const b of imported.bindings) if (b.name === '*' && b.alias) add(out, `${repositoryId}\0${imported.path}`, b.alias);
+      }
+    }
+    return out;
   }
 }
 

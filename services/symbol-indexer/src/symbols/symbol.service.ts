@@ -72,7 +72,8 @@ export class SymbolService {
   async references(input: FindReferences.Request): Promise<FindReferences.Response> {
     const scope = await this.scope(input, true);
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
-    const definitions = input.path !== undefined ? await this.definitionAt(scope, input) : await this.definitionsNamed(input.name!, scopeIds);
+    const definitions =
+      input.path !== undefined ? await this.definitionAt(scope, input) : await this.definitionsNamed(input.name!, scopeIds);
     let found: BoundReference[] = [];
     let cut = false;
     if (definitions.length === 0) {
@@ -105,9 +106,13 @@ export class SymbolService {
   private async definitionAt(scope: Scope, input: FindReferences.Request): Promise<SymbolRow[]> {
     const repository = scope.repositories?.length === 1 ? scope.repositories[0]! : undefined;
     if (!repository) {
-      throw ServiceError.of('invalid_input', 'A definition position (path, line) needs repo or workspace: this server has no default workspace.', {
-        field: 'repo',
-      });
+      throw ServiceError.of(
+        'invalid_input',
+        'A definition position (path, line) needs repo or workspace: this server has no default workspace.',
+        {
+          field: 'repo',
+        },
+      );
     }
     const path = input.path!.replace(/^\.\//, '');
     let rows = await this.store.definitionsAt(repository.id, path, input.line!);
@@ -151,12 +156,23 @@ export class SymbolService {
     const lines = new Map<string, Map<string, string[]>>();
     await Promise.all(
       [...byRepository].map(async ([repositoryId, refs]) => {
-        const keys = [...new Map(refs.filter((r) => r.enclosing >= 0).map((r) => [`${r.path}\0${r.enclosing}`, { path: r.path, ordinal: r.enclosing }])).values()];
+        const keys = [
+          ...new Map(
+            refs.filter((r) => r.enclosing >= 0).map((r) => [`${r.path}\0${r.enclosing}`, { path: r.path, ordinal: r.enclosing }]),
+          ).values(),
+        ];
         for (const s of await this.store.symbolsByOrdinal(repositoryId, keys)) {
           enclosing.set(`${repositoryId}\0${s.path}\0${s.ordinal}`, s.container ? `${s.container}.${s.name}` : s.name);
         }
         const repository = repositories.get(repositoryId);
-        if (repository) lines.set(repositoryId, await this.sources.read(repository, refs.map((r) => r.path)));
+        if (repository)
+          lines.set(
+            repositoryId,
+            await this.sources.read(
+              repository,
+              refs.map((r) => r.path),
+            ),
+          );
       }),
     );
     return page.map((r) => ({

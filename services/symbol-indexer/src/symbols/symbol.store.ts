@@ -143,10 +143,7 @@ const SQL = {
     `SELECT repository_id AS "repositoryId", path, language, commit, indexed_at AS "indexedAt" FROM ${T.files}
      WHERE ($1::text[] IS NULL OR repository_id = ANY($1::text[])) ORDER BY indexed_at DESC, path LIMIT $2`,
   ),
-  filesExist: sql(
-    'files.exist',
-    `SELECT path FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`,
-  ),
+  filesExist: sql('files.exist', `SELECT path FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`),
   // The file row, with its symbols if it has any (ordinal null: none).
   outline: sql(
     'symbols.outline',
@@ -247,7 +244,11 @@ export class SymbolStore {
           );
         }
         if (refs.length > 0) {
-          await this.db.run(SQL.insertRefs, [repositoryId, refs.map((r) => r.path), refs.map((r) => r.name), refs.map((r) => r.occurrences)], m);
+          await this.db.run(
+            SQL.insertRefs,
+            [repositoryId, refs.map((r) => r.path), refs.map((r) => r.name), refs.map((r) => r.occurrences)],
+            m,
+          );
         }
         return symbols.length - before;
       })
@@ -364,14 +365,20 @@ function importRow(row: RawImport): ImportRow {
 }
 
 const KIND_CODES: Record<Occurrence['kind'], string> = { call: 'c', type: 't', write: 'w', read: 'r', import: 'i' };
-const KINDS_BY_CODE = Object.fromEntries(Object.entries(KIND_CODES).map(([kind, code]) => [code, kind])) as Record<string, Occurrence['kind']>;
+const KINDS_BY_CODE = Object.fromEntries(Object.entries(KIND_CODES).map(([kind, code]) => [code, kind])) as Record<
+  string,
+  Occurrence['kind']
+>;
 
 /**
  * A file's references, one row per name: `line,column,kind,enclosing,qualifier`
  * per occurrence, joined by `;` (a qualifier holds no `,` or `;`; `-` marks
  * none, an empty one a member access on something that is not a name).
  */
-function packReferences(path: string, references: readonly ExtractedReference[]): Array<{ path: string; name: string; occurrences: string }> {
+function packReferences(
+  path: string,
+  references: readonly ExtractedReference[],
+): Array<{ path: string; name: string; occurrences: string }> {
   const byName = new Map<string, string[]>();
   for (const r of references) {
     const packed = `${r.line},${r.column},${KIND_CODES[r.kind]},${r.enclosing},${r.qualifier ?? '-'}`;
