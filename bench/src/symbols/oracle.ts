@@ -189,6 +189,7 @@ async function score(call: ToolCaller, service: ts.LanguageService, dir: string,
     const top = located.isError ? undefined : located.body.definitions[0];
     scores.asked++;
     if (top && top.path === target.path && top.line === target.line) scores.hits++;
+    else if (EXPLAIN === 'definitions') console.log(`-- ${written} at ${first.path}:${first.line}: true ${target.path}:${target.line}, first ${top ? `${top.path}:${top.line}` : 'none'}`);
   }
 }
 

@@ -61,7 +61,7 @@ export interface Extraction {
 
 const SIGNATURE_MAX = 200;
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
-/** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `import.*`) qualify it. */
+/** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
 const ROLE = /^(definition\.|reference\.|local\.|import$|reexport$|skip$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
@@ -112,6 +112,7 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
     const importLocals = new Set<number>();
     const skipped = new Set<number>();
     const references = new Map<number, FoundReference>();
+    const memberKeys = new Map<number, FoundReference>();
     const scopes: Array<[number, number]> = [];
     const locals: Array<{ name: string; at: number }> = [];
     for (const match of matches) {
@@ -120,6 +121,11 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
       const role = first.name;
       if (role.startsWith('reference.')) {
         const kind = role.slice('reference.'.length) as ReferenceKind;
+        if (capture(match.captures, 'member')) {
+          // A property key (`{name: …}`, `{name}`, `const {name} = …`): a member of an object whose type is unknown here.
+          memberKeys.set(first.node.startIndex, { node: first.node, kind, qualifier: '' });
+          continue;
+        }
         const qualifierNode = capture(match.captures, 'qualifier');
         const qualifier = qualifierNode ? (QUALIFIER.test(qualifierNode.text) ? qualifierNode.text : '') : null;
         const known = references.get(first.node.startIndex);
@@ -190,6 +196,7 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
       else if (reference.qualifier === null && isShadowed(shadowed, reference.node.text, at)) continue;
       uses.push(reference);
     }
+    for (const [at, key] of memberKeys) if (!byNameNode.has(at)) uses.push(key);
     return {
       symbols,
       imports: [...imports.values()],

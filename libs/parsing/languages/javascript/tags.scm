@@ -37,6 +37,11 @@
 (assignment_expression left: (identifier) @reference.write)
 (identifier) @reference.read
 (shorthand_property_identifier) @reference.read
+; Property keys, also uses of a member (with @member: of an object whose type the file does not say).
+(pair key: (property_identifier) @reference.write @member)
+(shorthand_property_identifier) @reference.write @member
+(object_pattern (shorthand_property_identifier_pattern) @reference.read @member)
+(pair_pattern key: (property_identifier) @reference.read @member)
 
 ; Locals: @local.scope opens a scope, @local.definition declares a name in the innermost one (a use of it there is not a reference).
 [(function_declaration) (function_expression) (arrow_function) (method_definition) (generator_function_declaration) (generator_function)

@@ -46,6 +46,11 @@
 (assignment_expression left: (identifier) @reference.write)
 (identifier) @reference.read
 (shorthand_property_identifier) @reference.read
+; Property keys, also uses of a member (with @member: of an object whose type the file does not say).
+(pair key: (property_identifier) @reference.write @member)
+(shorthand_property_identifier) @reference.write @member
+(object_pattern (shorthand_property_identifier_pattern) @reference.read @member)
+(pair_pattern key: (property_identifier) @reference.read @member)
 (nested_type_identifier module: (_) @qualifier name: (type_identifier) @reference.type)
 (type_identifier) @reference.type
 

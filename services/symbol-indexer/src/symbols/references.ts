@@ -121,15 +121,37 @@ export class ReferenceBinder {
     }
     const home = `${definition.repositoryId}\0${definition.path}`;
     const namespaces = await this.namespaceAliases(rows);
+    const classAt = await this.classesOf(rows.filter((r) => r.occurrences.some((o) => o.qualifier !== null && SELF.has(o.qualifier))));
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null) return false;
       const file = `${row.repositoryId}\0${row.path}`;
-      if (SELF.has(o.qualifier)) return file === home;
+      // `this.name` / `self.name`: the member of the class the line is in.
+      if (SELF.has(o.qualifier)) return classAt(file, o.line) === definition.container;
       // `ns.name` where `ns` is an imported module is a module's name, not a member.
       if (namespaces.get(file)?.has(o.qualifier)) return false;
       return !mentions || file === home || mentions.has(file);
     });
     return { refs, truncated: rows.length > MAX_ROWS };
+  }
+
+  /** For the files of `rows`: which class (innermost) a line of a file (`repository\0path`) is in. */
+  private async classesOf(rows: readonly ReferenceRow[]): Promise<(file: string, line: number) => string | undefined> {
+    const byRepository = new Map<string, Set<string>>();
+    for (const row of rows) add(byRepository, row.repositoryId, row.path);
+    const classes = new Map<string, Array<{ name: string; line: number; endLine: number }>>();
+    for (const [repositoryId, paths] of byRepository) {
+      for (const c of await this.store.classesIn(repositoryId, [...paths])) {
+        const key = `${repositoryId}\0${c.path}`;
+        classes.set(key, [...(classes.get(key) ?? []), c]);
+      }
+    }
+    return (file, line) => {
+      let best: { name: string; line: number; endLine: number } | undefined;
+      for (const c of classes.get(file) ?? []) {
+        if (c.line <= line && line <= c.endLine && (!best || c.line >= best.line)) best = c;
+      }
+      return best?.name;
+    };
   }
 
   /** Per file (`repository\0path`) of `rows`, the local names bound to whole modules (`import * as ns`, `import pkg`). */

@@ -81,8 +81,12 @@ const IMPORT_COLUMNS = `repository_id AS "repositoryId", path, module, line, tar
 const SYMBOL_COLUMNS = `s.repository_id AS "repositoryId", s.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
   s.container, s.signature, s.parent, s.language, s.col AS "column"`;
 
-/** Definitions matching a name, best first: exact, then case-insensitive, then `Container.name`. */
-const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) THEN 1 ELSE 2 END, s.repository_id, s.path, s.line`;
+/** A test file's path (POSIX regular expression): its definitions come after the others'. */
+export const TEST_PATH = String.raw`(^|/)(tests?|__tests__|spec|testing)/|[._](test|spec)\.[a-z]+$|(^|/)test_[^/]*\.py$`;
+
+/** Definitions matching a name, best first: exact, then case-insensitive, then `Container.name`; outside tests first. */
+const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) THEN 1 ELSE 2 END,
+  s.path ~ '${TEST_PATH}', s.repository_id, s.path, s.line`;
 
 const SQL = {
   analyze: sql('symbols.analyze', `ANALYZE ${T.files}, ${T.symbols}, ${T.imports}, ${T.refs}`),
@@ -137,6 +141,11 @@ const SQL = {
     'symbols.by-ordinal',
     `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s JOIN unnest($2::text[], $3::int[]) AS k(p, o) ON s.path = k.p AND s.ordinal = k.o
      WHERE s.repository_id = $1`,
+  ),
+  classesIn: sql(
+    'symbols.classes-in',
+    `SELECT path, name, line, end_line AS "endLine" FROM ${T.symbols}
+     WHERE repository_id = $1 AND path = ANY($2::text[]) AND kind IN ('class', 'interface', 'struct', 'trait')`,
   ),
   recent: sql(
     'files.recent',
@@ -338,6 +347,12 @@ export class SymbolStore {
   async importsOf(repositoryId: string, paths: readonly string[]): Promise<ImportRow[]> {
     if (paths.length === 0) return [];
     return (await this.db.run<RawImport>(SQL.importsOf, [repositoryId, paths])).rows.map(importRow);
+  }
+
+  /** The class-like definitions (class, interface, struct, trait) of some files: which class a line is in. */
+  async classesIn(repositoryId: string, paths: readonly string[]): Promise<Array<{ path: string; name: string; line: number; endLine: number }>> {
+    if (paths.length === 0) return [];
+    return (await this.db.run<{ path: string; name: string; line: number; endLine: number }>(SQL.classesIn, [repositoryId, paths])).rows;
   }
 
   /** The most recently indexed files of the given repositories (null: all). */
