@@ -69,7 +69,15 @@ function sourcesOf(dir: string): string[] {
 /** The package's sources copied into a fresh git repository. */
 function makeWorkspace(root: string, project: (typeof PROJECTS)[number]): { dir: string; files: string[] } {
   // The package folder where the repository's node_modules holds it (some packages export no ./package.json).
-  const from = join(dirname(require.resolve.paths(project.package)!.map((p) => join(p, project.package, 'package.json')).find((p) => existsSync(p))!), project.src);
+  const from = join(
+    dirname(
+      require.resolve
+        .paths(project.package)!
+        .map((p) => join(p, project.package, 'package.json'))
+        .find((p) => existsSync(p))!,
+    ),
+    project.src,
+  );
   const dir = join(root, project.name);
   mkdirSync(dir, { recursive: true });
   const files = sourcesOf(from).map((f) => relative(from, f));
@@ -146,7 +154,13 @@ function siteOf(service: ts.LanguageService, dir: string, fileName: string, star
   return { path: relative(dir, fileName), line: line + 1, column: character };
 }
 
-async function score(call: ToolCaller, service: ts.LanguageService, dir: string, sample: readonly Definition[], scores: Scores): Promise<void> {
+async function score(
+  call: ToolCaller,
+  service: ts.LanguageService,
+  dir: string,
+  sample: readonly Definition[],
+  scores: Scores,
+): Promise<void> {
   for (const d of sample) {
     const file = join(dir, d.path);
     const referenced = service.findReferences(file, positionOf(service, file, d.line, d.column)) ?? [];
@@ -183,13 +197,20 @@ async function score(call: ToolCaller, service: ts.LanguageService, dir: string,
     const defined = service.getDefinitionAtPosition(first.fileName, first.start)?.find((x) => x.fileName.startsWith(dir));
     if (!defined) continue;
     const target = siteOf(service, dir, defined.fileName, defined.textSpan.start);
-    const written = service.getProgram()!.getSourceFile(first.fileName)!.text.slice(first.start).match(/^[\w$#]+/)?.[0];
+    const written = service
+      .getProgram()!
+      .getSourceFile(first.fileName)!
+      .text.slice(first.start)
+      .match(/^[\w$#]+/)?.[0];
     if (!written) continue;
     const located = await call<{ definitions: Array<{ path: string; line: number }> }>('locate_symbol', { name: written, limit: 1 });
     const top = located.isError ? undefined : located.body.definitions[0];
     scores.asked++;
     if (top && top.path === target.path && top.line === target.line) scores.hits++;
-    else if (EXPLAIN === 'definitions') console.log(`-- ${written} at ${first.path}:${first.line}: true ${target.path}:${target.line}, first ${top ? `${top.path}:${top.line}` : 'none'}`);
+    else if (EXPLAIN === 'definitions')
+      console.log(
+        `-- ${written} at ${first.path}:${first.line}: true ${target.path}:${target.line}, first ${top ? `${top.path}:${top.line}` : 'none'}`,
+      );
   }
 }
 
@@ -255,7 +276,9 @@ async function main(): Promise<void> {
       `all      references precision ${pct(mean(total.precision))} recall ${pct(mean(total.recall))}   definition hit@1 ${pct(total.hits / total.asked)} (${total.asked})   targets: precision ≥ 0.90, recall ≥ 0.90, hit@1 ≥ 0.95`,
     );
     for (const [kind, s] of [...total.byKind].sort()) {
-      console.log(`  ${kind.padEnd(10)} precision ${pct(mean(s.precision))} (${s.precision.length})  recall ${pct(mean(s.recall))} (${s.recall.length})`);
+      console.log(
+        `  ${kind.padEnd(10)} precision ${pct(mean(s.precision))} (${s.precision.length})  recall ${pct(mean(s.recall))} (${s.recall.length})`,
+      );
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -19,6 +19,8 @@ export interface ExtractedSymbol {
   signature: string | null;
   /** Index of the enclosing definition in `symbols` (for outlines), or -1. */
   parent: number;
+  /** The types a class, interface or struct extends, implements or embeds, by name (`Base`, not `pkg.Base<T>`). */
+  supertypes?: string[];
 }
 
 /** A name an import binds in the importing file. */
@@ -62,7 +64,7 @@ export interface Extraction {
 const SIGNATURE_MAX = 200;
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
-const ROLE = /^(definition\.|reference\.|local\.|import$|reexport$|skip$)/;
+const ROLE = /^(definition\.|reference\.|local\.|import$|reexport$|skip$|supertype$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
@@ -113,6 +115,7 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
     const skipped = new Set<number>();
     const references = new Map<number, FoundReference>();
     const memberKeys = new Map<number, FoundReference>();
+    const supertypes: Node[] = [];
     const scopes: Array<[number, number]> = [];
     const locals: Array<{ name: string; at: number }> = [];
     for (const match of matches) {
@@ -134,6 +137,10 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
           if (REFERENCE_PRECEDENCE[kind] > REFERENCE_PRECEDENCE[known.kind]) known.kind = kind;
           known.qualifier ??= qualifier;
         }
+        continue;
+      }
+      if (role === 'supertype') {
+        supertypes.push(first.node);
         continue;
       }
       if (role === 'skip') {
@@ -179,6 +186,7 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
     }
     const found = [...byNameNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
     const symbols = nest(grammar.name, found);
+    attachSupertypes(symbols, found, supertypes);
     for (const record of imports.values()) {
       if (record.bindings.length === 0 && options.moduleAlias && !record.reexport) {
         record.bindings.push({
@@ -271,6 +279,24 @@ function enclose(uses: FoundReference[], definitions: readonly FoundDefinition[]
     });
   }
   return out;
+}
+
+const CLASS_LIKE = new Set<SymbolKind>(['class', 'interface', 'struct', 'trait']);
+
+/** Each supertype to the innermost class-like definition around it, as a bare name (`pkg.Base<T>` → `Base`, `*Base` → `Base`). */
+function attachSupertypes(symbols: ExtractedSymbol[], found: readonly FoundDefinition[], supertypes: readonly Node[]): void {
+  for (const node of supertypes) {
+    let owner = -1;
+    for (let i = 0; i < found.length; i++) {
+      const d = found[i]!;
+      if (d.node.startIndex > node.startIndex) break;
+      if (d.node.endIndex >= node.endIndex && CLASS_LIKE.has(symbols[i]!.kind)) owner = i;
+    }
+    const name = /([\p{L}_$][\p{L}\p{N}_$]*)\s*(<[^]*)?$/u.exec(node.text.replace(/\[[^]*$|\([^]*$/, ''))?.[1];
+    if (owner < 0 || !name) continue;
+    const list = (symbols[owner]!.supertypes ??= []);
+    if (!list.includes(name)) list.push(name);
+  }
 }
 
 function kindOf(raw: string, node: Node): SymbolKind {

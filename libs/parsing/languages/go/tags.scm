@@ -1,4 +1,4 @@
-; Go: definitions, imports, references and locals, in that order.
+; Go: definitions, supertypes, imports, references and locals, in that order.
 ; Definitions: @definition.<kind> on the node, @name on its name.
 
 (function_declaration name: (identifier) @name) @definition.function
@@ -12,6 +12,10 @@
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 
+
+; Supertypes: @supertype on an embedded type of a struct or interface (the enclosing definition's).
+(field_declaration_list (field_declaration !name type: (_) @supertype))
+(interface_type (type_elem (_) @supertype))
 ; Imports: @import on the spec, @module on the package path; @import.namespace for a named import, @import.all for a dot
 ; import (an unnamed import binds the path's last segment: language.json).
 (import_spec name: (package_identifier) @import.namespace path: (interpreted_string_literal (interpreted_string_literal_content) @module)) @import

@@ -1,4 +1,4 @@
-; JavaScript (and JSX): definitions, imports, references and locals, in that order.
+; JavaScript (and JSX): definitions, supertypes, imports, references and locals, in that order.
 ; Definitions: @definition.<kind> on the node, @name on its name.
 
 (function_declaration name: (identifier) @name) @definition.function
@@ -14,6 +14,9 @@
 (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: (_) @value) @definition.variable))
 (program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
 
+
+; Supertypes: @supertype on the class a class extends (the enclosing definition's).
+(class_heritage (_) @supertype)
 ; Imports: @import (or @reexport for `export … from`) on the statement, @module on the module it names;
 ; @import.name (and @import.alias) for a named import, @import.default, @import.namespace, @import.all for `export *`.
 (import_statement (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias))) source: (string (string_fragment) @module)) @import

@@ -1,4 +1,4 @@
-; Python: definitions, imports, references and locals, in that order.
+; Python: definitions, supertypes, imports, references and locals, in that order.
 ; Definitions: @definition.<kind> on the node, @name on its name.
 
 (function_definition name: (identifier) @name) @definition.function
@@ -6,6 +6,9 @@
 (module (expression_statement (assignment left: (identifier) @name) @definition.variable))
 (class_definition body: (block (expression_statement (assignment left: (identifier) @name) @definition.field)))
 
+
+; Supertypes: @supertype on a base class (the enclosing definition's).
+(class_definition superclasses: (argument_list [(identifier) (attribute)] @supertype))
 ; Imports: @import on the statement, @module on the module; @import.name (and @import.alias) for `from m import n [as a]`,
 ; @import.namespace for `import m as a`, @import.all for `from m import *` (a bare `import m` binds `m`: language.json).
 (import_statement name: (dotted_name) @module) @import

@@ -1,4 +1,4 @@
-; TypeScript (and TSX): definitions, imports, references and locals, in that order.
+; TypeScript (and TSX): definitions, supertypes, imports, references and locals, in that order.
 ; Definitions: @definition.<kind> on the node, @name on its name.
 
 (function_declaration name: (identifier) @name) @definition.function
@@ -23,6 +23,11 @@
 (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: (_) @value) @definition.variable))
 (program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
 
+
+; Supertypes: @supertype on a type a class or interface extends or implements (the enclosing definition's).
+(class_heritage (extends_clause value: (_) @supertype))
+(class_heritage (implements_clause (_) @supertype))
+(extends_type_clause type: (_) @supertype)
 ; Imports: @import (or @reexport for `export … from`) on the statement, @module on the module it names;
 ; @import.name (and @import.alias) for a named import, @import.default, @import.namespace, @import.all for `export *`.
 (import_statement (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias))) source: (string (string_fragment) @module)) @import

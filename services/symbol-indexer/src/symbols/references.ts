@@ -7,6 +7,9 @@ const MEMBER_KINDS = new Set(['method', 'property', 'field']);
 const SELF = new Set(['this', 'self', 'cls']);
 /** How many files deep `export … from` chains are followed. */
 const REEXPORT_DEPTH = 4;
+/** How many levels of supertypes and subtypes make a member's family; and how many classes at most. */
+const HIERARCHY_DEPTH = 5;
+const FAMILY_MAX = 200;
 /** Rows (file × name) read per lookup; past it the answer says truncated. */
 const MAX_ROWS = 20_000;
 
@@ -35,10 +38,13 @@ interface Sites {
  * name, an alias, or a namespace (`ns.name`, Go's `pkg.Name`); a Go
  * definition also in the other files of its package; a nested one only in
  * its file (locals were already dropped at extraction). A member (method,
- * property, field) is used as `x.name`: through `this`/`self` in its own
- * file; otherwise every such access when no other member has its name in
- * scope, else only in files that mention its container (the receiver's
- * type is unknown without types — the documented imprecision).
+ * property, field) is used as `x.name`, and its family is its class with
+ * the supertypes and subtypes (by name): through `this`/`self` inside a
+ * class of the family; otherwise every such access when no member outside
+ * the family has its name in scope, else only in files that mention a
+ * class of the family (the receiver's type is unknown without types — the
+ * documented imprecision). The family's other declarations of the member
+ * (overrides, implementations) are listed as sites of kind `definition`.
  */
 export class ReferenceBinder {
   constructor(private readonly store: SymbolStore) {}
@@ -113,11 +119,14 @@ export class ReferenceBinder {
     others: readonly SymbolRow[],
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const rows = await this.store.references([definition.name], scope, MAX_ROWS + 1);
-    const rivals = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && o.container !== definition.container);
+    // The class and its supertypes and subtypes: a call through any of them may reach this member (overrides, implementations).
+    const family = definition.container ? await this.family(definition.container, scope) : new Set<string>();
+    const sameMember = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name);
+    const rivals = sameMember.filter((o) => o.container === null || !family.has(o.container));
     let mentions: Set<string> | undefined;
-    if (rivals.length > 0 && definition.container) {
-      const containerRows = await this.store.references([definition.container], scope, MAX_ROWS);
-      mentions = new Set(containerRows.map((r) => `${r.repositoryId}\0${r.path}`));
+    if (rivals.length > 0 && family.size > 0) {
+      const familyRows = await this.store.references([...family], scope, MAX_ROWS);
+      mentions = new Set(familyRows.map((r) => `${r.repositoryId}\0${r.path}`));
     }
     const home = `${definition.repositoryId}\0${definition.path}`;
     const namespaces = await this.namespaceAliases(rows);
@@ -125,13 +134,48 @@ export class ReferenceBinder {
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null) return false;
       const file = `${row.repositoryId}\0${row.path}`;
-      // `this.name` / `self.name`: the member of the class the line is in.
-      if (SELF.has(o.qualifier)) return classAt(file, o.line) === definition.container;
+      // `this.name` / `self.name`: the member of the class the line is in (or of a class of its family).
+      if (SELF.has(o.qualifier)) return family.has(classAt(file, o.line) ?? '');
       // `ns.name` where `ns` is an imported module is a module's name, not a member.
       if (namespaces.get(file)?.has(o.qualifier)) return false;
       return !mentions || file === home || mentions.has(file);
     });
+    // The declarations it overrides or that override it are sites of the same member, as a language server lists them.
+    for (const o of sameMember) {
+      if (
+        o === definition ||
+        (o.repositoryId === definition.repositoryId && o.path === definition.path && o.ordinal === definition.ordinal)
+      )
+        continue;
+      if (o.container === null || !family.has(o.container)) continue;
+      refs.push({
+        repositoryId: o.repositoryId,
+        path: o.path,
+        name: o.name,
+        line: o.line,
+        column: o.column,
+        kind: 'definition',
+        enclosing: o.parent,
+        qualifier: null,
+      });
+    }
     return { refs, truncated: rows.length > MAX_ROWS };
+  }
+
+  /** A class-like name with its supertypes (up the chain) and all their subtypes (down), by name; at most `FAMILY_MAX`. */
+  private async family(container: string, scope: readonly string[] | null): Promise<Set<string>> {
+    const family = new Set([container]);
+    let frontier = [container];
+    for (let depth = 0; depth < HIERARCHY_DEPTH && frontier.length > 0 && family.size < FAMILY_MAX; depth++) {
+      frontier = (await this.store.supertypesOf(frontier, scope)).filter((n) => !family.has(n));
+      for (const name of frontier) family.add(name);
+    }
+    frontier = [...family];
+    for (let depth = 0; depth < HIERARCHY_DEPTH && frontier.length > 0 && family.size < FAMILY_MAX; depth++) {
+      frontier = [...new Set((await this.store.subtypesOf(frontier, scope, FAMILY_MAX)).map((s) => s.name))].filter((n) => !family.has(n));
+      for (const name of frontier) family.add(name);
+    }
+    return family;
   }
 
   /** For the files of `rows`: which class (innermost) a line of a file (`repository\0path`) is in. */

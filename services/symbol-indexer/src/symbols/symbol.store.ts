@@ -74,6 +74,7 @@ const T = {
   symbols: '"symbol_indexer"."symbols"',
   imports: '"symbol_indexer"."imports"',
   refs: '"symbol_indexer"."refs"',
+  supertypes: '"symbol_indexer"."supertypes"',
 };
 
 const IMPORT_COLUMNS = `repository_id AS "repositoryId", path, module, line, target, reexport, bindings`;
@@ -96,6 +97,25 @@ const SQL = {
   ),
   deleteSymbols: sql('symbols.delete', `DELETE FROM ${T.symbols} WHERE repository_id = $1 AND path = ANY($2::text[])`),
   deleteImports: sql('imports.delete', `DELETE FROM ${T.imports} WHERE repository_id = $1 AND path = ANY($2::text[])`),
+  deleteSupertypes: sql('supertypes.delete', `DELETE FROM ${T.supertypes} WHERE repository_id = $1 AND path = ANY($2::text[])`),
+  insertSupertypes: sql(
+    'supertypes.insert',
+    `INSERT INTO ${T.supertypes} (repository_id, path, ordinal, name) SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[])`,
+  ),
+  // Class-like definitions named $1 (any repository of $2; null: all) and what they extend.
+  supertypesOf: sql(
+    'supertypes.of',
+    `SELECT DISTINCT h.name FROM ${T.symbols} s
+       JOIN ${T.supertypes} h ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
+     WHERE s.name = ANY($1::text[]) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))`,
+  ),
+  subtypesOf: sql(
+    'supertypes.subtypes',
+    `SELECT ${SYMBOL_COLUMNS} FROM ${T.supertypes} h
+       JOIN ${T.symbols} s ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
+     WHERE h.name = ANY($1::text[]) AND ($2::text[] IS NULL OR h.repository_id = ANY($2::text[]))
+     ORDER BY s.repository_id, s.path, s.line LIMIT $3`,
+  ),
   deleteRefs: sql('refs.delete', `DELETE FROM ${T.refs} WHERE repository_id = $1 AND path = ANY($2::text[])`),
   deleteFiles: sql('files.delete', `DELETE FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`),
   insertFiles: sql(
@@ -197,10 +217,11 @@ export class SymbolStore {
     const symbols = files.flatMap((f) => f.symbols.map((s, ordinal) => ({ path: f.path, language: f.language, ordinal, ...s })));
     const imports = files.flatMap((f) => f.imports.map((i, ordinal) => ({ path: f.path, ordinal, ...i })));
     const refs = files.flatMap((f) => packReferences(f.path, f.references));
+    const supertypes = symbols.flatMap((s) => (s.supertypes ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name })));
     return this.db
       .transaction(async (m) => {
         const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0]!.n;
-        for (const statement of [SQL.deleteSymbols, SQL.deleteImports, SQL.deleteRefs, SQL.deleteFiles])
+        for (const statement of [SQL.deleteSymbols, SQL.deleteSupertypes, SQL.deleteImports, SQL.deleteRefs, SQL.deleteFiles])
           await this.db.run(statement, [repositoryId, paths], m);
         if (files.length > 0) {
           await this.db.run(
@@ -249,6 +270,13 @@ export class SymbolStore {
               imports.map((i) => i.reexport),
               imports.map((i) => i.target),
             ],
+            m,
+          );
+        }
+        if (supertypes.length > 0) {
+          await this.db.run(
+            SQL.insertSupertypes,
+            [repositoryId, supertypes.map((h) => h.path), supertypes.map((h) => h.ordinal), supertypes.map((h) => h.name)],
             m,
           );
         }
@@ -349,8 +377,23 @@ export class SymbolStore {
     return (await this.db.run<RawImport>(SQL.importsOf, [repositoryId, paths])).rows.map(importRow);
   }
 
+  /** What the class-like definitions named `names` extend, implement or embed (names), in the repositories (null: all). */
+  async supertypesOf(names: readonly string[], repositoryIds: readonly string[] | null): Promise<string[]> {
+    if (names.length === 0) return [];
+    return (await this.db.run<{ name: string }>(SQL.supertypesOf, [names, repositoryIds])).rows.map((r) => r.name);
+  }
+
+  /** The definitions that extend, implement or embed one of `names`, in the repositories (null: all). */
+  async subtypesOf(names: readonly string[], repositoryIds: readonly string[] | null, limit = 1_000): Promise<SymbolRow[]> {
+    if (names.length === 0) return [];
+    return (await this.db.run<SymbolRow>(SQL.subtypesOf, [names, repositoryIds, limit])).rows;
+  }
+
   /** The class-like definitions (class, interface, struct, trait) of some files: which class a line is in. */
-  async classesIn(repositoryId: string, paths: readonly string[]): Promise<Array<{ path: string; name: string; line: number; endLine: number }>> {
+  async classesIn(
+    repositoryId: string,
+    paths: readonly string[],
+  ): Promise<Array<{ path: string; name: string; line: number; endLine: number }>> {
     if (paths.length === 0) return [];
     return (await this.db.run<{ path: string; name: string; line: number; endLine: number }>(SQL.classesIn, [repositoryId, paths])).rows;
   }
