@@ -156,6 +156,26 @@ describe('symbol tools (embedded)', () => {
     assert.deepEqual(sites(get.body), ['cmd/main.go:5 call']);
   });
 
+  it('goes to the definition a name denotes where it is used (locate_symbol with path and line)', async () => {
+    type Found = { definitions: Array<{ path: string; line: number; container: string | null }> };
+    const first = async (args: Record<string, unknown>) => {
+      const found = await callTool<Found>(client, 'locate_symbol', args);
+      assert.equal(found.isError, false, JSON.stringify(found.body));
+      const top = found.body.definitions[0];
+      return top && `${top.path}:${top.line}${top.container ? ` ${top.container}` : ''}`;
+    };
+    // `add` on line 6 of cart.ts is the imported function, not the method it is called in, nor other.ts's.
+    assert.equal(await first({ name: 'add', path: 'src/cart.ts', line: 6, column: 36 }), 'src/util/math.ts:1');
+    assert.equal(await first({ name: 'add', path: 'src/cart.ts', line: 6, column: 2 }), 'src/cart.ts:6 Cart');
+    assert.equal(await first({ name: 'add', path: 'src/other.ts', line: 2 }), 'src/other.ts:1');
+    // `plus` → the alias's re-export → math.ts's add; `m.add` → the namespace's module.
+    assert.equal(await first({ name: 'add', path: 'src/cart.ts', line: 9, column: 32 }), 'src/util/math.ts:1');
+    assert.equal(await first({ name: 'validate', path: 'pkg/models.py', line: 3 }), 'pkg/models.py:4 User');
+    assert.equal(await first({ name: 'New', path: 'cmd/main.go', line: 5 }), 'store/store.go:5');
+    assert.equal(await first({ name: 'New', path: 'store/helpers.go', line: 3 }), 'store/store.go:5');
+    await expectToolError(client, 'locate_symbol', { name: 'add', path: 'src/cart.ts' }, 'invalid_input', 'line');
+  });
+
   it('lists every use of a name nothing in the workspace defines', async () => {
     const found = await callTool<Refs>(client, 'find_references', { name: 'Number' });
     const { definitions, references, total, truncated } = found.body;

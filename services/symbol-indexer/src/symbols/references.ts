@@ -2,9 +2,9 @@ import { posix } from 'node:path';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
 
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
-const MEMBER_KINDS = new Set(['method', 'property', 'field']);
+export const MEMBER_KINDS: ReadonlySet<string> = new Set(['method', 'property', 'field']);
 /** Qualifiers that mean "the object the method runs on": the member is the enclosing class's. */
-const SELF = new Set(['this', 'self', 'cls']);
+export const SELF: ReadonlySet<string> = new Set(['this', 'self', 'cls']);
 /** How many files deep `export … from` chains are followed. */
 const REEXPORT_DEPTH = 4;
 /** How many levels of supertypes and subtypes make a member's family; and how many classes at most. */

@@ -8,6 +8,7 @@ import type {
   SymbolDef,
 } from '@sextant/contracts';
 import { BusRequestError, ServiceError, type RegistryClient } from '@sextant/messaging';
+import { DefinitionResolver } from './definitions.js';
 import { ReferenceBinder, type BoundReference } from './references.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
@@ -29,6 +30,7 @@ export class SymbolService {
   private readonly scopes = new Map<string, { scope: Scope; at: number }>();
 
   private readonly binder: ReferenceBinder;
+  private readonly definitions: DefinitionResolver;
 
   constructor(
     private readonly store: SymbolStore,
@@ -36,20 +38,31 @@ export class SymbolService {
     private readonly sources: SourceLines,
   ) {
     this.binder = new ReferenceBinder(store);
+    this.definitions = new DefinitionResolver(store);
   }
 
   async locate(input: LocateSymbol.Request): Promise<LocateSymbol.Response> {
     const scope = await this.scope(input, true);
-    const { rows, truncated } = await this.store.locate(input.name, {
+    const found = await this.store.locate(input.name, {
       repositoryIds: scope.repositories?.map((r) => r.id) ?? null,
       kind: input.kind,
       language: input.language,
       limit: input.limit,
     });
+    let rows = found.rows;
+    if (input.path !== undefined) {
+      // Go to definition: what the name denotes where it is used comes first.
+      const repository = this.single(scope, 'A use position (path, line)');
+      const denoted = (
+        await this.definitions.at(repository.id, input.path.replace(/^\.\//, ''), bareName(input.name), input.line!, input.column)
+      ).filter((d) => (!input.kind || d.kind === input.kind) && (!input.language || d.language === input.language));
+      const first = new Set(denoted.map((d) => `${d.path}\0${d.ordinal}`));
+      rows = [...denoted, ...rows.filter((r) => !first.has(`${r.path}\0${r.ordinal}`))].slice(0, input.limit);
+    }
     const names = await this.names(scope, rows);
     return {
       definitions: rows.map((row) => definition(row, names)),
-      truncated,
+      truncated: found.truncated,
       ...(scope.partial ? { result_completeness: 'partial' as const } : {}),
     };
   }
@@ -129,6 +142,15 @@ export class SymbolService {
       );
     }
     return rows.slice(0, 1);
+  }
+
+  /** The one repository a position is in: `repo`, or the workspace. */
+  private single(scope: Scope, what: string): RegisteredRepository {
+    const repository = scope.repositories?.length === 1 ? scope.repositories[0] : undefined;
+    if (!repository) {
+      throw ServiceError.of('invalid_input', `${what} needs repo or workspace: this server has no default workspace.`, { field: 'repo' });
+    }
+    return repository;
   }
 
   /** Definitions with exactly this name (`Container.name`: in that container), at most `MAX_DEFINITIONS`. */

@@ -145,6 +145,10 @@ const SQL = {
      WHERE name = ANY($1::text[]) AND ($2::text[] IS NULL OR repository_id = ANY($2::text[]))
      ORDER BY repository_id, path, name LIMIT $3`,
   ),
+  referencesIn: sql(
+    'refs.in-file',
+    `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs} WHERE repository_id = $1 AND path = $2 AND name = $3`,
+  ),
   importersOf: sql(
     'imports.by-target',
     `SELECT ${IMPORT_COLUMNS} FROM ${T.imports} WHERE repository_id = $1 AND target = ANY($2::text[]) ORDER BY path, ordinal LIMIT $3`,
@@ -363,6 +367,18 @@ export class SymbolStore {
       limit,
     ]);
     return rows.map((r) => ({ ...r, occurrences: unpackOccurrences(r.occurrences) }));
+  }
+
+  /** The occurrences of one name in one file, if any. */
+  async referencesIn(repositoryId: string, path: string, name: string): Promise<ReferenceRow | undefined> {
+    const row = (
+      await this.db.run<{ repositoryId: string; path: string; name: string; occurrences: string }>(SQL.referencesIn, [
+        repositoryId,
+        path,
+        name,
+      ])
+    ).rows[0];
+    return row && { ...row, occurrences: unpackOccurrences(row.occurrences) };
   }
 
   /** Imports that resolve to one of `targets` (files, or Go package directories) in a repository. */

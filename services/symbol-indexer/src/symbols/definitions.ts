@@ -1,0 +1,108 @@
+import { posix } from 'node:path';
+import { goPackageKey, MEMBER_KINDS, SELF } from './references.js';
+import type { SymbolRow, SymbolStore } from './symbol.store.js';
+
+/** How many files deep `export … from` chains are followed back to a definition. */
+const REEXPORT_DEPTH = 4;
+/** Same-named definitions considered in one repository. */
+const CANDIDATES = 500;
+
+/**
+ * Go to definition: the definition a name denotes where it is used, by the
+ * same bindings `find_references` follows, in reverse. A bare name is the
+ * file's own definition, else what an import brings in under that name
+ * (through re-exports), else (Go) one of its package; `this.name` is the
+ * member of the class the line is in (or of its supertypes); `ns.name`
+ * the module's definition; `Class.name` that class's member.
+ */
+export class DefinitionResolver {
+  constructor(private readonly store: SymbolStore) {}
+
+  /** The definitions `name` denotes at `path:line` (`column` when the line uses it more than once), best first; none when it cannot tell. */
+  async at(repositoryId: string, path: string, name: string, line: number, column: number | undefined): Promise<SymbolRow[]> {
+    const candidates = (await this.store.locate(name, { repositoryIds: [repositoryId], limit: CANDIDATES })).rows.filter(
+      (r) => r.name === name,
+    );
+    if (candidates.length <= 1) return candidates;
+    const covers = (start: number) => column === undefined || (column >= start && column <= start + name.length);
+    // The position is a definition's own name: that definition.
+    const own = candidates.filter((c) => c.path === path && c.line === line && covers(c.column));
+    if (own.length > 0) return own;
+    const row = await this.store.referencesIn(repositoryId, path, name);
+    const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
+    if (!use) return [];
+    if (use.qualifier === null) return this.bare(repositoryId, path, name, candidates);
+    if (SELF.has(use.qualifier)) return this.member(repositoryId, path, line, candidates);
+    const viaModule = await this.throughNamespace(repositoryId, path, use.qualifier, name, candidates);
+    if (viaModule.length > 0) return viaModule;
+    const ofClass = candidates.filter((c) => c.container === use.qualifier);
+    return ofClass.length > 0 ? ofClass : candidates.filter((c) => MEMBER_KINDS.has(c.kind));
+  }
+
+  private async bare(repositoryId: string, path: string, name: string, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
+    const local = candidates.filter((c) => c.path === path && !MEMBER_KINDS.has(c.kind));
+    if (local.length > 0) return local;
+    // What an import binds to this name, followed through `export … from` to the file that defines it.
+    let wanted = [{ file: path, alias: name }];
+    for (let depth = 0; depth < REEXPORT_DEPTH && wanted.length > 0; depth++) {
+      const next: Array<{ file: string; alias: string }> = [];
+      const imports = await this.store.importsOf(
+        repositoryId,
+        wanted.map((w) => w.file),
+      );
+      for (const w of wanted) {
+        for (const i of imports) {
+          if (i.path !== w.file || i.target === null) continue;
+          for (const b of i.bindings) {
+            const exported = b.alias === w.alias && b.name !== '*' ? b.name : b.name === '*' && b.alias === '' ? w.alias : undefined;
+            if (exported === undefined) continue;
+            const found = candidates.filter((c) => inTarget(c, i.target!) && c.name === exported && !MEMBER_KINDS.has(c.kind));
+            if (found.length > 0) return found;
+            next.push({ file: i.target, alias: exported });
+          }
+        }
+      }
+      wanted = next;
+    }
+    if (path.endsWith('.go')) {
+      const samePackage = candidates.filter((c) => c.path.endsWith('.go') && posix.dirname(c.path) === posix.dirname(path));
+      if (samePackage.length > 0) return samePackage;
+    }
+    return [];
+  }
+
+  private async member(repositoryId: string, path: string, line: number, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
+    const classes = (await this.store.classesIn(repositoryId, [path])).filter((c) => c.line <= line && line <= c.endLine);
+    const inner = classes.sort((a, b) => b.line - a.line)[0];
+    if (!inner) return [];
+    // The class itself, then up its supertypes.
+    let names = [inner.name];
+    const seen = new Set(names);
+    for (let depth = 0; depth < 5 && names.length > 0; depth++) {
+      const found = candidates.filter((c) => c.container !== null && names.includes(c.container));
+      if (found.length > 0) return found;
+      names = (await this.store.supertypesOf(names, [repositoryId])).filter((n) => !seen.has(n));
+      for (const n of names) seen.add(n);
+    }
+    return [];
+  }
+
+  private async throughNamespace(
+    repositoryId: string,
+    path: string,
+    qualifier: string,
+    name: string,
+    candidates: readonly SymbolRow[],
+  ): Promise<SymbolRow[]> {
+    for (const i of await this.store.importsOf(repositoryId, [path])) {
+      if (i.target === null || !i.bindings.some((b) => b.name === '*' && b.alias === qualifier)) continue;
+      return candidates.filter((c) => inTarget(c, i.target!) && c.name === name && !MEMBER_KINDS.has(c.kind));
+    }
+    return [];
+  }
+}
+
+/** A definition in an import's target: that file, or (Go) a file of that package directory. */
+function inTarget(definition: SymbolRow, target: string): boolean {
+  return target.endsWith('/') ? goPackageKey(definition.path) === target : definition.path === target;
+}
