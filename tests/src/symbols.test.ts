@@ -35,6 +35,17 @@ const FILES: Record<string, string> = {
   ].join('\n'),
   'src/other.ts': ['export function add() { return 0; }', 'add();'].join('\n'),
   'src/checkout.ts': ["import { Cart } from './cart';", 'export function checkout(cart: Cart) { return cart.add(5); }'].join('\n'),
+  'src/cart.test.ts': ["import { Cart } from './cart';", 'new Cart().add(1);'].join('\n'),
+  'src/priced.ts': 'export interface Priced { price(): number }',
+  'src/premium.ts': [
+    "import { Cart } from './cart';",
+    "import type { Priced } from './priced';",
+    'export class Premium extends Cart implements Priced {',
+    '  price() { return 1; }',
+    '}',
+  ].join('\n'),
+  'src/a.ts': ["import { b } from './b';", 'export const a = () => b();'].join('\n'),
+  'src/b.ts': ["import { a } from './a';", 'export const b = () => a;'].join('\n'),
   'pkg/__init__.py': '',
   'pkg/models.py': [
     'class User:',
@@ -133,7 +144,7 @@ describe('symbol tools (embedded)', () => {
       cart.body.definitions.map((d) => [d.container, d.name]),
       [['Cart', 'add']],
     );
-    assert.deepEqual(sites(cart.body), ['src/checkout.ts:2 call']);
+    assert.deepEqual(sites(cart.body), ['src/cart.test.ts:2 call', 'src/checkout.ts:2 call']);
     const wallet = await callTool<Refs>(client, 'find_references', { path: 'src/cart.ts', line: 9, column: 2 });
     assert.deepEqual(sites(wallet.body), []);
     const limited = await callTool<Refs>(client, 'find_references', { path: 'src/util/math.ts', line: 1, limit: 2 });
@@ -190,6 +201,174 @@ describe('symbol tools (embedded)', () => {
     assert.equal((job.structuredContent as { status: string }).status, 'completed', JSON.stringify(job.structuredContent));
     const other = await callTool<Refs>(client, 'find_references', { path: 'src/other.ts', line: 1 });
     assert.deepEqual(sites(other.body), ['src/other.ts:2 call', 'src/other.ts:3 call']);
+  });
+
+  it('answers get_symbol_hierarchy: containment, what a class extends and implements, its subtypes', async () => {
+    type Def = { path: string; name: string; container: string | null };
+    type Hierarchy = { symbol: Def | null; parents: Def[]; children: Def[]; extends: string[]; implements: string[]; subtypes: Def[] };
+    const premium = await callTool<Hierarchy>(client, 'get_symbol_hierarchy', { name: 'Premium' });
+    assert.equal(premium.isError, false, JSON.stringify(premium.body));
+    assert.deepEqual(
+      [premium.body.extends, premium.body.implements, premium.body.children.map((c) => c.name)],
+      [['Cart'], ['Priced'], ['price']],
+    );
+    const cart = await callTool<Hierarchy>(client, 'get_symbol_hierarchy', { name: 'Cart' });
+    assert.deepEqual(
+      [cart.body.children.map((c) => c.name), cart.body.subtypes.map((c) => `${c.path} ${c.name}`)],
+      [['total', 'add'], ['src/premium.ts Premium']],
+    );
+    const method = await callTool<Hierarchy>(client, 'get_symbol_hierarchy', { name: 'Priced.price' });
+    assert.deepEqual(
+      method.body.parents.map((p) => p.name),
+      ['Priced'],
+    );
+    const none = await callTool<Hierarchy>(client, 'get_symbol_hierarchy', { name: 'NoSuchThing' });
+    assert.equal(none.body.symbol, null);
+  });
+
+  it('answers find_related_symbols and get_code_context from the same neighbourhood', async () => {
+    type Def = { path: string; name: string; line: number; container: string | null };
+    const related = await callTool<{ symbol: Def; same_container: Def[]; callers: Def[]; callees: Def[]; similar_names: Def[] }>(
+      client,
+      'find_related_symbols',
+      { name: 'twice' },
+    );
+    assert.equal(related.isError, false, JSON.stringify(related.body));
+    const brief = (defs: Def[]) => defs.map((d) => `${d.path}:${d.line} ${d.container ? `${d.container}.` : ''}${d.name}`);
+    assert.deepEqual(brief(related.body.callees), ['src/util/math.ts:1 add']);
+    assert.deepEqual(brief(related.body.callers), ['src/cart.ts:9 Wallet.add']);
+    assert.deepEqual(brief(related.body.same_container), ['src/util/math.ts:1 add']);
+
+    type Context = {
+      symbol: Def;
+      definition: string;
+      outline: Array<{ name: string }>;
+      imports: string[];
+      related: Def[];
+      estimated_tokens: number;
+      truncated: boolean;
+    };
+    const context = await callTool<Context>(client, 'get_code_context', { name: 'Wallet.add' });
+    assert.equal(context.isError, false, JSON.stringify(context.body));
+    assert.equal(context.body.definition, '  add(coins: number) { return m.add(coins, 1) + plus(1, 2) + twice(coins); }');
+    assert.deepEqual(context.body.imports, ['./util/math', './util']);
+    assert.deepEqual(
+      context.body.outline.map((n) => n.name),
+      ['Cart', 'Wallet', 'shadow'],
+    );
+    assert.ok(brief(context.body.related).includes('src/util/math.ts:2 twice'), JSON.stringify(context.body.related));
+    assert.equal(context.body.truncated, false);
+    const byQuery = await callTool<Context>(client, 'get_code_context', { query: 'how does checkout work?' });
+    assert.equal(byQuery.body.symbol.name, 'checkout');
+    const tight = await callTool<Context>(client, 'get_code_context', { name: 'Wallet.add', max_tokens: 100 });
+    assert.ok(tight.body.estimated_tokens <= 100, String(tight.body.estimated_tokens));
+    await expectToolError(client, 'get_code_context', {}, 'invalid_input', 'name');
+  });
+
+  it('answers search_dependencies with depth, direction, tests left out on request, cycles, and Go packages', async () => {
+    type Deps = {
+      file_path: string;
+      dependents: Array<{ path: string; depth: number }>;
+      dependencies: Array<{ path: string; depth: number }>;
+      cycles: string[][];
+    };
+    const brief = (edges: Array<{ path: string; depth: number }>) => edges.map((e) => `${e.depth} ${e.path}`).sort();
+    const cycle = await callTool<Deps>(client, 'search_dependencies', { file_path: 'src/a.ts' });
+    assert.equal(cycle.isError, false, JSON.stringify(cycle.body));
+    assert.deepEqual(
+      [brief(cycle.body.dependencies), brief(cycle.body.dependents), cycle.body.cycles],
+      [['1 src/b.ts'], ['1 src/b.ts'], [['src/a.ts', 'src/b.ts']]],
+    );
+    const math = await callTool<Deps>(client, 'search_dependencies', {
+      file_path: './src/util/math.ts',
+      direction: 'dependents',
+      depth: 2,
+    });
+    assert.deepEqual(brief(math.body.dependents), [
+      '1 src/cart.ts',
+      '1 src/util/index.ts',
+      '2 src/cart.test.ts',
+      '2 src/checkout.ts',
+      '2 src/premium.ts',
+    ]);
+    assert.deepEqual(math.body.dependencies, []);
+    const noTests = await callTool<Deps>(client, 'search_dependencies', {
+      file_path: 'src/util/math.ts',
+      direction: 'dependents',
+      depth: 2,
+      include_tests: false,
+    });
+    assert.ok(!brief(noTests.body.dependents).includes('2 src/cart.test.ts'));
+    const go = await callTool<Deps>(client, 'search_dependencies', { file_path: 'cmd/main.go' });
+    assert.deepEqual(brief(go.body.dependencies), ['1 store/']);
+    const store = await callTool<Deps>(client, 'search_dependencies', { file_path: 'store/helpers.go', direction: 'dependents' });
+    assert.deepEqual(brief(store.body.dependents), ['1 cmd/main.go']);
+    await expectToolError(client, 'search_dependencies', { file_path: 'src/missing.ts' }, 'not_found');
+    await expectToolError(client, 'search_dependencies', { file_path: 'src/a.ts', depth: 6 }, 'invalid_input', 'depth');
+  });
+
+  it('answers analyze_change_impact for files and for symbols, with the tests it reaches and a risk level', async () => {
+    type Impact = {
+      dependents: Array<{ path: string; depth: number }>;
+      affected_tests: string[];
+      risk: { level: string; summary: string; dependents_count: number };
+    };
+    const files = await callTool<Impact>(client, 'analyze_change_impact', { files: ['src/util/math.ts'] });
+    assert.equal(files.isError, false, JSON.stringify(files.body));
+    assert.deepEqual(
+      files.body.dependents.map((d) => `${d.depth} ${d.path}`),
+      ['1 src/cart.ts', '1 src/util/index.ts', '2 src/cart.test.ts', '2 src/checkout.ts', '2 src/premium.ts'],
+    );
+    assert.deepEqual(files.body.affected_tests, ['src/cart.test.ts']);
+    assert.equal(files.body.risk.level, 'medium');
+    assert.match(files.body.risk.summary, /^5 files depend on the change \(2 directly/);
+    const symbol = await callTool<Impact>(client, 'analyze_change_impact', { symbols: ['Cart.add'] });
+    assert.ok(
+      symbol.body.dependents.some((d) => d.path === 'src/checkout.ts' && d.depth === 1),
+      JSON.stringify(symbol.body),
+    );
+    await expectToolError(client, 'analyze_change_impact', {}, 'invalid_input', 'files');
+  });
+
+  it('answers validate_implementation_spec with errors and warnings', async () => {
+    type Finding = { kind: string; target: string };
+    const checked = await callTool<{ valid: boolean; errors: Finding[]; warnings: Finding[] }>(client, 'validate_implementation_spec', {
+      files_to_create: ['src/cart.ts', 'lib/fresh.ts'],
+      files_to_modify: ['src/nope.ts', 'src/util/math.ts', '../outside.ts'],
+      symbols: ['Cart', 'Brand'],
+    });
+    assert.equal(checked.isError, false, JSON.stringify(checked.body));
+    const brief = (fs: Finding[]) => fs.map((f) => `${f.kind} ${f.target}`).sort();
+    assert.deepEqual(brief(checked.body.errors), [
+      'file_exists src/cart.ts',
+      'file_missing ../outside.ts',
+      'file_missing src/nope.ts',
+      'invalid_path ../outside.ts',
+      'symbol_exists Cart',
+    ]);
+    assert.deepEqual(brief(checked.body.warnings), ['new_directory lib/fresh.ts']);
+    assert.equal(checked.body.valid, false);
+    const fine = await callTool<{ valid: boolean }>(client, 'validate_implementation_spec', {
+      files_to_create: ['src/fresh.ts'],
+      symbols: ['Brand'],
+    });
+    assert.equal(fine.body.valid, true);
+  });
+
+  it('lists the most recently indexed files first', async () => {
+    const recent = await callTool<{ files: Array<{ repo: string; path: string; language: string | null; indexed_at: string }> }>(
+      client,
+      'list_recent_files',
+      { limit: 2 },
+    );
+    assert.equal(recent.isError, false, JSON.stringify(recent.body));
+    assert.equal(recent.body.files.length, 2);
+    // The sync test above re-indexed other.ts last.
+    assert.deepEqual(
+      [recent.body.files[0]!.repo, recent.body.files[0]!.path, recent.body.files[0]!.language],
+      ['shop', 'src/other.ts', 'typescript'],
+    );
+    assert.ok(Date.parse(recent.body.files[0]!.indexed_at) >= Date.parse(recent.body.files[1]!.indexed_at));
   });
 
   it('answers bad input clearly', async () => {

@@ -19,8 +19,10 @@ export interface ExtractedSymbol {
   signature: string | null;
   /** Index of the enclosing definition in `symbols` (for outlines), or -1. */
   parent: number;
-  /** The types a class, interface or struct extends, implements or embeds, by name (`Base`, not `pkg.Base<T>`). */
+  /** The types a class, interface or struct extends or embeds, by name (`Base`, not `pkg.Base<T>`). */
   supertypes?: string[];
+  /** The interfaces a class implements, by name. */
+  implements?: string[];
 }
 
 /** A name an import binds in the importing file. */
@@ -64,7 +66,7 @@ export interface Extraction {
 const SIGNATURE_MAX = 200;
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
-const ROLE = /^(definition\.|reference\.|local\.|import$|reexport$|skip$|supertype$)/;
+const ROLE = /^(definition\.|reference\.|local\.|import$|reexport$|skip$|supertype$|implements$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
@@ -115,7 +117,7 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
     const skipped = new Set<number>();
     const references = new Map<number, FoundReference>();
     const memberKeys = new Map<number, FoundReference>();
-    const supertypes: Node[] = [];
+    const supertypes: Array<{ node: Node; implements: boolean }> = [];
     const scopes: Array<[number, number]> = [];
     const locals: Array<{ name: string; at: number }> = [];
     for (const match of matches) {
@@ -139,8 +141,8 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number, opt
         }
         continue;
       }
-      if (role === 'supertype') {
-        supertypes.push(first.node);
+      if (role === 'supertype' || role === 'implements') {
+        supertypes.push({ node: first.node, implements: role === 'implements' });
         continue;
       }
       if (role === 'skip') {
@@ -284,8 +286,12 @@ function enclose(uses: FoundReference[], definitions: readonly FoundDefinition[]
 const CLASS_LIKE = new Set<SymbolKind>(['class', 'interface', 'struct', 'trait']);
 
 /** Each supertype to the innermost class-like definition around it, as a bare name (`pkg.Base<T>` → `Base`, `*Base` → `Base`). */
-function attachSupertypes(symbols: ExtractedSymbol[], found: readonly FoundDefinition[], supertypes: readonly Node[]): void {
-  for (const node of supertypes) {
+function attachSupertypes(
+  symbols: ExtractedSymbol[],
+  found: readonly FoundDefinition[],
+  supertypes: ReadonlyArray<{ node: Node; implements: boolean }>,
+): void {
+  for (const { node, implements: implemented } of supertypes) {
     let owner = -1;
     for (let i = 0; i < found.length; i++) {
       const d = found[i]!;
@@ -294,7 +300,7 @@ function attachSupertypes(symbols: ExtractedSymbol[], found: readonly FoundDefin
     }
     const name = /([\p{L}_$][\p{L}\p{N}_$]*)\s*(<[^]*)?$/u.exec(node.text.replace(/\[[^]*$|\([^]*$/, ''))?.[1];
     if (owner < 0 || !name) continue;
-    const list = (symbols[owner]!.supertypes ??= []);
+    const list = implemented ? (symbols[owner]!.implements ??= []) : (symbols[owner]!.supertypes ??= []);
     if (!list.includes(name)) list.push(name);
   }
 }

@@ -9,6 +9,8 @@ import type { SymbolIndexerConfig } from './config.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { SymbolController } from './symbols/symbol.controller.js';
 import { SymbolService } from './symbols/symbol.service.js';
+import { DependencyService } from './symbols/dependency.service.js';
+import { Scopes } from './symbols/scopes.js';
 import { SourceLines } from './symbols/source-lines.js';
 import { SymbolStage } from './symbols/symbol-stage.js';
 import { SymbolStore } from './symbols/symbol.store.js';
@@ -54,11 +56,17 @@ export class SymbolIndexerModule {
       providers: [
         { provide: SymbolStore, inject: [Database], useFactory: (db: Database) => new SymbolStore(db) },
         { provide: RegistryClient, inject: [BUS_CLIENT], useFactory: (bus: BusClient) => new RegistryClient(bus) },
+        { provide: Scopes, inject: [RegistryClient], useFactory: (registry: RegistryClient) => new Scopes(registry) },
         {
           provide: SymbolService,
-          inject: [SymbolStore, RegistryClient],
-          useFactory: (store: SymbolStore, registry: RegistryClient) =>
-            new SymbolService(store, registry, new SourceLines({ clones, policy, maxBytes: config.maxFileBytes })),
+          inject: [SymbolStore, Scopes],
+          useFactory: (store: SymbolStore, scopes: Scopes) =>
+            new SymbolService(store, scopes, new SourceLines({ clones, policy, maxBytes: config.maxFileBytes })),
+        },
+        {
+          provide: DependencyService,
+          inject: [SymbolStore, Scopes],
+          useFactory: (store: SymbolStore, scopes: Scopes) => new DependencyService(store, scopes),
         },
         {
           provide: StageLifecycle,

@@ -24,9 +24,9 @@
 (program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
 
 
-; Supertypes: @supertype on a type a class or interface extends or implements (the enclosing definition's).
+; Supertypes: @supertype on a type a class or interface extends, @implements on one a class implements (the enclosing definition's).
 (class_heritage (extends_clause value: (_) @supertype))
-(class_heritage (implements_clause (_) @supertype))
+(class_heritage (implements_clause (_) @implements))
 (extends_type_clause type: (_) @supertype)
 ; Imports: @import (or @reexport for `export … from`) on the statement, @module on the module it names;
 ; @import.name (and @import.alias) for a named import, @import.default, @import.namespace, @import.all for `export *`.

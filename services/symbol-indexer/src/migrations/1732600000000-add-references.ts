@@ -8,7 +8,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * what it binds (`name alias` pairs joined by `,`), whether it re-exports,
  * and the file or directory it resolves to (`target`; null: outside the
  * repository). `supertypes`: what a class, interface or struct (a symbol
- * by ordinal) extends, implements or embeds, by name. Files indexed before this migration have no references until
+ * by ordinal) extends or embeds (`relation` extends) or implements, by name. Files indexed before this migration have no references until
  * they are indexed in full again (`index_repo` with `force: true`).
  */
 export class AddReferences1732600000000 implements MigrationInterface {
@@ -35,6 +35,7 @@ export class AddReferences1732600000000 implements MigrationInterface {
         "path" text NOT NULL,
         "ordinal" int NOT NULL,
         "name" text NOT NULL,
+        "relation" text NOT NULL,
         PRIMARY KEY ("repository_id", "path", "ordinal", "name")
       )`);
     await q.query(`CREATE INDEX "supertypes_name" ON "symbol_indexer"."supertypes" ("name")`);

@@ -1,40 +1,39 @@
 import type {
   FindReferences,
+  FindRelatedSymbols,
+  GetCodeContext,
   GetFileOutline,
+  GetSymbolHierarchy,
   LocateSymbol,
   OutlineNode,
   Reference,
   RegisteredRepository,
   SymbolDef,
 } from '@sextant/contracts';
-import { BusRequestError, ServiceError, type RegistryClient } from '@sextant/messaging';
+import { ServiceError } from '@sextant/messaging';
 import { DefinitionResolver } from './definitions.js';
 import { ReferenceBinder, type BoundReference } from './references.js';
+import { namesOf, single, type Scope, type Scopes } from './scopes.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
 
-/** Which repositories a call covers: one (named, or the workspace), or all registered ones. */
-interface Scope {
-  repositories: RegisteredRepository[] | null;
-  /** The workspace was registered by this call: its index is still being built. */
-  partial: boolean;
-}
-
-/** How long a resolved `repo`/`workspace` is reused: the registry is asked again after this. */
-const SCOPE_TTL_MS = 5_000;
 /** Definitions of one name whose references are gathered for a name-only `find_references`. */
 const MAX_DEFINITIONS = 20;
+/** Children and subtypes listed by get_symbol_hierarchy at most. */
+const HIERARCHY_MAX = 200;
+/** Related symbols get_code_context adds at most. */
+const CONTEXT_RELATED = 8;
+/** The budget's unit: about four characters per token. */
+const CHARS_PER_TOKEN = 4;
 
 /** The symbol tools, over the symbol index; repositories and workspaces are the registry's. */
 export class SymbolService {
-  private readonly scopes = new Map<string, { scope: Scope; at: number }>();
-
   private readonly binder: ReferenceBinder;
   private readonly definitions: DefinitionResolver;
 
   constructor(
     private readonly store: SymbolStore,
-    private readonly registry: Pick<RegistryClient, 'repositories' | 'workspace'>,
+    private readonly scopes: Scopes,
     private readonly sources: SourceLines,
   ) {
     this.binder = new ReferenceBinder(store);
@@ -42,7 +41,7 @@ export class SymbolService {
   }
 
   async locate(input: LocateSymbol.Request): Promise<LocateSymbol.Response> {
-    const scope = await this.scope(input, true);
+    const scope = await this.scopes.of(input, true);
     const found = await this.store.locate(input.name, {
       repositoryIds: scope.repositories?.map((r) => r.id) ?? null,
       kind: input.kind,
@@ -52,14 +51,14 @@ export class SymbolService {
     let rows = found.rows;
     if (input.path !== undefined) {
       // Go to definition: what the name denotes where it is used comes first.
-      const repository = this.single(scope, 'A use position (path, line)');
+      const repository = single(scope, 'A use position (path, line)');
       const denoted = (
         await this.definitions.at(repository.id, input.path.replace(/^\.\//, ''), bareName(input.name), input.line!, input.column)
       ).filter((d) => (!input.kind || d.kind === input.kind) && (!input.language || d.language === input.language));
       const first = new Set(denoted.map((d) => `${d.path}\0${d.ordinal}`));
       rows = [...denoted, ...rows.filter((r) => !first.has(`${r.path}\0${r.ordinal}`))].slice(0, input.limit);
     }
-    const names = await this.names(scope, rows);
+    const names = namesOf(await this.scopes.repositoriesOf(scope, rows));
     return {
       definitions: rows.map((row) => definition(row, names)),
       truncated: found.truncated,
@@ -68,7 +67,7 @@ export class SymbolService {
   }
 
   async outline(input: GetFileOutline.Request): Promise<GetFileOutline.Response> {
-    const { repositories } = await this.scope(input, false);
+    const { repositories } = await this.scopes.of(input, false);
     const repository = repositories![0]!;
     const path = input.path.replace(/^\.\//, '');
     const file = await this.store.outline(repository.id, path);
@@ -83,7 +82,7 @@ export class SymbolService {
   }
 
   async references(input: FindReferences.Request): Promise<FindReferences.Response> {
-    const scope = await this.scope(input, true);
+    const scope = await this.scopes.of(input, true);
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const definitions =
       input.path !== undefined ? await this.definitionAt(scope, input) : await this.definitionsNamed(input.name!, scopeIds);
@@ -106,9 +105,9 @@ export class SymbolService {
       (a, b) => cmp(a.repositoryId, b.repositoryId) || cmp(a.path, b.path) || a.line - b.line || a.column - b.column,
     );
     const page = found.slice(0, input.limit);
-    const repositories = await this.repositoriesOf(scope, [...definitions, ...page]);
+    const repositories = await this.scopes.repositoriesOf(scope, [...definitions, ...page]);
     return {
-      definitions: definitions.map((d) => definition(d, names(repositories))),
+      definitions: definitions.map((d) => definition(d, namesOf(repositories))),
       references: await this.describe(page, repositories),
       total: found.length,
       truncated: cut || found.length > page.length,
@@ -144,13 +143,172 @@ export class SymbolService {
     return rows.slice(0, 1);
   }
 
-  /** The one repository a position is in: `repo`, or the workspace. */
-  private single(scope: Scope, what: string): RegisteredRepository {
-    const repository = scope.repositories?.length === 1 ? scope.repositories[0] : undefined;
-    if (!repository) {
-      throw ServiceError.of('invalid_input', `${what} needs repo or workspace: this server has no default workspace.`, { field: 'repo' });
+  async hierarchy(input: GetSymbolHierarchy.Request): Promise<GetSymbolHierarchy.Response> {
+    const scope = await this.scopes.of(input, true);
+    const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
+    const [symbol] = await this.definitionsNamed(input.name, scopeIds);
+    if (!symbol) return { symbol: null, parents: [], children: [], extends: [], implements: [], subtypes: [] };
+    const file = (await this.store.outline(symbol.repositoryId, symbol.path))?.symbols ?? [];
+    const byOrdinal = new Map(file.map((r) => [r.ordinal, r]));
+    const parents: SymbolRow[] = [];
+    for (let p = byOrdinal.get(symbol.parent); p; p = byOrdinal.get(p.parent)) parents.push(p);
+    const children = file.filter((r) => r.parent === symbol.ordinal);
+    const supertypes = await this.store.supertypesOfSymbol(symbol);
+    const subtypes = await this.store.subtypesOf([symbol.name], scopeIds, HIERARCHY_MAX);
+    const names = namesOf(await this.scopes.repositoriesOf(scope, [symbol, ...subtypes]));
+    const def = (r: SymbolRow) => definition({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? symbol.language }, names);
+    return {
+      symbol: definition(symbol, names),
+      parents: parents.map(def),
+      children: children.slice(0, HIERARCHY_MAX).map(def),
+      ...supertypes,
+      subtypes: subtypes.map((r) => definition(r, names)),
+    };
+  }
+
+  async related(input: FindRelatedSymbols.Request): Promise<FindRelatedSymbols.Response> {
+    const scope = await this.scopes.of(input, true);
+    const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
+    const [symbol] = await this.definitionsNamed(input.name, scopeIds);
+    if (!symbol) return { symbol: null, same_container: [], callers: [], callees: [], similar_names: [], truncated: false };
+    const found = await this.relatedOf(symbol, scopeIds, input.limit);
+    const all = [symbol, ...found.sameContainer, ...found.callers, ...found.callees, ...found.similar];
+    const names = namesOf(await this.scopes.repositoriesOf(scope, all));
+    const defs = (rows: readonly SymbolRow[]) => rows.map((r) => definition(r, names));
+    return {
+      symbol: definition(symbol, names),
+      same_container: defs(found.sameContainer),
+      callers: defs(found.callers),
+      callees: defs(found.callees),
+      similar_names: defs(found.similar),
+      truncated: found.truncated,
+    };
+  }
+
+  async context(input: GetCodeContext.Request): Promise<GetCodeContext.Response> {
+    const scope = await this.scopes.of(input, true);
+    const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
+    const symbol = await this.contextSymbol(input, scopeIds);
+    if (!symbol) return { symbol: null, definition: null, outline: [], imports: [], related: [], estimated_tokens: 0, truncated: false };
+    const repositories = await this.scopes.repositoriesOf(scope, [symbol]);
+    const repository = repositories.get(symbol.repositoryId);
+    const [lines, file, imports, related] = await Promise.all([
+      repository ? this.sources.read(repository, [symbol.path]) : new Map<string, string[]>(),
+      this.store.outline(symbol.repositoryId, symbol.path),
+      this.store.importsOf(symbol.repositoryId, [symbol.path]),
+      this.relatedOf(symbol, scopeIds, CONTEXT_RELATED),
+    ]);
+    // Parts in order of worth, each cut to what is left of the budget (a token is about four characters).
+    let budget = input.max_tokens * CHARS_PER_TOKEN;
+    let truncated = false;
+    const take = (text: string): string => {
+      if (text.length <= budget) {
+        budget -= text.length;
+        return text;
+      }
+      truncated = true;
+      const cut = text.slice(0, Math.max(0, budget));
+      budget = 0;
+      return cut.slice(0, cut.lastIndexOf('\n') + 1 || cut.length);
+    };
+    const body =
+      lines
+        .get(symbol.path)
+        ?.slice(symbol.line - 1, symbol.endLine)
+        .join('\n') ?? null;
+    const definitionText = body === null ? null : take(body);
+    // Whole items only from here: an import, an outline node, a related definition fits, or the list stops.
+    const fits = (size: number): boolean => {
+      if (truncated || size > budget) {
+        truncated = true;
+        return false;
+      }
+      budget -= size;
+      return true;
+    };
+    const modules = [...new Set(imports.map((i) => i.module))].filter((m) => fits(m.length + 1));
+    const outline = tree(file?.symbols ?? []).filter((node) => fits(JSON.stringify(node).length));
+    const names = namesOf(await this.scopes.repositoriesOf(scope, [...related.callees, ...related.sameContainer]));
+    const relatedDefs = [...related.callees, ...related.sameContainer]
+      .slice(0, CONTEXT_RELATED)
+      .map((r) => definition(r, names))
+      .filter((d) => fits(JSON.stringify(d).length));
+    const used = input.max_tokens * CHARS_PER_TOKEN - budget;
+    return {
+      symbol: definition(symbol, namesOf(repositories)),
+      definition: definitionText,
+      outline,
+      imports: modules,
+      related: relatedDefs,
+      estimated_tokens: Math.ceil(used / CHARS_PER_TOKEN),
+      truncated,
+    };
+  }
+
+  /** `name`, or the first name of `query` that the index defines. */
+  private async contextSymbol(input: GetCodeContext.Request, scopeIds: readonly string[] | null): Promise<SymbolRow | undefined> {
+    if (input.name !== undefined) return (await this.definitionsNamed(input.name, scopeIds))[0];
+    for (const word of (input.query ?? '').match(/[\p{L}_$][\p{L}\p{N}_$.]{2,}/gu)?.slice(0, 20) ?? []) {
+      const [found] = await this.definitionsNamed(word, scopeIds);
+      if (found) return found;
     }
-    return repository;
+    return undefined;
+  }
+
+  /** The neighbours of a definition: its container's other members, who uses it, what it calls, names like it. */
+  private async relatedOf(
+    symbol: SymbolRow,
+    scopeIds: readonly string[] | null,
+    limit: number,
+  ): Promise<{ sameContainer: SymbolRow[]; callers: SymbolRow[]; callees: SymbolRow[]; similar: SymbolRow[]; truncated: boolean }> {
+    const file = (await this.store.outline(symbol.repositoryId, symbol.path))?.symbols ?? [];
+    const language = symbol.language;
+    const inFile = file.map((r) => ({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? language }));
+    const siblings = inFile.filter((r) => r.parent === symbol.parent && r.ordinal !== symbol.ordinal);
+    // Callers: the definitions around its references, most frequent first.
+    const sameName = (await this.store.locate(symbol.name, { repositoryIds: scopeIds, limit: 200 })).rows;
+    const { refs } = await this.binder.of(symbol, scopeIds, sameName);
+    const callerCounts = new Map<string, { repositoryId: string; path: string; ordinal: number; n: number }>();
+    for (const r of refs) {
+      if (r.enclosing < 0 || r.kind === 'definition') continue;
+      const key = `${r.repositoryId}\0${r.path}\0${r.enclosing}`;
+      const known = callerCounts.get(key);
+      if (known) known.n++;
+      else callerCounts.set(key, { repositoryId: r.repositoryId, path: r.path, ordinal: r.enclosing, n: 1 });
+    }
+    const ranked = [...callerCounts.values()].sort((a, b) => b.n - a.n);
+    const callers: SymbolRow[] = [];
+    for (const [repositoryId, keys] of groupBy(ranked.slice(0, limit), (k) => k.repositoryId)) {
+      callers.push(...(await this.store.symbolsByOrdinal(repositoryId, keys)));
+    }
+    callers.sort(
+      (a, b) =>
+        ranked.findIndex((k) => k.path === a.path && k.ordinal === a.ordinal) -
+        ranked.findIndex((k) => k.path === b.path && k.ordinal === b.ordinal),
+    );
+    // Callees: the names it calls inside its body, each to the definition it denotes there.
+    const inside = new Set([symbol.ordinal]);
+    for (const r of inFile) if (inside.has(r.parent)) inside.add(r.ordinal);
+    const calls = new Map<string, { line: number; column: number }>();
+    for (const row of await this.store.callsIn(symbol.repositoryId, symbol.path)) {
+      for (const o of row.occurrences) {
+        if (o.kind === 'call' && inside.has(o.enclosing) && !calls.has(row.name)) calls.set(row.name, { line: o.line, column: o.column });
+      }
+    }
+    const callees: SymbolRow[] = [];
+    for (const [name, at] of [...calls].slice(0, limit)) {
+      const [denoted] = await this.definitions.at(symbol.repositoryId, symbol.path, name, at.line, at.column);
+      if (denoted && !(denoted.path === symbol.path && denoted.ordinal === symbol.ordinal)) callees.push(denoted);
+    }
+    const word = /^[_$]*[\p{Ll}\p{Lu}][\p{Ll}\p{N}]+/u.exec(symbol.name)?.[0] ?? symbol.name;
+    const similar = await this.store.similar(word.length >= 3 ? word : symbol.name, symbol.name, scopeIds, limit);
+    return {
+      sameContainer: siblings.slice(0, limit),
+      callers,
+      callees,
+      similar,
+      truncated: siblings.length > limit || ranked.length > limit || calls.size > limit,
+    };
   }
 
   /** Definitions with exactly this name (`Container.name`: in that container), at most `MAX_DEFINITIONS`. */
@@ -162,18 +320,9 @@ export class SymbolService {
     return rows.filter((r) => r.name === bare && (container === null || r.container === container)).slice(0, MAX_DEFINITIONS);
   }
 
-  /** The registered repositories the rows belong to (those of the scope, then any other asked of the registry). */
-  private async repositoriesOf(scope: Scope, rows: ReadonlyArray<{ repositoryId: string }>): Promise<Map<string, RegisteredRepository>> {
-    const known = new Map((scope.repositories ?? []).map((r) => [r.id, r]));
-    const missing = [...new Set(rows.map((r) => r.repositoryId))].filter((id) => !known.has(id));
-    if (missing.length > 0) for (const r of await this.registry.repositories(missing)) if (r) known.set(r.id, r);
-    return known;
-  }
-
   /** The wire form of references: repository names, enclosing symbols and snippet lines. */
   private async describe(page: readonly BoundReference[], repositories: ReadonlyMap<string, RegisteredRepository>): Promise<Reference[]> {
-    const byRepository = new Map<string, BoundReference[]>();
-    for (const r of page) byRepository.set(r.repositoryId, [...(byRepository.get(r.repositoryId) ?? []), r]);
+    const byRepository = groupBy(page, (r) => r.repositoryId);
     const enclosing = new Map<string, string>();
     const lines = new Map<string, Map<string, string[]>>();
     await Promise.all(
@@ -206,52 +355,6 @@ export class SymbolService {
       kind: r.kind,
       enclosing: r.enclosing >= 0 ? (enclosing.get(`${r.repositoryId}\0${r.path}\0${r.enclosing}`) ?? null) : null,
     }));
-  }
-
-  /**
-   * `repo` → that registered repository; `workspace` → resolved by the
-   * registry (its rules and errors); neither → the default workspace, or,
-   * where the server has none and `all` is allowed, every repository.
-   */
-  private async scope(input: { repo?: string; workspace?: string }, all: boolean): Promise<Scope> {
-    // A scope resolved a moment ago is reused (one registry round trip less per call); not one that just auto-discovered a workspace.
-    const key = `${all}\0${input.repo ?? ''}\0${input.workspace ?? ''}`;
-    const cached = this.scopes.get(key);
-    if (cached && Date.now() - cached.at < SCOPE_TTL_MS) return cached.scope;
-    const scope = await this.resolve(input, all);
-    if (!scope.partial) {
-      if (this.scopes.size >= 1_000) this.scopes.clear();
-      this.scopes.set(key, { scope, at: Date.now() });
-    }
-    return scope;
-  }
-
-  private async resolve(input: { repo?: string; workspace?: string }, all: boolean): Promise<Scope> {
-    if (input.repo !== undefined) {
-      const [repository] = await this.registry.repositories([input.repo]);
-      if (!repository) {
-        throw ServiceError.of('not_found', `No registered repository is "${input.repo}" (list_repositories shows them).`, {
-          repo: input.repo,
-        });
-      }
-      return { repositories: [repository], partial: false };
-    }
-    try {
-      const { repository, discovered } = await this.registry.workspace(input.workspace);
-      return { repositories: [repository], partial: discovered };
-    } catch (error) {
-      const noDefault = input.workspace === undefined && error instanceof BusRequestError && error.error.code === 'invalid_input';
-      if (noDefault && all) return { repositories: null, partial: false };
-      throw error;
-    }
-  }
-
-  /** Repository names by id, for the rows of a call over all repositories. */
-  private async names(scope: Scope, rows: readonly SymbolRow[]): Promise<Map<string, string>> {
-    const known = scope.repositories ?? [];
-    const missing = [...new Set(rows.map((r) => r.repositoryId))].filter((id) => !known.some((r) => r.id === id));
-    const found = missing.length > 0 ? await this.registry.repositories(missing) : [];
-    return new Map([...known, ...found.filter((r) => r !== null)].map((r) => [r.id, r.name]));
   }
 }
 
@@ -288,10 +391,6 @@ function tree(rows: readonly SymbolRow[]): OutlineNode[] {
   return roots;
 }
 
-function names(repositories: ReadonlyMap<string, RegisteredRepository>): Map<string, string> {
-  return new Map([...repositories.values()].map((r) => [r.id, r.name]));
-}
-
 function bareName(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot > 0 && dot < name.length - 1 ? name.slice(dot + 1) : name;
@@ -299,4 +398,15 @@ function bareName(name: string): string {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
 }

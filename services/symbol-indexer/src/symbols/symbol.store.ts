@@ -100,7 +100,8 @@ const SQL = {
   deleteSupertypes: sql('supertypes.delete', `DELETE FROM ${T.supertypes} WHERE repository_id = $1 AND path = ANY($2::text[])`),
   insertSupertypes: sql(
     'supertypes.insert',
-    `INSERT INTO ${T.supertypes} (repository_id, path, ordinal, name) SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[])`,
+    `INSERT INTO ${T.supertypes} (repository_id, path, ordinal, name, relation) SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[], $5::text[])
+     ON CONFLICT DO NOTHING`,
   ),
   // Class-like definitions named $1 (any repository of $2; null: all) and what they extend.
   supertypesOf: sql(
@@ -108,6 +109,10 @@ const SQL = {
     `SELECT DISTINCT h.name FROM ${T.symbols} s
        JOIN ${T.supertypes} h ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
      WHERE s.name = ANY($1::text[]) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))`,
+  ),
+  supertypesOfSymbol: sql(
+    'supertypes.of-symbol',
+    `SELECT name, relation FROM ${T.supertypes} WHERE repository_id = $1 AND path = $2 AND ordinal = $3 ORDER BY relation, name`,
   ),
   subtypesOf: sql(
     'supertypes.subtypes',
@@ -145,6 +150,10 @@ const SQL = {
      WHERE name = ANY($1::text[]) AND ($2::text[] IS NULL OR repository_id = ANY($2::text[]))
      ORDER BY repository_id, path, name LIMIT $3`,
   ),
+  callsIn: sql(
+    'refs.of-file',
+    `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs} WHERE repository_id = $1 AND path = $2 AND occurrences LIKE '%,c,%'`,
+  ),
   referencesIn: sql(
     'refs.in-file',
     `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs} WHERE repository_id = $1 AND path = $2 AND name = $3`,
@@ -166,10 +175,20 @@ const SQL = {
     `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s JOIN unnest($2::text[], $3::int[]) AS k(p, o) ON s.path = k.p AND s.ordinal = k.o
      WHERE s.repository_id = $1`,
   ),
+  similar: sql(
+    'symbols.similar',
+    `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s
+     WHERE s.name_key LIKE $1 || '%' AND s.name_key <> $2 AND ($3::text[] IS NULL OR s.repository_id = ANY($3::text[]))
+     ORDER BY length(s.name), s.name, s.repository_id, s.path LIMIT $4`,
+  ),
   classesIn: sql(
     'symbols.classes-in',
     `SELECT path, name, line, end_line AS "endLine" FROM ${T.symbols}
      WHERE repository_id = $1 AND path = ANY($2::text[]) AND kind IN ('class', 'interface', 'struct', 'trait')`,
+  ),
+  filesIn: sql(
+    'files.in-directory',
+    `SELECT path FROM ${T.files} WHERE repository_id = $1 AND starts_with(path, $2) AND position('/' in substr(path, length($2) + 1)) = 0 ORDER BY path LIMIT $3`,
   ),
   recent: sql(
     'files.recent',
@@ -181,7 +200,7 @@ const SQL = {
   outline: sql(
     'symbols.outline',
     `SELECT f.language, f.skipped, s.repository_id AS "repositoryId", f.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
-       s.container, s.signature, s.parent
+       s.container, s.signature, s.parent, s.col AS "column"
      FROM ${T.files} f LEFT JOIN ${T.symbols} s ON s.repository_id = f.repository_id AND s.path = f.path
      WHERE f.repository_id = $1 AND f.path = $2 ORDER BY s.ordinal`,
   ),
@@ -221,7 +240,10 @@ export class SymbolStore {
     const symbols = files.flatMap((f) => f.symbols.map((s, ordinal) => ({ path: f.path, language: f.language, ordinal, ...s })));
     const imports = files.flatMap((f) => f.imports.map((i, ordinal) => ({ path: f.path, ordinal, ...i })));
     const refs = files.flatMap((f) => packReferences(f.path, f.references));
-    const supertypes = symbols.flatMap((s) => (s.supertypes ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name })));
+    const supertypes = symbols.flatMap((s) => [
+      ...(s.supertypes ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name, relation: 'extends' })),
+      ...(s.implements ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name, relation: 'implements' })),
+    ]);
     return this.db
       .transaction(async (m) => {
         const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0]!.n;
@@ -280,7 +302,13 @@ export class SymbolStore {
         if (supertypes.length > 0) {
           await this.db.run(
             SQL.insertSupertypes,
-            [repositoryId, supertypes.map((h) => h.path), supertypes.map((h) => h.ordinal), supertypes.map((h) => h.name)],
+            [
+              repositoryId,
+              supertypes.map((h) => h.path),
+              supertypes.map((h) => h.ordinal),
+              supertypes.map((h) => h.name),
+              supertypes.map((h) => h.relation),
+            ],
             m,
           );
         }
@@ -369,6 +397,15 @@ export class SymbolStore {
     return rows.map((r) => ({ ...r, occurrences: unpackOccurrences(r.occurrences) }));
   }
 
+  /** A file's names that it calls somewhere, with all their occurrences. */
+  async callsIn(repositoryId: string, path: string): Promise<ReferenceRow[]> {
+    const { rows } = await this.db.run<{ repositoryId: string; path: string; name: string; occurrences: string }>(SQL.callsIn, [
+      repositoryId,
+      path,
+    ]);
+    return rows.map((r) => ({ ...r, occurrences: unpackOccurrences(r.occurrences) }));
+  }
+
   /** The occurrences of one name in one file, if any. */
   async referencesIn(repositoryId: string, path: string, name: string): Promise<ReferenceRow | undefined> {
     const row = (
@@ -399,10 +436,29 @@ export class SymbolStore {
     return (await this.db.run<{ name: string }>(SQL.supertypesOf, [names, repositoryIds])).rows.map((r) => r.name);
   }
 
+  /** What one definition extends (or embeds) and implements. */
+  async supertypesOfSymbol(symbol: SymbolRow): Promise<{ extends: string[]; implements: string[] }> {
+    const { rows } = await this.db.run<{ name: string; relation: string }>(SQL.supertypesOfSymbol, [
+      symbol.repositoryId,
+      symbol.path,
+      symbol.ordinal,
+    ]);
+    return {
+      extends: rows.filter((r) => r.relation === 'extends').map((r) => r.name),
+      implements: rows.filter((r) => r.relation === 'implements').map((r) => r.name),
+    };
+  }
+
   /** The definitions that extend, implement or embed one of `names`, in the repositories (null: all). */
   async subtypesOf(names: readonly string[], repositoryIds: readonly string[] | null, limit = 1_000): Promise<SymbolRow[]> {
     if (names.length === 0) return [];
     return (await this.db.run<SymbolRow>(SQL.subtypesOf, [names, repositoryIds, limit])).rows;
+  }
+
+  /** Definitions whose name starts with `prefix` (any case), other than `name`, shortest first. */
+  async similar(prefix: string, name: string, repositoryIds: readonly string[] | null, limit: number): Promise<SymbolRow[]> {
+    const escaped = prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+    return (await this.db.run<SymbolRow>(SQL.similar, [escaped, name.toLowerCase(), repositoryIds, limit])).rows;
   }
 
   /** The class-like definitions (class, interface, struct, trait) of some files: which class a line is in. */
@@ -417,6 +473,11 @@ export class SymbolStore {
   /** The most recently indexed files of the given repositories (null: all). */
   async recent(repositoryIds: readonly string[] | null, limit: number): Promise<FileRow[]> {
     return (await this.db.run<FileRow>(SQL.recent, [repositoryIds, limit])).rows;
+  }
+
+  /** The files directly in a directory (`dir/`, or `''` for the root) of a repository. */
+  async filesIn(repositoryId: string, dir: string, limit = 1_000): Promise<string[]> {
+    return (await this.db.run<{ path: string }>(SQL.filesIn, [repositoryId, dir, limit])).rows.map((r) => r.path);
   }
 
   /** Which of `paths` the index holds for a repository. */

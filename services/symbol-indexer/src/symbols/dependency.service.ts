@@ -1,0 +1,296 @@
+import { posix } from 'node:path';
+import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
+import { ServiceError } from '@sextant/messaging';
+import { goPackageKey, ReferenceBinder } from './references.js';
+import { namesOf, type Scopes } from './scopes.js';
+import { TEST_PATH, type SymbolStore } from './symbol.store.js';
+
+/** Files reached by one graph walk; past it the answer says truncated. */
+const MAX_FILES = 500;
+/** How deep analyze_change_impact follows dependents. */
+const IMPACT_DEPTH = 2;
+/** Cycles reported at most. */
+const MAX_CYCLES = 20;
+/** A file with at least this many direct dependents is risky to modify. */
+const MANY_DEPENDENTS = 10;
+
+const TEST = new RegExp(TEST_PATH);
+
+interface Edge {
+  path: string;
+  depth: number;
+  via: string | null;
+}
+
+/**
+ * The file-level tools: the import graph (imports resolved to files at
+ * indexing; a Go import names its package directory, which stands for its
+ * files), change impact, the check of a proposed change, recent files.
+ */
+export class DependencyService {
+  private readonly binder: ReferenceBinder;
+
+  constructor(
+    private readonly store: SymbolStore,
+    private readonly scopes: Scopes,
+  ) {
+    this.binder = new ReferenceBinder(store);
+  }
+
+  async dependencies(input: SearchDependencies.Request): Promise<SearchDependencies.Response> {
+    const repository = await this.scopes.one({ repo: input.repository }, 'search_dependencies');
+    const path = await this.indexed(repository.id, repository.name, input.file_path);
+    const keep = (p: string) => input.include_tests || !TEST.test(p);
+    const graph = new Map<string, Set<string>>();
+    const link = (from: string, to: string) => (graph.get(from) ?? graph.set(from, new Set()).get(from)!).add(to);
+    let truncated = false;
+    const walk = async (step: (frontier: string[]) => Promise<Array<{ from: string; to: string }>>) => {
+      const edges: Edge[] = [];
+      const seen = new Set([path]);
+      let frontier = [path];
+      for (let depth = 1; depth <= input.depth && frontier.length > 0; depth++) {
+        const next: string[] = [];
+        for (const { from, to } of await step(frontier)) {
+          if (seen.has(to) || !keep(to)) continue;
+          if (seen.size >= MAX_FILES) {
+            truncated = true;
+            break;
+          }
+          seen.add(to);
+          edges.push({ path: to, depth, via: depth === 1 ? null : from });
+          next.push(to);
+        }
+        frontier = next;
+      }
+      return edges;
+    };
+    const dependencies =
+      input.direction === 'dependents'
+        ? []
+        : await walk(async (frontier) => {
+            const out: Array<{ from: string; to: string }> = [];
+            for (const i of await this.store.importsOf(repository.id, await this.expand(repository.id, frontier))) {
+              if (i.target === null) continue;
+              const to = i.target === './' ? '' : i.target;
+              link(i.path, to);
+              out.push({ from: i.path, to });
+            }
+            return out;
+          });
+    const dependents =
+      input.direction === 'dependencies'
+        ? []
+        : await walk(async (frontier) => {
+            const out: Array<{ from: string; to: string }> = [];
+            const files = await this.expand(repository.id, frontier);
+            for (const i of await this.store.importersOf(repository.id, [...files, ...packagesOf(files)])) {
+              link(i.path, i.target === './' ? '' : i.target!);
+              out.push({ from: i.target!, to: i.path });
+            }
+            return out;
+          });
+    return { file_path: path, dependents, dependencies, cycles: cyclesThrough(graph, path), truncated };
+  }
+
+  async impact(input: AnalyzeChangeImpact.Request): Promise<AnalyzeChangeImpact.Response> {
+    const repository = await this.scopes.one({ repo: input.repository }, 'analyze_change_impact');
+    const files = (input.files ?? []).map(normalize);
+    const known = await this.store.existing(repository.id, files);
+    const changed = new Set(files.filter((f) => known.has(f)));
+    const depth = new Map<string, number>();
+    // A changed symbol: the files that use it are its first dependents.
+    for (const name of input.symbols ?? []) {
+      const dot = name.lastIndexOf('.');
+      const bare = dot > 0 ? name.slice(dot + 1) : name;
+      const container = dot > 0 ? name.slice(0, dot) : null;
+      const definitions = (await this.store.locate(name, { repositoryIds: [repository.id], limit: 20 })).rows.filter(
+        (d) => d.name === bare && (container === null || d.container === container),
+      );
+      for (const definition of definitions) {
+        changed.add(definition.path);
+        const sameName = (await this.store.locate(definition.name, { repositoryIds: [repository.id], limit: 200 })).rows;
+        const { refs } = await this.binder.of(definition, [repository.id], sameName);
+        for (const r of refs) if (r.path !== definition.path && !depth.has(r.path)) depth.set(r.path, 1);
+      }
+    }
+    // Level by level: the changed files are level 0, the users of a changed symbol level 1; their importers one more.
+    let truncated = false;
+    for (const c of changed) depth.set(c, 0);
+    for (let level = 0; level < IMPACT_DEPTH; level++) {
+      const frontier = [...depth].filter(([, d]) => d === level).map(([p]) => p);
+      if (frontier.length === 0) continue;
+      for (const i of await this.store.importersOf(repository.id, [...frontier, ...packagesOf(frontier)])) {
+        if (depth.has(i.path)) continue;
+        if (depth.size >= MAX_FILES) {
+          truncated = true;
+          break;
+        }
+        depth.set(i.path, level + 1);
+      }
+    }
+    for (const c of changed) depth.delete(c);
+    const dependents = [...depth].map(([path, d]) => ({ path, depth: d })).sort((a, b) => a.depth - b.depth || cmp(a.path, b.path));
+    const affectedTests = [...new Set([...changed, ...depth.keys()])].filter((p) => TEST.test(p)).sort(cmp);
+    const direct = dependents.filter((d) => d.depth === 1).length;
+    const level = dependents.length >= 25 || direct >= MANY_DEPENDENTS ? 'high' : dependents.length >= 5 ? 'medium' : 'low';
+    const unknown = files.length - files.filter((f) => known.has(f)).length;
+    const summary =
+      `${dependents.length} file${dependents.length === 1 ? '' : 's'} depend on the change (${direct} directly, followed ${IMPACT_DEPTH} levels); ` +
+      `${affectedTests.length} test file${affectedTests.length === 1 ? '' : 's'} likely affected` +
+      (unknown > 0 ? `; ${unknown} of the given files ${unknown === 1 ? 'is' : 'are'} not in the index` : '') +
+      '.';
+    return {
+      dependents,
+      affected_tests: affectedTests,
+      risk: { level, summary, dependents_count: dependents.length },
+      truncated,
+    };
+  }
+
+  async validate(input: ValidateImplementationSpec.Request): Promise<ValidateImplementationSpec.Response> {
+    const repository = await this.scopes.one({ repo: input.repository }, 'validate_implementation_spec');
+    const errors: ValidateImplementationSpec.Response['errors'] = [];
+    const warnings: ValidateImplementationSpec.Response['warnings'] = [];
+    const create = input.files_to_create.map(normalize);
+    const modify = input.files_to_modify.map(normalize);
+    for (const path of [...create, ...modify]) {
+      if (path.startsWith('/') || path.split('/').includes('..')) {
+        errors.push({ kind: 'invalid_path', target: path, message: `"${path}" is not a path inside the repository.` });
+      }
+    }
+    const existing = await this.store.existing(repository.id, [...create, ...modify]);
+    for (const path of create) {
+      if (existing.has(path)) errors.push({ kind: 'file_exists', target: path, message: `${path} already exists: modify it instead.` });
+      if (modify.includes(path)) errors.push({ kind: 'conflict', target: path, message: `${path} is both to create and to modify.` });
+    }
+    for (const path of modify) {
+      if (!existing.has(path))
+        errors.push({ kind: 'file_missing', target: path, message: `${path} does not exist in ${repository.name}.` });
+    }
+    for (const name of input.symbols ?? []) {
+      const dot = name.lastIndexOf('.');
+      const bare = dot > 0 ? name.slice(dot + 1) : name;
+      const found = (await this.store.locate(name, { repositoryIds: [repository.id], limit: 5 })).rows.filter((d) => d.name === bare);
+      if (found.length > 0) {
+        const where = found.map((d) => `${d.path}:${d.line}`).join(', ');
+        errors.push({ kind: 'symbol_exists', target: name, message: `${name} is already defined (${where}).` });
+      }
+    }
+    for (const path of modify.filter((p) => existing.has(p))) {
+      const dependents = new Set((await this.store.importersOf(repository.id, [path, ...packagesOf([path])])).map((i) => i.path));
+      if (dependents.size >= MANY_DEPENDENTS) {
+        warnings.push({
+          kind: 'many_dependents',
+          target: path,
+          message: `${dependents.size} files import ${path}: check them (analyze_change_impact lists them).`,
+        });
+      }
+    }
+    for (const path of create.filter((p) => !existing.has(p))) {
+      const dir = posix.dirname(path);
+      const siblings = (await this.store.filesIn(repository.id, dir === '.' ? '' : `${dir}/`, 200)).map((p) => posix.basename(p));
+      if (siblings.length === 0) {
+        warnings.push({ kind: 'new_directory', target: path, message: `No indexed file is in ${dir}/ yet: is the directory right?` });
+        continue;
+      }
+      const style = nameStyle(posix.basename(path));
+      const styles = siblings.map(nameStyle).filter((s) => s !== 'plain');
+      const usual = mostCommon(styles);
+      if (style !== 'plain' && usual && style !== usual && styles.filter((s) => s === usual).length > styles.length / 2) {
+        warnings.push({
+          kind: 'naming_style',
+          target: path,
+          message: `${posix.basename(path)} is ${style}; most files in ${dir}/ are ${usual}.`,
+        });
+      }
+    }
+    return { valid: errors.length === 0, errors, warnings };
+  }
+
+  async recent(input: ListRecentFiles.Request): Promise<ListRecentFiles.Response> {
+    const scope = await this.scopes.of({ workspace: input.workspace }, true);
+    const rows = await this.store.recent(scope.repositories?.map((r) => r.id) ?? null, input.limit);
+    const names = namesOf(await this.scopes.repositoriesOf(scope, rows));
+    return {
+      files: rows.map((r) => ({
+        repo: names.get(r.repositoryId) ?? r.repositoryId,
+        path: r.path,
+        language: r.language,
+        indexed_at: new Date(r.indexedAt).toISOString(),
+      })),
+    };
+  }
+
+  /** The path as indexed, or not_found. */
+  private async indexed(repositoryId: string, repositoryName: string, raw: string): Promise<string> {
+    const path = normalize(raw);
+    if (!(await this.store.existing(repositoryId, [path])).has(path)) {
+      throw ServiceError.of('not_found', `"${path}" is not in the index of ${repositoryName} (not a file of it, or not indexed yet).`, {
+        path,
+        repo: repositoryName,
+      });
+    }
+    return path;
+  }
+
+  /** Files, with Go package directories (`dir/`) replaced by their files. */
+  private async expand(repositoryId: string, nodes: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const node of nodes) {
+      if (node === '' || node.endsWith('/'))
+        out.push(...(await this.store.filesIn(repositoryId, node, 200)).filter((p) => p.endsWith('.go')));
+      else out.push(node);
+    }
+    return out;
+  }
+}
+
+/** The Go package keys of the Go files among `paths` (their importers import the directory). */
+function packagesOf(paths: readonly string[]): string[] {
+  return [...new Set(paths.filter((p) => p.endsWith('.go')).map(goPackageKey))];
+}
+
+function normalize(path: string): string {
+  return posix.normalize(path.replace(/^\.\//, '')).replace(/\/$/, '');
+}
+
+/** Cycles of the import graph that pass through `start` (each as its files in order), found by depth-first search; at most MAX_CYCLES. */
+function cyclesThrough(graph: ReadonlyMap<string, ReadonlySet<string>>, start: string): string[][] {
+  const cycles: string[][] = [];
+  const stack: string[] = [start];
+  const onStack = new Set([start]);
+  const visit = (node: string, depth: number) => {
+    for (const next of graph.get(node) ?? []) {
+      if (cycles.length >= MAX_CYCLES) return;
+      if (next === start) cycles.push([...stack]);
+      else if (!onStack.has(next) && depth < 8) {
+        stack.push(next);
+        onStack.add(next);
+        visit(next, depth + 1);
+        onStack.delete(next);
+        stack.pop();
+      }
+    }
+  };
+  visit(start, 0);
+  return cycles;
+}
+
+function nameStyle(file: string): 'kebab' | 'snake' | 'camel' | 'pascal' | 'plain' {
+  const stem = file.replace(/\..*$/, '');
+  if (stem.includes('-')) return 'kebab';
+  if (stem.includes('_')) return 'snake';
+  if (/^[A-Z][^A-Z]*[a-z]/.test(stem)) return 'pascal';
+  if (/^[a-z][a-z0-9]*[A-Z]/.test(stem)) return 'camel';
+  return 'plain';
+}
+
+function mostCommon<T>(items: readonly T[]): T | undefined {
+  const counts = new Map<T, number>();
+  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
