@@ -403,7 +403,10 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
     assert.equal(listed.body.repositories[0]!.url, daemon.url('library').replace(/\/?$/, ''));
     assert.equal(listed.body.repositories[0]!.behind_head, false);
 
-    remote.commit('main', { 'lib/part3.ts': 'export const part3 = "three";\n', 'lib/new.ts': 'export const fresh = 1;\n' });
+    remote.commit('main', {
+      'lib/part3.ts': 'export const part3 = "three";\n',
+      'lib/new.ts': "import { part1 } from './part1';\nexport const fresh = part1 + 1;\n",
+    });
     listed = await callTool(client, 'list_repositories', {});
     assert.equal(listed.body.repositories[0]!.behind_head, true, 'the branch moved on');
 
@@ -454,6 +457,31 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
     assert.deepEqual(
       outline.body.symbols.map((s) => s.name),
       ['part3'],
+    );
+    // References and the import graph, with snippets read from symbol-indexer's own clone.
+    const refs = await callTool<{ references: Array<{ path: string; line: number; kind: string; snippet: string }> }>(
+      client,
+      'find_references',
+      {
+        name: 'part1',
+        repo: library,
+      },
+    );
+    assert.equal(refs.isError, false, JSON.stringify(refs.body));
+    assert.deepEqual(
+      refs.body.references.map((r) => [r.path, r.line, r.kind, r.snippet]),
+      [
+        ['lib/new.ts', 1, 'import', "import { part1 } from './part1';"],
+        ['lib/new.ts', 2, 'read', 'export const fresh = part1 + 1;'],
+      ],
+    );
+    const deps = await callTool<{ dependencies: Array<{ path: string }> }>(client, 'search_dependencies', {
+      file_path: 'lib/new.ts',
+      repository: library,
+    });
+    assert.deepEqual(
+      deps.body.dependencies.map((d) => d.path),
+      ['lib/part1.ts'],
     );
   });
 

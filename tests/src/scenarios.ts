@@ -21,7 +21,18 @@ export const PROJECT_TOOLS = [
 
 export const GIT_TOOLS = ['grep_repository', 'list_repository_refs', 'search_repositories', 'open_file'];
 
-export const SYMBOL_TOOLS = ['locate_symbol', 'get_file_outline'];
+export const SYMBOL_TOOLS = [
+  'locate_symbol',
+  'get_file_outline',
+  'find_references',
+  'get_symbol_hierarchy',
+  'find_related_symbols',
+  'get_code_context',
+  'search_dependencies',
+  'analyze_change_impact',
+  'list_recent_files',
+  'validate_implementation_spec',
+];
 
 export const REGISTRY_TOOLS = ['index_repo', 'index_repository', 'sync_repo', 'index_status', 'get_index_job_status', 'list_repositories'];
 

@@ -78,6 +78,7 @@ const FILES: Record<string, string> = {
 };
 
 interface Refs {
+  freshness: Array<{ repo: string; commit: string | null; behind_head: boolean | null }>;
   definitions: Array<{ path: string; name: string; line: number; container: string | null }>;
   references: Array<{ repo: string; path: string; line: number; column: number; kind: string; snippet: string; enclosing: string | null }>;
   total: number;
@@ -131,6 +132,9 @@ describe('symbol tools (embedded)', () => {
     assert.equal(call.snippet, 'add(price: number) { this.total = add(this.total, price); return this; }');
     assert.equal(call.column, 36);
     assert.equal(found.body.total, 7);
+    // Which commit the answer reflects, and that the branch has not moved past it.
+    const head = git(workspace, 'rev-parse', 'HEAD').trim();
+    assert.deepEqual(found.body.freshness, [{ repo: 'shop', commit: head, behind_head: false }]);
 
     const other = await callTool<Refs>(client, 'find_references', { path: 'src/other.ts', line: 1, include_definitions: true });
     assert.deepEqual(sites(other.body), ['src/other.ts:1 definition', 'src/other.ts:2 call']);
@@ -190,6 +194,7 @@ describe('symbol tools (embedded)', () => {
   it('lists every use of a name nothing in the workspace defines', async () => {
     const found = await callTool<Refs>(client, 'find_references', { name: 'Number' });
     const { definitions, references, total, truncated } = found.body;
+    assert.equal(found.body.freshness.length, 1);
     assert.deepEqual({ definitions, references, total, truncated }, { definitions: [], references: [], total: 0, truncated: false });
     const print = await callTool<Refs>(client, 'find_references', { name: 'u' });
     assert.deepEqual(sites(print.body), [], 'a local variable is no reference');

@@ -3,7 +3,8 @@
  *   raw         web-tree-sitter parse + query of every parseable file, one thread: the floor per core
  *   full index  `index_repo {force: true}` with the symbols stage (parse pool + storage), embedded: MB/s per core vs raw
  *   sync        edit one file, `sync_repo`, until the new symbol is found by `locate_symbol` (end to end), embedded
- *   queries     `locate_symbol` and `get_file_outline` p50 through the gateway, embedded and distributed
+ *   queries     `locate_symbol`, `get_file_outline`, `find_references`, `get_code_context` and
+ *               `analyze_change_impact` (two levels of dependents) p50 through the gateway, embedded and distributed
  *   memory      peak RSS of the symbol-indexer process (distributed) while it indexes the corpus
  * Usage: npm run bench:symbols [-- --quick]
  */
@@ -32,7 +33,7 @@ import { summarize, verdict } from '../stats.js';
 
 const quick = process.argv.includes('--quick');
 const SYNCS = quick ? 5 : 20;
-const QUERIES = quick ? 100 : 500;
+const QUERIES = quick ? 50 : 200;
 const MAX_BYTES = 1024 * 1024;
 
 /** Parseable files of the corpus: path, language, bytes. */
@@ -90,22 +91,34 @@ async function syncs(call: ToolCaller, dir: string): Promise<number[]> {
   return times;
 }
 
-/** locate_symbol and get_file_outline p50 over names and files sampled from the corpus. */
-async function queries(call: ToolCaller, repo: string | undefined, samples: { names: string[]; paths: string[] }) {
-  const locate: number[] = [];
-  const outline: number[] = [];
+/** The symbol tools measured, each with its arguments for the i-th call (names and files sampled from the corpus) and its p50 target. */
+const QUERIED: Array<{
+  tool: string;
+  target: number;
+  args: (i: number, samples: { names: string[]; paths: string[] }) => Record<string, unknown>;
+}> = [
+  { tool: 'locate_symbol', target: 5, args: (i, s) => ({ name: s.names[i % s.names.length] }) },
+  { tool: 'get_file_outline', target: 5, args: (i, s) => ({ path: s.paths[i % s.paths.length] }) },
+  { tool: 'find_references', target: 15, args: (i, s) => ({ name: s.names[i % s.names.length] }) },
+  { tool: 'get_code_context', target: 50, args: (i, s) => ({ name: s.names[i % s.names.length] }) },
+  { tool: 'analyze_change_impact', target: 50, args: (i, s) => ({ files: [s.paths[i % s.paths.length]] }) },
+];
+
+/** p50 of each tool of QUERIED through the gateway, in turns (one call of each per round). */
+async function queries(call: ToolCaller, samples: { names: string[]; paths: string[] }): Promise<Map<string, number>> {
+  const times = new Map<string, number[]>(QUERIED.map((q) => [q.tool, []]));
   for (let i = 0; i < QUERIES; i++) {
-    let started = performance.now();
-    const found = await call('locate_symbol', { name: samples.names[i % samples.names.length], ...(repo ? { repo } : {}) });
-    locate.push(performance.now() - started);
-    if (found.isError) throw new Error(JSON.stringify(found.body));
-    started = performance.now();
-    const file = await call('get_file_outline', { path: samples.paths[i % samples.paths.length], ...(repo ? { repo } : {}) });
-    outline.push(performance.now() - started);
-    if (file.isError) throw new Error(JSON.stringify(file.body));
+    for (const q of QUERIED) {
+      const started = performance.now();
+      const answer = await call(q.tool, q.args(i, samples));
+      times.get(q.tool)!.push(performance.now() - started);
+      if (answer.isError) throw new Error(`${q.tool}: ${JSON.stringify(answer.body)}`);
+    }
   }
-  return { locate: summarize(locate).p50, outline: summarize(outline).p50 };
+  return new Map([...times].map(([tool, t]) => [tool, summarize(t).p50]));
 }
+
+const line = (p50s: ReadonlyMap<string, number>) => [...p50s].map(([tool, p50]) => `${tool} ${p50.toFixed(2)}`).join(', ');
 
 async function main(): Promise<void> {
   const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
@@ -143,10 +156,8 @@ async function main(): Promise<void> {
     );
     const sync = summarize(await syncs(call, dir));
     console.log(`sync one file → symbol found          p50 ${sync.p50.toFixed(1)} ms p99 ${sync.p99.toFixed(1)} ms`);
-    const embeddedQueries = await queries(call, undefined, samples);
-    console.log(
-      `queries (embedded)                    locate_symbol p50 ${embeddedQueries.locate.toFixed(2)} ms, get_file_outline p50 ${embeddedQueries.outline.toFixed(2)} ms`,
-    );
+    const embeddedQueries = await queries(call, samples);
+    console.log(`queries p50 ms (embedded)             ${line(embeddedQueries)}`);
     call.close();
     await embedded.stop();
 
@@ -160,10 +171,8 @@ async function main(): Promise<void> {
     const remote = leanCaller(gateway.url);
     const distributedFull = await fullIndex(remote);
     console.log(`full index with symbols (distributed) ${(distributedFull.elapsedMs / 1000).toFixed(1)} s`);
-    const distributedQueries = await queries(remote, undefined, samples);
-    console.log(
-      `queries (distributed)                 locate_symbol p50 ${distributedQueries.locate.toFixed(2)} ms, get_file_outline p50 ${distributedQueries.outline.toFixed(2)} ms`,
-    );
+    const distributedQueries = await queries(remote, samples);
+    console.log(`queries p50 ms (distributed)          ${line(distributedQueries)}`);
     const peak = (await memory(symbols.pid)).peak;
     console.log(`symbol-indexer peak RSS               ${(peak / 2 ** 20).toFixed(0)} MB`);
     remote.close();
@@ -181,8 +190,10 @@ async function main(): Promise<void> {
       ['embedded', embeddedQueries],
       ['distributed', distributedQueries],
     ] as const) {
-      console.log(verdict(q.locate <= 5, `locate_symbol p50 ≤ 5 ms (${mode})`, `${q.locate.toFixed(2)} ms`));
-      console.log(verdict(q.outline <= 5, `get_file_outline p50 ≤ 5 ms (${mode})`, `${q.outline.toFixed(2)} ms`));
+      for (const { tool, target } of QUERIED) {
+        const p50 = q.get(tool)!;
+        console.log(verdict(p50 <= target, `${tool} p50 ≤ ${target} ms (${mode})`, `${p50.toFixed(2)} ms`));
+      }
     }
     console.log(verdict(peak < 2 ** 30, 'symbol-indexer peak RSS < 1 GB', `${(peak / 2 ** 20).toFixed(0)} MB`));
   } finally {

@@ -9,4 +9,4 @@ export * from './catalog.js';
 export { PROJECT_LIMITS, type Project, type ProjectSummary } from './projects/common.js';
 export { HealthReport, ServerStatus, WorkspaceHealth, ServiceReachability } from './workspace-registry/common.js';
 export * from './workspace-registry/internal.js';
-export { OutlineNode, Reference, SymbolDef, SymbolKind, SYMBOL_LIMITS } from './symbol-indexer/common.js';
+export { Freshness, OutlineNode, Reference, SymbolDef, SymbolKind, SYMBOL_LIMITS } from './symbol-indexer/common.js';

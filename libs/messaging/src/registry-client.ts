@@ -1,5 +1,6 @@
 import {
   ClaimBatch,
+  RepositoryFreshness,
   ResolveRepositories,
   ResolveWorkspace,
   SettleBatch,
@@ -23,6 +24,12 @@ export class RegistryClient {
   /** Each reference (id, name, URL or path of a registered repository) → its repository, or null. */
   async repositories(references: readonly string[]): Promise<Array<RegisteredRepository | null>> {
     const reply = await this.bus.request<ResolveRepositories.Response>(ResolveRepositories.SUBJECT, { references });
+    return reply.repositories;
+  }
+
+  /** Each repository's indexed commit and whether its branch moved past it (null entries: unknown ids). */
+  async freshness(ids: readonly string[]): Promise<RepositoryFreshness.Response['repositories']> {
+    const reply = await this.bus.request<RepositoryFreshness.Response>(RepositoryFreshness.SUBJECT, { ids });
     return reply.repositories;
   }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
-import { FilePath, RepositoryRef, SymbolName } from './common.js';
+import { FilePath, Freshness, RepositoryRef, SymbolName } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.change-impact.v1';
@@ -13,6 +13,7 @@ export const Request = z
   .refine((r) => (r.files?.length ?? 0) + (r.symbols?.length ?? 0) > 0, { message: 'give files and/or symbols', path: ['files'] });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
+  freshness: Freshness,
   dependents: z.array(z.object({ path: z.string(), depth: z.int() })),
   affected_tests: z.array(z.string()),
   risk: z.object({

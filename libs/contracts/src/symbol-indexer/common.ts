@@ -74,3 +74,9 @@ export type Reference = z.infer<typeof Reference>;
 export const RepositoryRef = RepoName.optional().describe('Repository id or name; default: the default workspace.');
 
 export const FilePath = text(1, 4096).describe('Path relative to the repository root.');
+
+/** Which commit an answer reflects, per repository it covers. */
+export const Freshness = z
+  .array(z.object({ repo: z.string(), commit: z.string().nullable(), behind_head: z.boolean().nullable() }))
+  .describe('Per repository of the answer: the commit its index reflects, and whether its branch has moved past it (null: unknown).');
+export type Freshness = z.infer<typeof Freshness>;

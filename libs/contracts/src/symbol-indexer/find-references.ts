@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedInt } from '../common.js';
 import { defineTool } from '../tool.js';
-import { FilePath, Reference, SymbolDef, SymbolName, targetFields } from './common.js';
+import { FilePath, Freshness, Reference, SymbolDef, SymbolName, targetFields } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.find-references.v1';
@@ -22,6 +22,7 @@ export const Request = z
   .refine((r) => (r.path === undefined) === (r.line === undefined), { message: 'path and line go together', path: ['line'] });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
+  freshness: Freshness,
   definitions: z
     .array(SymbolDef)
     .describe('The definitions whose references these are (empty: the name is defined nowhere in scope; every use is listed).'),

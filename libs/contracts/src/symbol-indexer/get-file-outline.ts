@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
-import { FilePath, OutlineNode, targetFields } from './common.js';
+import { FilePath, Freshness, OutlineNode, targetFields } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.file-outline.v1';
 export const Request = z.strictObject({ path: FilePath, ...targetFields });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
+  freshness: Freshness,
   repo: z.string(),
   path: z.string(),
   language: z.string().nullable(),

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
-import { SymbolDef, SymbolName, targetFields } from './common.js';
+import { Freshness, SymbolDef, SymbolName, targetFields } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.symbol-hierarchy.v1';
 export const Request = z.strictObject({ name: SymbolName, ...targetFields });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
+  freshness: Freshness,
   symbol: SymbolDef.nullable(),
   parents: z.array(SymbolDef).describe('Containers, innermost first.'),
   children: z.array(SymbolDef),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedInt, ResultCompleteness } from '../common.js';
 import { defineTool } from '../tool.js';
-import { FilePath, SYMBOL_LIMITS, SymbolDef, SymbolKind, SymbolName, targetFields } from './common.js';
+import { FilePath, Freshness, SYMBOL_LIMITS, SymbolDef, SymbolKind, SymbolName, targetFields } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.locate-symbol.v1';
@@ -21,6 +21,7 @@ export const Request = z
   .refine((r) => (r.path === undefined) === (r.line === undefined), { message: 'path and line go together', path: ['line'] });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
+  freshness: Freshness,
   definitions: z.array(SymbolDef),
   truncated: z.boolean(),
   result_completeness: ResultCompleteness.optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedInt } from '../common.js';
 import { defineTool } from '../tool.js';
-import { FilePath, RepositoryRef } from './common.js';
+import { FilePath, Freshness, RepositoryRef } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.search-dependencies.v1';
@@ -16,6 +16,7 @@ export type Request = z.output<typeof Request>;
 
 const Edge = z.object({ path: z.string(), depth: z.int(), via: z.string().nullable() });
 export const Response = z.object({
+  freshness: Freshness,
   file_path: z.string(),
   dependents: z.array(Edge),
   dependencies: z.array(Edge),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
-import { FilePath, RepositoryRef, SymbolName } from './common.js';
+import { FilePath, Freshness, RepositoryRef, SymbolName } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.validate-spec.v1';
@@ -14,6 +14,7 @@ export type Request = z.output<typeof Request>;
 
 const Finding = z.object({ kind: z.string(), target: z.string(), message: z.string() });
 export const Response = z.object({
+  freshness: Freshness,
   valid: z.boolean(),
   errors: z.array(Finding).describe('Paths that clash or do not exist, symbols already defined.'),
   warnings: z.array(Finding).describe('Files with many dependents, names unlike their neighbours.'),

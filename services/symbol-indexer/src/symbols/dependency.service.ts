@@ -89,7 +89,8 @@ export class DependencyService {
             }
             return out;
           });
-    return { file_path: path, dependents, dependencies, cycles: cyclesThrough(graph, path), truncated };
+    const freshness = await this.scopes.freshnessOf([repository]);
+    return { freshness, file_path: path, dependents, dependencies, cycles: cyclesThrough(graph, path), truncated };
   }
 
   async impact(input: AnalyzeChangeImpact.Request): Promise<AnalyzeChangeImpact.Response> {
@@ -140,6 +141,7 @@ export class DependencyService {
       (unknown > 0 ? `; ${unknown} of the given files ${unknown === 1 ? 'is' : 'are'} not in the index` : '') +
       '.';
     return {
+      freshness: await this.scopes.freshnessOf([repository]),
       dependents,
       affected_tests: affectedTests,
       risk: { level, summary, dependents_count: dependents.length },
@@ -204,7 +206,7 @@ export class DependencyService {
         });
       }
     }
-    return { valid: errors.length === 0, errors, warnings };
+    return { freshness: await this.scopes.freshnessOf([repository]), valid: errors.length === 0, errors, warnings };
   }
 
   async recent(input: ListRecentFiles.Request): Promise<ListRecentFiles.Response> {
@@ -212,6 +214,7 @@ export class DependencyService {
     const rows = await this.store.recent(scope.repositories?.map((r) => r.id) ?? null, input.limit);
     const names = namesOf(await this.scopes.repositoriesOf(scope, rows));
     return {
+      freshness: await this.scopes.freshness(scope, rows),
       files: rows.map((r) => ({
         repo: names.get(r.repositoryId) ?? r.repositoryId,
         path: r.path,

@@ -1,4 +1,4 @@
-import type { RegisteredRepository } from '@sextant/contracts';
+import type { Freshness, RegisteredRepository } from '@sextant/contracts';
 import { BusRequestError, ServiceError, type RegistryClient } from '@sextant/messaging';
 
 /** Which repositories a call covers: some (named, or the workspace), or all registered ones (null). */
@@ -8,8 +8,10 @@ export interface Scope {
   partial: boolean;
 }
 
-/** How long a resolved `repo`/`workspace` is reused: the registry is asked again after this. */
+/** How long a resolved `repo`/`workspace`, or a repository's freshness, is reused: the registry is asked again after this. */
 const SCOPE_TTL_MS = 5_000;
+/** Repositories an answer over all of them reports the freshness of, at most. */
+const FRESHNESS_MAX = 50;
 
 /**
  * What a call's `repo` / `workspace` / `repository` means, asked of the
@@ -18,7 +20,30 @@ const SCOPE_TTL_MS = 5_000;
 export class Scopes {
   private readonly cache = new Map<string, { scope: Scope; at: number }>();
 
-  constructor(private readonly registry: Pick<RegistryClient, 'repositories' | 'workspace'>) {}
+  private readonly fresh = new Map<string, { entry: Freshness[number]; at: number }>();
+
+  constructor(private readonly registry: Pick<RegistryClient, 'repositories' | 'workspace' | 'freshness'>) {}
+
+  /** The freshness of the repositories an answer covers: the scope's, or (over all) those its rows come from. */
+  async freshness(scope: Scope, rows: ReadonlyArray<{ repositoryId: string }>): Promise<Freshness> {
+    const repositories = scope.repositories ?? [...(await this.repositoriesOf(scope, rows.slice(0, 1_000))).values()];
+    return this.freshnessOf(repositories.slice(0, FRESHNESS_MAX));
+  }
+
+  /** Each repository's indexed commit and whether its branch moved past it (the registry's answer, kept a few seconds). */
+  async freshnessOf(repositories: readonly RegisteredRepository[]): Promise<Freshness> {
+    const now = Date.now();
+    const stale = repositories.filter((r) => !(now - (this.fresh.get(r.id)?.at ?? 0) < SCOPE_TTL_MS));
+    if (stale.length > 0) {
+      const answers = await this.registry.freshness(stale.map((r) => r.id));
+      if (this.fresh.size >= 10_000) this.fresh.clear();
+      stale.forEach((r, i) => {
+        const a = answers[i];
+        this.fresh.set(r.id, { entry: { repo: r.name, commit: a?.indexed_commit ?? null, behind_head: a?.behind_head ?? null }, at: now });
+      });
+    }
+    return repositories.map((r) => ({ ...this.fresh.get(r.id)!.entry, repo: r.name }));
+  }
 
   /**
    * `repo` → that registered repository; `workspace` → resolved by the

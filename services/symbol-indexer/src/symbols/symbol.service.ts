@@ -60,6 +60,7 @@ export class SymbolService {
     }
     const names = namesOf(await this.scopes.repositoriesOf(scope, rows));
     return {
+      freshness: await this.scopes.freshness(scope, rows),
       definitions: rows.map((row) => definition(row, names)),
       truncated: found.truncated,
       ...(scope.partial ? { result_completeness: 'partial' as const } : {}),
@@ -78,7 +79,13 @@ export class SymbolService {
         { path, repo: repository.name },
       );
     }
-    return { repo: repository.name, path, language: file.language, symbols: tree(file.symbols) };
+    return {
+      freshness: await this.scopes.freshnessOf([repository]),
+      repo: repository.name,
+      path,
+      language: file.language,
+      symbols: tree(file.symbols),
+    };
   }
 
   async references(input: FindReferences.Request): Promise<FindReferences.Response> {
@@ -107,6 +114,7 @@ export class SymbolService {
     const page = found.slice(0, input.limit);
     const repositories = await this.scopes.repositoriesOf(scope, [...definitions, ...page]);
     return {
+      freshness: await this.scopes.freshness(scope, [...definitions, ...page]),
       definitions: definitions.map((d) => definition(d, namesOf(repositories))),
       references: await this.describe(page, repositories),
       total: found.length,
@@ -147,7 +155,17 @@ export class SymbolService {
     const scope = await this.scopes.of(input, true);
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const [symbol] = await this.definitionsNamed(input.name, scopeIds);
-    if (!symbol) return { symbol: null, parents: [], children: [], extends: [], implements: [], subtypes: [] };
+    if (!symbol) {
+      return {
+        freshness: await this.scopes.freshness(scope, []),
+        symbol: null,
+        parents: [],
+        children: [],
+        extends: [],
+        implements: [],
+        subtypes: [],
+      };
+    }
     const file = (await this.store.outline(symbol.repositoryId, symbol.path))?.symbols ?? [];
     const byOrdinal = new Map(file.map((r) => [r.ordinal, r]));
     const parents: SymbolRow[] = [];
@@ -158,6 +176,7 @@ export class SymbolService {
     const names = namesOf(await this.scopes.repositoriesOf(scope, [symbol, ...subtypes]));
     const def = (r: SymbolRow) => definition({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? symbol.language }, names);
     return {
+      freshness: await this.scopes.freshness(scope, [symbol, ...subtypes]),
       symbol: definition(symbol, names),
       parents: parents.map(def),
       children: children.slice(0, HIERARCHY_MAX).map(def),
@@ -170,12 +189,16 @@ export class SymbolService {
     const scope = await this.scopes.of(input, true);
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const [symbol] = await this.definitionsNamed(input.name, scopeIds);
-    if (!symbol) return { symbol: null, same_container: [], callers: [], callees: [], similar_names: [], truncated: false };
+    if (!symbol) {
+      const freshness = await this.scopes.freshness(scope, []);
+      return { freshness, symbol: null, same_container: [], callers: [], callees: [], similar_names: [], truncated: false };
+    }
     const found = await this.relatedOf(symbol, scopeIds, input.limit);
     const all = [symbol, ...found.sameContainer, ...found.callers, ...found.callees, ...found.similar];
     const names = namesOf(await this.scopes.repositoriesOf(scope, all));
     const defs = (rows: readonly SymbolRow[]) => rows.map((r) => definition(r, names));
     return {
+      freshness: await this.scopes.freshness(scope, all),
       symbol: definition(symbol, names),
       same_container: defs(found.sameContainer),
       callers: defs(found.callers),
@@ -189,7 +212,10 @@ export class SymbolService {
     const scope = await this.scopes.of(input, true);
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const symbol = await this.contextSymbol(input, scopeIds);
-    if (!symbol) return { symbol: null, definition: null, outline: [], imports: [], related: [], estimated_tokens: 0, truncated: false };
+    if (!symbol) {
+      const freshness = await this.scopes.freshness(scope, []);
+      return { freshness, symbol: null, definition: null, outline: [], imports: [], related: [], estimated_tokens: 0, truncated: false };
+    }
     const repositories = await this.scopes.repositoriesOf(scope, [symbol]);
     const repository = repositories.get(symbol.repositoryId);
     const [lines, file, imports, related] = await Promise.all([
@@ -235,6 +261,7 @@ export class SymbolService {
       .filter((d) => fits(JSON.stringify(d).length));
     const used = input.max_tokens * CHARS_PER_TOKEN - budget;
     return {
+      freshness: await this.scopes.freshness(scope, [symbol]),
       symbol: definition(symbol, namesOf(repositories)),
       definition: definitionText,
       outline,

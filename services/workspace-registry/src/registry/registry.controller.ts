@@ -6,6 +6,7 @@ import {
   IndexRepository,
   IndexStatus,
   ListRepositories,
+  RepositoryFreshness,
   ResolveRepositories,
   ResolveWorkspace,
   SettleBatch,
@@ -52,6 +53,11 @@ export class RegistryController {
   @ToolHandler(ResolveRepositories)
   resolveRepositories(input: ResolveRepositories.Request) {
     return this.service.resolveRepositories(input);
+  }
+
+  @ToolHandler(RepositoryFreshness)
+  freshness(input: RepositoryFreshness.Request) {
+    return this.service.freshness(input);
   }
 
   @ToolHandler(ResolveWorkspace)

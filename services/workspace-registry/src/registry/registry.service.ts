@@ -8,6 +8,7 @@ import type {
   ListRepositories,
   RegisteredRepository,
   SettleBatch,
+  RepositoryFreshness,
   ResolveRepositories,
   ResolveWorkspace,
   SyncRepo,
@@ -134,6 +135,24 @@ export class RegistryService {
   async resolveRepositories(input: ResolveRepositories.Request): Promise<ResolveRepositories.Response> {
     const repositories = await Promise.all(input.references.map((reference) => this.lookUp(reference)));
     return { repositories: repositories.map((r) => (r ? registered(r) : null)) };
+  }
+
+  /** Other services' freshness question: each id → its indexed commit and whether the branch head moved past it (heads cached). */
+  async freshness(input: RepositoryFreshness.Request): Promise<RepositoryFreshness.Response> {
+    const found = await Promise.all(input.ids.map((id) => this.deps.store.find(id)));
+    const known = found.filter((r): r is Repository => r !== undefined);
+    const heads = await this.currentHeads(known);
+    return {
+      repositories: found.map((r) => {
+        if (!r) return null;
+        const head = heads.get(r.id);
+        return {
+          id: r.id,
+          indexed_commit: r.indexedCommit,
+          behind_head: r.indexedCommit === null || head === undefined || head === null ? null : head !== r.indexedCommit,
+        };
+      }),
+    };
   }
 
   /** A tool's `workspace`, resolved for another service with the rules (and errors) of tools.md. */
