@@ -327,7 +327,7 @@ function nest(language: string, found: readonly FoundDefinition[]): ExtractedSym
       line: node.startPosition.row + 1,
       endLine: node.endPosition.row + 1,
       column: name.startPosition.column,
-      container: language === 'go' && kind === 'method' && !container ? receiverType(node) : (container?.name ?? null),
+      container: kind === 'method' && !container ? ownerType(language, node) : (container?.name ?? null),
       signature: signatureOf(node),
       parent,
     });
@@ -337,12 +337,18 @@ function nest(language: string, found: readonly FoundDefinition[]): ExtractedSym
   return symbols;
 }
 
-/** A Go method's receiver type (`func (s *Server) Start()` → `Server`). */
-function receiverType(node: Node): string | null {
-  const receiver = node.childForFieldName('receiver');
-  if (!receiver) return null;
-  const types = receiver.descendantsOfType('type_identifier');
-  return types[0]?.text ?? null;
+/** The type a method defined outside it belongs to: Go's receiver (`func (s *Server) Start()` → `Server`), Rust's `impl` type. */
+function ownerType(language: string, node: Node): string | null {
+  if (language === 'go') {
+    const receiver = node.childForFieldName('receiver');
+    return receiver?.descendantsOfType('type_identifier')[0]?.text ?? null;
+  }
+  if (language === 'rust') {
+    const impl = node.parent?.parent;
+    const type = impl?.type === 'impl_item' ? impl.childForFieldName('type') : null;
+    return type ? (/^[\p{L}_][\p{L}\p{N}_]*/u.exec(type.text.replace(/^.*::/, ''))?.[0] ?? null) : null;
+  }
+  return null;
 }
 
 /** The declaration up to its body, on one line. */

@@ -20,7 +20,10 @@ const brief = (symbols: ExtractedSymbol[]) => symbols.map((s) => [s.name, s.kind
 
 describe('parsing (web-tree-sitter, real grammars)', () => {
   it('has a folder, a grammar and a query for every parsed language', async () => {
-    assert.deepEqual([...parsedLanguages().keys()].sort(), ['go', 'javascript', 'python', 'tsx', 'typescript']);
+    assert.deepEqual(
+      [...parsedLanguages().keys()].sort(),
+      ['c', 'c_sharp', 'cpp', 'go', 'java', 'javascript', 'php', 'python', 'ruby', 'rust', 'tsx', 'typescript'],
+    );
     for (const name of parsedLanguages().keys()) await grammar(name);
   });
 
@@ -254,6 +257,148 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       'x.Start:call@6',
     ]);
   });
+
+  // One file per language: its definitions (name, kind, line, container) and some references it must see.
+  const SAMPLES: Array<{ language: string; source: string[]; symbols: unknown[]; uses: string[]; imports: string[] }> = [
+    {
+      language: 'java',
+      source: [
+        'package com.shop;',
+        'import com.shop.util.Money;',
+        'public class Cart extends Base implements Priced {',
+        '  private int total;',
+        '  public int add(int price) { int x = price; return Money.round(x) + helper(total); }',
+        '}',
+      ],
+      symbols: [
+        ['Cart', 'class', 3, null],
+        ['total', 'field', 4, 'Cart'],
+        ['add', 'method', 5, 'Cart'],
+      ],
+      uses: ['Money:import@2', 'Money.round:call@5', 'helper:call@5', 'total:read@5'],
+      imports: ['com.shop.util.Money'],
+    },
+    {
+      language: 'rust',
+      source: [
+        'use crate::util::Money;',
+        'pub struct Cart { total: u32 }',
+        'impl Cart {',
+        '    pub fn add(&mut self, price: u32) -> u32 { let x = price; self.total += Money::round(x); helper(x) }',
+        '}',
+        'trait Priced { fn price(&self) -> u32; }',
+      ],
+      symbols: [
+        ['Cart', 'struct', 2, null],
+        ['total', 'field', 2, 'Cart'],
+        ['add', 'method', 4, 'Cart'],
+        ['Priced', 'trait', 6, null],
+        ['price', 'method', 6, 'Priced'],
+      ],
+      uses: ['self.total:read@4', 'Money.round:call@4', 'helper:call@4'],
+      imports: ['crate::util::Money'],
+    },
+    {
+      language: 'c_sharp',
+      source: [
+        'using Shop.Util;',
+        'namespace Shop {',
+        '  public class Cart : Base, IPriced {',
+        '    public int Total { get; set; }',
+        '    public int Add(int price) { var x = price; return Money.Round(x) + Helper(Total); }',
+        '  }',
+        '}',
+      ],
+      symbols: [
+        ['Shop', 'module', 2, null],
+        ['Cart', 'class', 3, 'Shop'],
+        ['Total', 'property', 4, 'Cart'],
+        ['Add', 'method', 5, 'Cart'],
+      ],
+      uses: ['Money.Round:call@5', 'Helper:call@5', 'Total:read@5'],
+      imports: ['Shop.Util'],
+    },
+    {
+      language: 'ruby',
+      source: ["require_relative 'util/money'", 'class Cart < Base', '  def add(price)', '    x = price', '    Money.round(x) + helper', '  end', 'end'],
+      symbols: [
+        ['Cart', 'class', 2, null],
+        ['add', 'method', 3, 'Cart'],
+      ],
+      uses: ['Money.round:call@5', 'helper:read@5'],
+      imports: ['util/money'],
+    },
+    {
+      language: 'c',
+      source: [
+        '#include "util/money.h"',
+        '#include <stdio.h>',
+        'struct cart { int total; };',
+        'int add(struct cart *c, int price) { int x = price; c->total += round_money(x); return x; }',
+      ],
+      symbols: [
+        ['cart', 'struct', 3, null],
+        ['total', 'field', 3, 'cart'],
+        ['add', 'function', 4, null],
+      ],
+      uses: ['c.total:read@4', 'round_money:call@4'],
+      imports: ['util/money.h', '<stdio.h>'],
+    },
+    {
+      language: 'cpp',
+      source: [
+        '#include "money.hpp"',
+        'namespace shop {',
+        'class Cart : public Base {',
+        '  int add(int price) { return money::round(price) + helper(total); }',
+        '  int total;',
+        '};',
+        '}',
+      ],
+      symbols: [
+        ['shop', 'module', 2, null],
+        ['Cart', 'class', 3, 'shop'],
+        ['add', 'method', 4, 'Cart'],
+        ['total', 'field', 5, 'Cart'],
+      ],
+      uses: ['Base:type@3', 'money.round:call@4', 'helper:call@4', 'total:read@4'],
+      imports: ['money.hpp'],
+    },
+    {
+      language: 'php',
+      source: [
+        '<?php',
+        'namespace Shop;',
+        'use Shop\\Util\\Money;',
+        'class Cart extends Base implements Priced {',
+        '  private $total;',
+        '  public function add($price) { return Money::round($price) + $this->helper($this->total); }',
+        '}',
+      ],
+      symbols: [
+        ['Shop', 'module', 2, null],
+        ['Cart', 'class', 4, null],
+        ['total', 'property', 5, 'Cart'],
+        ['add', 'method', 6, 'Cart'],
+      ],
+      uses: ['Money:import@3', 'Money.round:call@6', '$this.helper:call@6', '$this.total:read@6'],
+      imports: ['Shop\\Util\\Money'],
+    },
+  ];
+
+  for (const sample of SAMPLES) {
+    it(`finds ${sample.language} definitions, references and imports`, async () => {
+      const result = extract(await grammar(sample.language), sample.source.join('\n'), 1_000);
+      assert.deepEqual(brief(result.symbols), sample.symbols);
+      const found = uses(result);
+      for (const use of sample.uses) assert.ok(found.includes(use), `${use} in ${JSON.stringify(found)}`);
+      assert.ok(!found.some((u) => /^(x|price):/.test(u)), `parameters and locals are no references: ${JSON.stringify(found)}`);
+      assert.deepEqual(
+        result.imports.map((i) => i.module),
+        sample.imports,
+      );
+    });
+  }
 
   it('keeps what it can read of a file with syntax errors, and survives deep nesting', async () => {
     const broken = extract(

@@ -16,6 +16,9 @@ export type SkipCause =
 /** What parsing a file gave: its definitions and imports, or why it stays at file level. */
 export type ParseOutcome = (Extraction & { bytes: number }) | { skipped: SkipCause; reason?: string };
 
+/** Past its budget × 2 plus this, a file's worker is stopped (a hang, not a slow file). */
+const HARD_STOP_SLACK_MS = 5_000;
+
 export interface ParsePoolOptions {
   /** Worker threads; default: the machine's cores. */
   threads?: number;
@@ -28,7 +31,7 @@ export interface ParsePoolOptions {
 /**
  * Parses files in a pool of worker threads (piscina), so that a big job
  * never blocks the service's event loop. A file whose worker crashes or
- * hangs (past twice its budget the worker is stopped) is reported as
+ * hangs (past twice its budget and a few seconds the worker is stopped) is reported as
  * skipped, and the pool goes on with a fresh worker.
  */
 export class ParsePool {
@@ -48,7 +51,8 @@ export class ParsePool {
   async parse(path: string, language: string): Promise<ParseOutcome> {
     const task: ParseTask = { path, language, maxBytes: this.options.maxBytes, timeoutMs: this.options.timeoutMs };
     try {
-      return (await this.pool.run(task, { signal: AbortSignal.timeout(this.options.timeoutMs * 2 + 1_000) })) as ParseOutcome;
+      // Twice the budget, and room for a new thread to load its grammar (about a second, more on a busy machine).
+      return (await this.pool.run(task, { signal: AbortSignal.timeout(this.options.timeoutMs * 2 + HARD_STOP_SLACK_MS) })) as ParseOutcome;
     } catch (error) {
       return { skipped: 'worker_failed', reason: error instanceof Error ? error.message : String(error) };
     }

@@ -8,7 +8,10 @@ import { posix } from 'node:path';
  * standard library) or nowhere. One resolver per checkout and batch; it
  * looks at the checkout's files, so a file added later resolves when its
  * importers are indexed again. Schemes are named in each language's
- * `language.json` (`resolver`).
+ * `language.json` (`resolver`): `node`, `python`, `go`, `java` (a class by
+ * its package path under the usual source roots), `c` (`#include "…"`
+ * beside the file or under the usual include directories), `ruby`
+ * (`require_relative`, then `lib/`).
  */
 export class ImportResolver {
   private readonly kinds = new Map<string, 'file' | 'dir' | null>();
@@ -25,6 +28,14 @@ export class ImportResolver {
         return this.python(fromPath, module);
       case 'go':
         return this.go(module);
+      case 'java':
+        return this.firstFile(JAVA_ROOTS.map((root) => `${root}${module.replaceAll('.', '/')}.java`));
+      case 'c':
+        return module.startsWith('<') ? null : this.firstFile([posix.join(posix.dirname(fromPath), module), ...C_ROOTS.map((root) => `${root}${module}`)]);
+      case 'ruby': {
+        const file = module.endsWith('.rb') ? module : `${module}.rb`;
+        return this.firstFile([posix.join(posix.dirname(fromPath), file), `lib/${file}`, file]);
+      }
       default:
         return null;
     }
@@ -86,6 +97,15 @@ export class ImportResolver {
       for (const candidate of rest ? [`${path}.py`, `${path}/__init__.py`] : [`${path}/__init__.py`]) {
         if (this.kind(candidate) === 'file') return candidate;
       }
+    }
+    return null;
+  }
+
+  /** The first of `candidates` (paths in the repository) that is a file. */
+  private firstFile(candidates: readonly string[]): string | null {
+    for (const candidate of candidates) {
+      const path = posix.normalize(candidate);
+      if (!path.startsWith('..') && this.kind(path) === 'file') return path;
     }
     return null;
   }
@@ -162,6 +182,10 @@ interface TsPaths {
   baseDir: string;
   paths: Array<[string, string[]]>;
 }
+
+/** Where Java sources start (a package path is appended), C/C++ include directories (besides the including file's). */
+const JAVA_ROOTS = ['', 'src/', 'src/main/java/', 'src/test/java/'];
+const C_ROOTS = ['', 'include/', 'src/'];
 
 const NODE_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
 

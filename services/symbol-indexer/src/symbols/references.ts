@@ -4,7 +4,7 @@ import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
 export const MEMBER_KINDS: ReadonlySet<string> = new Set(['method', 'property', 'field']);
 /** Qualifiers that mean "the object the method runs on": the member is the enclosing class's. */
-export const SELF: ReadonlySet<string> = new Set(['this', 'self', 'cls']);
+export const SELF: ReadonlySet<string> = new Set(['this', 'self', 'cls', '$this']);
 /** How many files deep `export … from` chains are followed. */
 const REEXPORT_DEPTH = 4;
 /** How many levels of supertypes and subtypes make a member's family; and how many classes at most. */
