@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
-import { Grammars } from '@sextant/parsing';
+import { Grammars, parsedLanguages } from '@sextant/parsing';
 import {
   createTestDatabase,
   infrastructure,
@@ -45,7 +45,7 @@ function parseable(dir: string): Array<{ path: string; language: string; bytes: 
   const files: Array<{ path: string; language: string; bytes: number }> = [];
   for (const path of paths) {
     const language = languageOf(path);
-    if (!language || !['typescript', 'tsx', 'javascript', 'python', 'go'].includes(language)) continue;
+    if (!language || !parsedLanguages().has(language)) continue;
     if (/(^|\/)(node_modules|dist|build|vendor)\//.test(path)) continue; // the walker's vendored directories
     const bytes = readFileSync(join(dir, path)).length;
     if (bytes <= MAX_BYTES) files.push({ path, language, bytes });

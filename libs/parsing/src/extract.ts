@@ -239,11 +239,23 @@ function localScopes(
   scopes: Array<[number, number]>,
   locals: ReadonlyArray<{ name: string; at: number }>,
 ): Map<string, Array<[number, number]>> {
+  // Scopes nest: by start, the last one starting at or before a position that still spans it is the innermost.
+  scopes.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const byName = new Map<string, Array<[number, number]>>();
   for (const local of locals) {
+    let lo = 0;
+    let hi = scopes.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (scopes[mid]![0] <= local.at) lo = mid + 1;
+      else hi = mid - 1;
+    }
     let best: [number, number] | undefined;
-    for (const scope of scopes) {
-      if (scope[0] <= local.at && local.at < scope[1] && (!best || scope[1] - scope[0] < best[1] - best[0])) best = scope;
+    for (let i = hi; i >= 0; i--) {
+      if (scopes[i]![1] > local.at) {
+        best = scopes[i];
+        break;
+      }
     }
     if (!best) continue;
     const ranges = byName.get(local.name);
