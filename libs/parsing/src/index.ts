@@ -14,3 +14,4 @@ export {
   type SymbolKind,
 } from './extract.js';
 export { ParsePool, type ParseOutcome, type ParsePoolOptions, type ParseTask, type SkipCause } from './pool.js';
+export { packReferences, unpackOccurrences, type Occurrence, type PackedReferences } from './packed.js';

@@ -20,10 +20,20 @@ const brief = (symbols: ExtractedSymbol[]) => symbols.map((s) => [s.name, s.kind
 
 describe('parsing (web-tree-sitter, real grammars)', () => {
   it('has a folder, a grammar and a query for every parsed language', async () => {
-    assert.deepEqual(
-      [...parsedLanguages().keys()].sort(),
-      ['c', 'c_sharp', 'cpp', 'go', 'java', 'javascript', 'php', 'python', 'ruby', 'rust', 'tsx', 'typescript'],
-    );
+    assert.deepEqual([...parsedLanguages().keys()].sort(), [
+      'c',
+      'c_sharp',
+      'cpp',
+      'go',
+      'java',
+      'javascript',
+      'php',
+      'python',
+      'ruby',
+      'rust',
+      'tsx',
+      'typescript',
+    ]);
     for (const name of parsedLanguages().keys()) await grammar(name);
   });
 
@@ -320,7 +330,15 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     },
     {
       language: 'ruby',
-      source: ["require_relative 'util/money'", 'class Cart < Base', '  def add(price)', '    x = price', '    Money.round(x) + helper', '  end', 'end'],
+      source: [
+        "require_relative 'util/money'",
+        'class Cart < Base',
+        '  def add(price)',
+        '    x = price',
+        '    Money.round(x) + helper',
+        '  end',
+        'end',
+      ],
       symbols: [
         ['Cart', 'class', 2, null],
         ['add', 'method', 3, 'Cart'],

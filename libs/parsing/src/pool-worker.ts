@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { isBinary } from '@sextant/checkouts';
 import { BudgetExceeded, extract } from './extract.js';
 import { Grammars } from './grammars.js';
+import { packReferences } from './packed.js';
 import type { ParseTask, ParseOutcome } from './pool.js';
 
 const grammars = new Grammars();
@@ -25,7 +26,8 @@ export default async function parseFile(task: ParseTask): Promise<ParseOutcome> 
   if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
   if (isBinary(bytes)) return { skipped: 'binary' };
   try {
-    return { ...extract(grammar, bytes.toString('utf8'), task.timeoutMs), bytes: bytes.length };
+    const { references, ...rest } = extract(grammar, bytes.toString('utf8'), task.timeoutMs);
+    return { ...rest, references: packReferences(references), referenceCount: references.length, bytes: bytes.length };
   } catch (error) {
     if (error instanceof BudgetExceeded) return { skipped: 'time_budget', reason: error.message };
     throw error;

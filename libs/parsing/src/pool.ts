@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { Extraction } from './extract.js';
+import type { PackedReferences } from './packed.js';
 
 /** One file to parse: its absolute path and language (as `languageOf` names it). */
 export interface ParseTask {
@@ -13,8 +14,10 @@ export interface ParseTask {
 export type SkipCause =
   'unsupported_language' | 'grammar_unavailable' | 'unreadable' | 'too_large' | 'binary' | 'time_budget' | 'worker_failed';
 
-/** What parsing a file gave: its definitions and imports, or why it stays at file level. */
-export type ParseOutcome = (Extraction & { bytes: number }) | { skipped: SkipCause; reason?: string };
+/** What parsing a file gave: its definitions, imports and references (packed per name), or why it stays at file level. */
+export type ParseOutcome =
+  | (Omit<Extraction, 'references'> & { references: PackedReferences[]; referenceCount: number; bytes: number })
+  | { skipped: SkipCause; reason?: string };
 
 /** Past its budget × 2 plus this, a file's worker is stopped (a hang, not a slow file). */
 const HARD_STOP_SLACK_MS = 5_000;

@@ -71,9 +71,8 @@ export class DependencyService {
             const out: Array<{ from: string; to: string }> = [];
             for (const i of await this.store.importsOf(repository.id, await this.expand(repository.id, frontier))) {
               if (i.target === null) continue;
-              const to = i.target === './' ? '' : i.target;
-              link(i.path, to);
-              out.push({ from: i.path, to });
+              link(i.path, i.target);
+              out.push({ from: i.path, to: i.target });
             }
             return out;
           });
@@ -84,7 +83,7 @@ export class DependencyService {
             const out: Array<{ from: string; to: string }> = [];
             const files = await this.expand(repository.id, frontier);
             for (const i of await this.store.importersOf(repository.id, [...files, ...packagesOf(files)])) {
-              link(i.path, i.target === './' ? '' : i.target!);
+              link(i.path, i.target!);
               out.push({ from: i.target!, to: i.path });
             }
             return out;
@@ -236,12 +235,13 @@ export class DependencyService {
     return path;
   }
 
-  /** Files, with Go package directories (`dir/`) replaced by their files. */
+  /** Files, with Go package directories (`dir/`, `./`) replaced by their files. */
   private async expand(repositoryId: string, nodes: readonly string[]): Promise<string[]> {
     const out: string[] = [];
     for (const node of nodes) {
-      if (node === '' || node.endsWith('/'))
-        out.push(...(await this.store.filesIn(repositoryId, node, 200)).filter((p) => p.endsWith('.go')));
+      // `./` is the root package.
+      if (node.endsWith('/'))
+        out.push(...(await this.store.filesIn(repositoryId, node === './' ? '' : node, 200)).filter((p) => p.endsWith('.go')));
       else out.push(node);
     }
     return out;

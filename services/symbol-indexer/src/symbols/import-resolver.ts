@@ -31,7 +31,9 @@ export class ImportResolver {
       case 'java':
         return this.firstFile(JAVA_ROOTS.map((root) => `${root}${module.replaceAll('.', '/')}.java`));
       case 'c':
-        return module.startsWith('<') ? null : this.firstFile([posix.join(posix.dirname(fromPath), module), ...C_ROOTS.map((root) => `${root}${module}`)]);
+        return module.startsWith('<')
+          ? null
+          : this.firstFile([posix.join(posix.dirname(fromPath), module), ...C_ROOTS.map((root) => `${root}${module}`)]);
       case 'ruby': {
         const file = module.endsWith('.rb') ? module : `${module}.rb`;
         return this.firstFile([posix.join(posix.dirname(fromPath), file), `lib/${file}`, file]);

@@ -21,6 +21,16 @@ export interface BoundReference extends Omit<Occurrence, 'kind'> {
   name: string;
 }
 
+/** What one call's bindings share: the rows of a name, a class's family (a name-only question binds up to 20 definitions). */
+export interface BindingMemo {
+  rows: Map<string, Promise<ReferenceRow[]>>;
+  families: Map<string, Promise<Set<string>>>;
+}
+
+export function bindingMemo(): BindingMemo {
+  return { rows: new Map(), families: new Map() };
+}
+
 /** Which occurrences of which names, in which files, denote one definition. */
 interface Sites {
   /** Bare uses: file → local names that denote the definition there. */
@@ -54,8 +64,9 @@ export class ReferenceBinder {
     definition: SymbolRow,
     scope: readonly string[] | null,
     others: readonly SymbolRow[],
+    memo: BindingMemo = bindingMemo(),
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
-    return MEMBER_KINDS.has(definition.kind) ? this.ofMember(definition, scope, others) : this.ofName(definition);
+    return MEMBER_KINDS.has(definition.kind) ? this.ofMember(definition, scope, others, memo) : this.ofName(definition);
   }
 
   /** Every use of a name that nothing in scope defines (a library's function, a global). */
@@ -69,8 +80,14 @@ export class ReferenceBinder {
     add(sites.bare, definition.path, definition.name);
     const topLevel = definition.parent < 0 || definition.container === null;
     if (topLevel) await this.followImports(definition, sites);
-    const rows = await this.store.references([...sites.names], [definition.repositoryId], MAX_ROWS + 1);
     const goPackage = definition.language === 'go' && topLevel ? posix.dirname(definition.path) : undefined;
+    // Only the files where the name can denote it: its own, its importers', its Go package's.
+    const files = new Set([...sites.bare.keys(), ...sites.namespaces.keys()]);
+    if (goPackage !== undefined) {
+      for (const path of await this.store.filesIn(definition.repositoryId, goPackage === '.' ? '' : `${goPackage}/`, MAX_ROWS))
+        files.add(path);
+    }
+    const rows = await this.store.referencesAt(definition.repositoryId, [...files], [...sites.names], MAX_ROWS + 1);
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null) {
         if (sites.bare.get(row.path)?.has(row.name)) return true;
@@ -117,20 +134,23 @@ export class ReferenceBinder {
     definition: SymbolRow,
     scope: readonly string[] | null,
     others: readonly SymbolRow[],
+    memo: BindingMemo,
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
-    const rows = await this.store.references([definition.name], scope, MAX_ROWS + 1);
+    const rows = await this.rowsOf(definition.name, scope, memo);
     // The class and its supertypes and subtypes: a call through any of them may reach this member (overrides, implementations).
-    const family = definition.container ? await this.family(definition.container, scope) : new Set<string>();
+    const family = definition.container ? await this.familyOf(definition.container, scope, memo) : new Set<string>();
     const sameMember = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name);
     const rivals = sameMember.filter((o) => o.container === null || !family.has(o.container));
     let mentions: Set<string> | undefined;
     if (rivals.length > 0 && family.size > 0) {
-      const familyRows = await this.store.references([...family], scope, MAX_ROWS);
+      const familyRows = (await Promise.all([...family].map((name) => this.rowsOf(name, scope, memo)))).flat();
       mentions = new Set(familyRows.map((r) => `${r.repositoryId}\0${r.path}`));
     }
     const home = `${definition.repositoryId}\0${definition.path}`;
-    const namespaces = await this.namespaceAliases(rows);
-    const classAt = await this.classesOf(rows.filter((r) => r.occurrences.some((o) => o.qualifier !== null && SELF.has(o.qualifier))));
+    const [namespaces, classAt] = await Promise.all([
+      this.namespaceAliases(rows),
+      this.classesOf(rows.filter((r) => r.occurrences.some((o) => o.qualifier !== null && SELF.has(o.qualifier)))),
+    ]);
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null) return false;
       const file = `${row.repositoryId}\0${row.path}`;
@@ -160,6 +180,19 @@ export class ReferenceBinder {
       });
     }
     return { refs, truncated: rows.length > MAX_ROWS };
+  }
+
+  /** The rows of a name in scope, once per call. */
+  private rowsOf(name: string, scope: readonly string[] | null, memo: BindingMemo): Promise<ReferenceRow[]> {
+    let rows = memo.rows.get(name);
+    if (!rows) memo.rows.set(name, (rows = this.store.references([name], scope, MAX_ROWS + 1)));
+    return rows;
+  }
+
+  private familyOf(container: string, scope: readonly string[] | null, memo: BindingMemo): Promise<Set<string>> {
+    let family = memo.families.get(container);
+    if (!family) memo.families.set(container, (family = this.family(container, scope)));
+    return family;
   }
 
   /** A class-like name with its supertypes (up the chain) and all their subtypes (down), by name; at most `FAMILY_MAX`. */
@@ -204,7 +237,7 @@ export class ReferenceBinder {
     for (const row of rows) add(byRepository, row.repositoryId, row.path);
     const out = new Map<string, Set<string>>();
     for (const [repositoryId, paths] of byRepository) {
-      for (const imported of await this.store.importsOf(repositoryId, [...paths])) {
+      for (const imported of await this.store.namespaceImportsOf(repositoryId, [...paths])) {
         for (const b of imported.bindings) if (b.name === '*' && b.alias) add(out, `${repositoryId}\0${imported.path}`, b.alias);
       }
     }

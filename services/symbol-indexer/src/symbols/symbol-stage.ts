@@ -10,6 +10,9 @@ import type { IndexedFile, SymbolStore } from './symbol.store.js';
 /** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */
 export const SYMBOLS_STAGE = 'symbols';
 
+/** What a file kept at file level holds. */
+const EMPTY = { symbols: [], imports: [], references: [], referenceCount: 0 } as const;
+
 /**
  * The symbols stage of an indexing job: for each changed file of a batch,
  * parses it in the worker pool, resolves its imports to files of the
@@ -47,17 +50,25 @@ export class SymbolStage implements IndexingStage<StageBatch> {
         .filter((f) => f.change !== 'deleted')
         .map(async ({ path }): Promise<IndexedFile> => {
           const language = languageOf(path);
-          if (!language) return { path, language, skipped: 'unsupported_language', symbols: [], imports: [], references: [] };
+          if (!language) return { path, language, skipped: 'unsupported_language', ...EMPTY };
           const outcome = await this.deps.pool.parse(join(dir, path), language);
           if ('skipped' in outcome) {
             if (outcome.skipped === 'worker_failed' || outcome.skipped === 'grammar_unavailable') {
               this.log.warn(`${batch.repository.name}/${path}: kept at file level (${outcome.skipped}: ${outcome.reason})`);
             }
-            return { path, language, skipped: outcome.skipped, symbols: [], imports: [], references: [] };
+            return { path, language, skipped: outcome.skipped, ...EMPTY };
           }
           const scheme = parsedLanguages().get(language)?.resolver ?? null;
           const imports = outcome.imports.map((i) => ({ ...i, target: resolver.resolve(scheme, path, i.module) }));
-          return { path, language, skipped: null, symbols: outcome.symbols, imports, references: outcome.references };
+          return {
+            path,
+            language,
+            skipped: null,
+            symbols: outcome.symbols,
+            imports,
+            references: outcome.references,
+            referenceCount: outcome.referenceCount,
+          };
         }),
     );
     const delta = await this.deps.store.replace(batch.repository.id, commit, files, deleted);
@@ -68,7 +79,7 @@ export class SymbolStage implements IndexingStage<StageBatch> {
       files_parsed: parsed.length,
       files_skipped: files.length - parsed.length,
       symbols_extracted: parsed.reduce((n, f) => n + f.symbols.length, 0),
-      references_extracted: parsed.reduce((n, f) => n + f.references.length, 0),
+      references_extracted: parsed.reduce((n, f) => n + f.referenceCount, 0),
     };
   }
 }

@@ -12,7 +12,7 @@ import type {
 } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
 import { DefinitionResolver } from './definitions.js';
-import { ReferenceBinder, type BoundReference } from './references.js';
+import { bindingMemo, ReferenceBinder, type BoundReference } from './references.js';
 import { namesOf, single, type Scope, type Scopes } from './scopes.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
@@ -98,9 +98,16 @@ export class SymbolService {
     if (definitions.length === 0) {
       ({ refs: found, truncated: cut } = await this.binder.unbound(bareName(input.name!), scopeIds));
     }
+    const memo = bindingMemo();
+    const sameNames = new Map<string, Promise<SymbolRow[]>>();
     for (const definition of definitions) {
-      const sameName = (await this.store.locate(definition.name, { repositoryIds: scopeIds, limit: 200 })).rows;
-      const { refs, truncated } = await this.binder.of(definition, scopeIds, sameName);
+      if (!sameNames.has(definition.name)) {
+        sameNames.set(
+          definition.name,
+          this.store.locate(definition.name, { repositoryIds: scopeIds, limit: 200 }).then((r) => r.rows),
+        );
+      }
+      const { refs, truncated } = await this.binder.of(definition, scopeIds, await sameNames.get(definition.name)!, memo);
       found.push(...refs);
       cut ||= truncated;
     }

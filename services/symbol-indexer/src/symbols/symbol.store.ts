@@ -1,5 +1,5 @@
 import { Database, sql } from '@sextant/persistence';
-import type { ExtractedImport, ExtractedReference, ExtractedSymbol } from '@sextant/parsing';
+import { unpackOccurrences, type ExtractedImport, type ExtractedSymbol, type Occurrence, type PackedReferences } from '@sextant/parsing';
 
 /** An import with what it resolves to in the repository (a path, a Go package directory, or null: outside). */
 export interface ResolvedImport extends ExtractedImport {
@@ -13,7 +13,9 @@ export interface IndexedFile {
   skipped: string | null;
   symbols: readonly ExtractedSymbol[];
   imports: readonly ResolvedImport[];
-  references: readonly ExtractedReference[];
+  /** Packed per name (`packReferences`). */
+  references: readonly PackedReferences[];
+  referenceCount: number;
 }
 
 /** The occurrences of one name in one file, unpacked from their row. */
@@ -24,13 +26,7 @@ export interface ReferenceRow {
   occurrences: Occurrence[];
 }
 
-export interface Occurrence {
-  line: number;
-  column: number;
-  kind: ExtractedReference['kind'];
-  enclosing: number;
-  qualifier: string | null;
-}
+export type { Occurrence };
 
 /** An import as the tools read it: who imports, what, bound to which local names. */
 export interface ImportRow {
@@ -154,6 +150,16 @@ const SQL = {
     'refs.of-file',
     `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs} WHERE repository_id = $1 AND path = $2 AND occurrences LIKE '%,c,%'`,
   ),
+  referencesAt: sql(
+    'refs.in-files',
+    `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs}
+     WHERE repository_id = $1 AND path = ANY($2::text[]) AND name = ANY($3::text[]) ORDER BY path, name LIMIT $4`,
+  ),
+  namespaceImportsOf: sql(
+    'imports.namespaces',
+    `SELECT ${IMPORT_COLUMNS} FROM ${T.imports}
+     WHERE repository_id = $1 AND path = ANY($2::text[]) AND (bindings LIKE '* _%' OR bindings LIKE '%,* _%')`,
+  ),
   referencesIn: sql(
     'refs.in-file',
     `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs} WHERE repository_id = $1 AND path = $2 AND name = $3`,
@@ -239,7 +245,7 @@ export class SymbolStore {
     if (paths.length === 0) return 0;
     const symbols = files.flatMap((f) => f.symbols.map((s, ordinal) => ({ path: f.path, language: f.language, ordinal, ...s })));
     const imports = files.flatMap((f) => f.imports.map((i, ordinal) => ({ path: f.path, ordinal, ...i })));
-    const refs = files.flatMap((f) => packReferences(f.path, f.references));
+    const refs = files.flatMap((f) => f.references.map((r) => ({ path: f.path, ...r })));
     const supertypes = symbols.flatMap((s) => [
       ...(s.supertypes ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name, relation: 'extends' })),
       ...(s.implements ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name, relation: 'implements' })),
@@ -397,6 +403,24 @@ export class SymbolStore {
     return rows.map((r) => ({ ...r, occurrences: unpackOccurrences(r.occurrences) }));
   }
 
+  /** The occurrences of `names` in the given files of one repository, at most `limit` rows. */
+  async referencesAt(repositoryId: string, paths: readonly string[], names: readonly string[], limit: number): Promise<ReferenceRow[]> {
+    if (paths.length === 0 || names.length === 0) return [];
+    const { rows } = await this.db.run<{ repositoryId: string; path: string; name: string; occurrences: string }>(SQL.referencesAt, [
+      repositoryId,
+      paths,
+      names,
+      limit,
+    ]);
+    return rows.map((r) => ({ ...r, occurrences: unpackOccurrences(r.occurrences) }));
+  }
+
+  /** The imports of some files that bind a whole module to a name (`import * as ns`, Go's and Python's module names). */
+  async namespaceImportsOf(repositoryId: string, paths: readonly string[]): Promise<ImportRow[]> {
+    if (paths.length === 0) return [];
+    return (await this.db.run<RawImport>(SQL.namespaceImportsOf, [repositoryId, paths])).rows.map(importRow);
+  }
+
   /** A file's names that it calls somewhere, with all their occurrences. */
   async callsIn(repositoryId: string, path: string): Promise<ReferenceRow[]> {
     const { rows } = await this.db.run<{ repositoryId: string; path: string; name: string; occurrences: string }>(SQL.callsIn, [
@@ -497,42 +521,4 @@ function importRow(row: RawImport): ImportRow {
       })
     : [];
   return { ...row, bindings };
-}
-
-const KIND_CODES: Record<Occurrence['kind'], string> = { call: 'c', type: 't', write: 'w', read: 'r', import: 'i' };
-const KINDS_BY_CODE = Object.fromEntries(Object.entries(KIND_CODES).map(([kind, code]) => [code, kind])) as Record<
-  string,
-  Occurrence['kind']
->;
-
-/**
- * A file's references, one row per name: `line,column,kind,enclosing,qualifier`
- * per occurrence, joined by `;` (a qualifier holds no `,` or `;`; `-` marks
- * none, an empty one a member access on something that is not a name).
- */
-function packReferences(
-  path: string,
-  references: readonly ExtractedReference[],
-): Array<{ path: string; name: string; occurrences: string }> {
-  const byName = new Map<string, string[]>();
-  for (const r of references) {
-    const packed = `${r.line},${r.column},${KIND_CODES[r.kind]},${r.enclosing},${r.qualifier ?? '-'}`;
-    const list = byName.get(r.name);
-    if (list) list.push(packed);
-    else byName.set(r.name, [packed]);
-  }
-  return [...byName].map(([name, list]) => ({ path, name, occurrences: list.join(';') }));
-}
-
-function unpackOccurrences(packed: string): Occurrence[] {
-  return packed.split(';').map((one) => {
-    const [line, column, kind, enclosing, qualifier] = one.split(',');
-    return {
-      line: Number(line),
-      column: Number(column),
-      kind: KINDS_BY_CODE[kind!] ?? 'read',
-      enclosing: Number(enclosing),
-      qualifier: qualifier === '-' ? null : (qualifier ?? null),
-    };
-  });
 }
