@@ -25,10 +25,12 @@ export interface BoundReference extends Omit<Occurrence, 'kind'> {
 export interface BindingMemo {
   rows: Map<string, Promise<ReferenceRow[]>>;
   families: Map<string, Promise<Set<string>>>;
+  /** Per name: what its rows' files know (namespace aliases, which class a line is in). */
+  files: Map<string, Promise<{ namespaces: Map<string, Set<string>>; classAt: (file: string, line: number) => string | undefined }>>;
 }
 
 export function bindingMemo(): BindingMemo {
-  return { rows: new Map(), families: new Map() };
+  return { rows: new Map(), families: new Map(), files: new Map() };
 }
 
 /** Which occurrences of which names, in which files, denote one definition. */
@@ -73,6 +75,21 @@ export class ReferenceBinder {
   async unbound(name: string, scope: readonly string[] | null): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const rows = await this.store.references([name], scope, MAX_ROWS + 1);
     return { refs: flatten(rows.slice(0, MAX_ROWS), () => true), truncated: rows.length > MAX_ROWS };
+  }
+
+  /** Every member access of a name in scope (`x.name`, not through a namespace import): the references of all its members at once. */
+  async memberAccesses(
+    name: string,
+    scope: readonly string[] | null,
+    memo: BindingMemo,
+  ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+    const rows = await this.rowsOf(name, scope, memo);
+    const namespaces = await this.namespaceAliases(rows);
+    const refs = flatten(
+      rows.slice(0, MAX_ROWS),
+      (row, o) => o.qualifier !== null && !namespaces.get(`${row.repositoryId}\0${row.path}`)?.has(o.qualifier),
+    );
+    return { refs, truncated: rows.length > MAX_ROWS };
   }
 
   private async ofName(definition: SymbolRow): Promise<{ refs: BoundReference[]; truncated: boolean }> {
@@ -143,14 +160,18 @@ export class ReferenceBinder {
     const rivals = sameMember.filter((o) => o.container === null || !family.has(o.container));
     let mentions: Set<string> | undefined;
     if (rivals.length > 0 && family.size > 0) {
-      const familyRows = (await Promise.all([...family].map((name) => this.rowsOf(name, scope, memo)))).flat();
-      mentions = new Set(familyRows.map((r) => `${r.repositoryId}\0${r.path}`));
+      mentions = await this.store.filesMentioning([...family], scope);
     }
     const home = `${definition.repositoryId}\0${definition.path}`;
-    const [namespaces, classAt] = await Promise.all([
-      this.namespaceAliases(rows),
-      this.classesOf(rows.filter((r) => r.occurrences.some((o) => o.qualifier !== null && SELF.has(o.qualifier)))),
-    ]);
+    let known = memo.files.get(definition.name);
+    if (!known) {
+      known = Promise.all([
+        this.namespaceAliases(rows),
+        this.classesOf(rows.filter((r) => r.occurrences.some((o) => o.qualifier !== null && SELF.has(o.qualifier)))),
+      ]).then(([namespaces, classAt]) => ({ namespaces, classAt }));
+      memo.files.set(definition.name, known);
+    }
+    const { namespaces, classAt } = await known;
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null) return false;
       const file = `${row.repositoryId}\0${row.path}`;

@@ -12,13 +12,15 @@ import type {
 } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
 import { DefinitionResolver } from './definitions.js';
-import { bindingMemo, ReferenceBinder, type BoundReference } from './references.js';
+import { bindingMemo, MEMBER_KINDS, ReferenceBinder, type BoundReference } from './references.js';
 import { namesOf, single, type Scope, type Scopes } from './scopes.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
 
 /** Definitions of one name whose references are gathered for a name-only `find_references`. */
 const MAX_DEFINITIONS = 20;
+/** Definitions of one find_references bound at the same time. */
+const BINDING_CONCURRENCY = 4;
 /** Children and subtypes listed by get_symbol_hierarchy at most. */
 const HIERARCHY_MAX = 200;
 /** Related symbols get_code_context adds at most. */
@@ -100,17 +102,38 @@ export class SymbolService {
     }
     const memo = bindingMemo();
     const sameNames = new Map<string, Promise<SymbolRow[]>>();
-    for (const definition of definitions) {
-      if (!sameNames.has(definition.name)) {
-        sameNames.set(
-          definition.name,
-          this.store.locate(definition.name, { repositoryIds: scopeIds, limit: 200 }).then((r) => r.rows),
-        );
+    let bound = definitions;
+    if (definitions.length > 1) {
+      // A bare name asked for all its definitions at once: when they hold every member of that name in scope, their
+      // references together are every member access of the name (no rival is left to tell apart), found in one pass.
+      const members = definitions.filter((d) => MEMBER_KINDS.has(d.kind));
+      const sameName = (await this.store.locate(bareName(input.name!), { repositoryIds: scopeIds, limit: 200 })).rows;
+      const allMembers = sameName.filter((d) => MEMBER_KINDS.has(d.kind) && d.name === bareName(input.name!));
+      if (
+        members.length > 1 &&
+        allMembers.every((m) => members.some((d) => d.path === m.path && d.ordinal === m.ordinal && d.repositoryId === m.repositoryId))
+      ) {
+        const { refs, truncated } = await this.binder.memberAccesses(bareName(input.name!), scopeIds, memo);
+        found.push(...refs);
+        cut ||= truncated;
+        bound = definitions.filter((d) => !MEMBER_KINDS.has(d.kind));
       }
-      const { refs, truncated } = await this.binder.of(definition, scopeIds, await sameNames.get(definition.name)!, memo);
-      found.push(...refs);
-      cut ||= truncated;
     }
+    const sameName = (name: string) => {
+      let rows = sameNames.get(name);
+      if (!rows) sameNames.set(name, (rows = this.store.locate(name, { repositoryIds: scopeIds, limit: 200 }).then((r) => r.rows)));
+      return rows;
+    };
+    // A few definitions at a time: their lookups overlap (each is a handful of short queries).
+    const queue = [...bound];
+    const bindNext = async (): Promise<void> => {
+      for (let definition = queue.shift(); definition; definition = queue.shift()) {
+        const { refs, truncated } = await this.binder.of(definition, scopeIds, await sameName(definition.name), memo);
+        found.push(...refs);
+        cut ||= truncated;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BINDING_CONCURRENCY, queue.length) }, bindNext));
     if (input.include_definitions) {
       found.push(...definitions.map((d) => ({ ...d, kind: 'definition' as const, enclosing: d.parent, qualifier: null })));
     }
@@ -226,7 +249,9 @@ export class SymbolService {
     const repositories = await this.scopes.repositoriesOf(scope, [symbol]);
     const repository = repositories.get(symbol.repositoryId);
     const [lines, file, imports, related] = await Promise.all([
-      repository ? this.sources.read(repository, [symbol.path]) : new Map<string, string[]>(),
+      repository
+        ? this.sources.read(repository, new Map([[symbol.path, [[symbol.line, symbol.endLine] as const]]]))
+        : new Map<string, Map<number, string>>(),
       this.store.outline(symbol.repositoryId, symbol.path),
       this.store.importsOf(symbol.repositoryId, [symbol.path]),
       this.relatedOf(symbol, scopeIds, CONTEXT_RELATED),
@@ -244,11 +269,10 @@ export class SymbolService {
       budget = 0;
       return cut.slice(0, cut.lastIndexOf('\n') + 1 || cut.length);
     };
-    const body =
-      lines
-        .get(symbol.path)
-        ?.slice(symbol.line - 1, symbol.endLine)
-        .join('\n') ?? null;
+    const bodyLines = lines.get(symbol.path);
+    const body = bodyLines
+      ? Array.from({ length: symbol.endLine - symbol.line + 1 }, (_, i) => bodyLines.get(symbol.line + i) ?? '').join('\n')
+      : null;
     const definitionText = body === null ? null : take(body);
     // Whole items only from here: an import, an outline node, a related definition fits, or the list stops.
     const fits = (size: number): boolean => {
@@ -358,7 +382,7 @@ export class SymbolService {
   private async describe(page: readonly BoundReference[], repositories: ReadonlyMap<string, RegisteredRepository>): Promise<Reference[]> {
     const byRepository = groupBy(page, (r) => r.repositoryId);
     const enclosing = new Map<string, string>();
-    const lines = new Map<string, Map<string, string[]>>();
+    const lines = new Map<string, Map<string, Map<number, string>>>();
     await Promise.all(
       [...byRepository].map(async ([repositoryId, refs]) => {
         const keys = [
@@ -370,14 +394,10 @@ export class SymbolService {
           enclosing.set(`${repositoryId}\0${s.path}\0${s.ordinal}`, s.container ? `${s.container}.${s.name}` : s.name);
         }
         const repository = repositories.get(repositoryId);
-        if (repository)
-          lines.set(
-            repositoryId,
-            await this.sources.read(
-              repository,
-              refs.map((r) => r.path),
-            ),
-          );
+        if (!repository) return;
+        const wanted = new Map<string, Array<[number, number]>>();
+        for (const r of refs) wanted.set(r.path, [...(wanted.get(r.path) ?? []), [r.line, r.line]]);
+        lines.set(repositoryId, await this.sources.read(repository, wanted));
       }),
     );
     return page.map((r) => ({

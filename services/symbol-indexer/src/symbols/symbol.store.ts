@@ -104,7 +104,7 @@ const SQL = {
     'supertypes.of',
     `SELECT DISTINCT h.name FROM ${T.symbols} s
        JOIN ${T.supertypes} h ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
-     WHERE s.name = ANY($1::text[]) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))`,
+     WHERE s.name_key = ANY($3::text[]) AND s.name = ANY($1::text[]) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))`,
   ),
   supertypesOfSymbol: sql(
     'supertypes.of-symbol',
@@ -149,6 +149,11 @@ const SQL = {
   callsIn: sql(
     'refs.of-file',
     `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs} WHERE repository_id = $1 AND path = $2 AND occurrences LIKE '%,c,%'`,
+  ),
+  filesMentioning: sql(
+    'refs.files-mentioning',
+    `SELECT DISTINCT repository_id AS "repositoryId", path FROM ${T.refs}
+     WHERE name = ANY($1::text[]) AND ($2::text[] IS NULL OR repository_id = ANY($2::text[]))`,
   ),
   referencesAt: sql(
     'refs.in-files',
@@ -403,6 +408,13 @@ export class SymbolStore {
     return rows.map((r) => ({ ...r, occurrences: unpackOccurrences(r.occurrences) }));
   }
 
+  /** The files (`repository\0path`) that use any of `names`, in the repositories (null: all). */
+  async filesMentioning(names: readonly string[], repositoryIds: readonly string[] | null): Promise<Set<string>> {
+    if (names.length === 0) return new Set();
+    const { rows } = await this.db.run<{ repositoryId: string; path: string }>(SQL.filesMentioning, [names, repositoryIds]);
+    return new Set(rows.map((r) => `${r.repositoryId}\0${r.path}`));
+  }
+
   /** The occurrences of `names` in the given files of one repository, at most `limit` rows. */
   async referencesAt(repositoryId: string, paths: readonly string[], names: readonly string[], limit: number): Promise<ReferenceRow[]> {
     if (paths.length === 0 || names.length === 0) return [];
@@ -457,7 +469,8 @@ export class SymbolStore {
   /** What the class-like definitions named `names` extend, implement or embed (names), in the repositories (null: all). */
   async supertypesOf(names: readonly string[], repositoryIds: readonly string[] | null): Promise<string[]> {
     if (names.length === 0) return [];
-    return (await this.db.run<{ name: string }>(SQL.supertypesOf, [names, repositoryIds])).rows.map((r) => r.name);
+    const keys = [...new Set(names.map((n) => n.toLowerCase()))];
+    return (await this.db.run<{ name: string }>(SQL.supertypesOf, [names, repositoryIds, keys])).rows.map((r) => r.name);
   }
 
   /** What one definition extends (or embeds) and implements. */
