@@ -68,7 +68,7 @@ export class ReferenceBinder {
     others: readonly SymbolRow[],
     memo: BindingMemo = bindingMemo(),
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
-    return MEMBER_KINDS.has(definition.kind) ? this.ofMember(definition, scope, others, memo) : this.ofName(definition);
+    return MEMBER_KINDS.has(definition.kind) ? this.ofMember(definition, scope, others, memo) : this.ofNames([definition]);
   }
 
   /** Every use of a name that nothing in scope defines (a library's function, a global). */
@@ -92,53 +92,92 @@ export class ReferenceBinder {
     return { refs, truncated: rows.length > MAX_ROWS };
   }
 
-  private async ofName(definition: SymbolRow): Promise<{ refs: BoundReference[]; truncated: boolean }> {
-    const sites: Sites = { bare: new Map(), namespaces: new Map(), names: new Set([definition.name]) };
-    add(sites.bare, definition.path, definition.name);
-    const topLevel = definition.parent < 0 || definition.container === null;
-    if (topLevel) await this.followImports(definition, sites);
-    const goPackage = definition.language === 'go' && topLevel ? posix.dirname(definition.path) : undefined;
-    // Only the files where the name can denote it: its own, its importers', its Go package's.
-    const files = new Set([...sites.bare.keys(), ...sites.namespaces.keys()]);
-    if (goPackage !== undefined) {
-      for (const path of await this.store.filesIn(definition.repositoryId, goPackage === '.' ? '' : `${goPackage}/`, MAX_ROWS))
-        files.add(path);
-    }
-    const rows = await this.store.referencesAt(definition.repositoryId, [...files], [...sites.names], MAX_ROWS + 1);
-    const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
-      if (o.qualifier === null) {
-        if (sites.bare.get(row.path)?.has(row.name)) return true;
-        return goPackage !== undefined && row.name === definition.name && row.path.endsWith('.go') && posix.dirname(row.path) === goPackage;
+  /**
+   * The references of non-member definitions, bound together: one import-graph walk and one read of
+   * the files where any of them can be used, then each occurrence kept for the definitions it denotes.
+   */
+  async ofNames(definitions: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+    const refs: BoundReference[] = [];
+    let truncated = false;
+    const byRepository = new Map<string, SymbolRow[]>();
+    for (const d of definitions) byRepository.set(d.repositoryId, [...(byRepository.get(d.repositoryId) ?? []), d]);
+    for (const [repositoryId, defs] of byRepository) {
+      const bindings = defs.map((definition) => {
+        const sites: Sites = { bare: new Map(), namespaces: new Map(), names: new Set([definition.name]) };
+        add(sites.bare, definition.path, definition.name);
+        const topLevel = definition.parent < 0 || definition.container === null;
+        const goPackage = definition.language === 'go' && topLevel ? posix.dirname(definition.path) : undefined;
+        return { definition, sites, topLevel, goPackage };
+      });
+      await this.followImports(
+        repositoryId,
+        bindings.filter((b) => b.topLevel),
+      );
+      // Only the files where a name can denote its definition: its own, its importers', its Go package's.
+      const files = new Set<string>();
+      const names = new Set<string>();
+      for (const { sites, goPackage } of bindings) {
+        for (const path of [...sites.bare.keys(), ...sites.namespaces.keys()]) files.add(path);
+        for (const name of sites.names) names.add(name);
+        if (goPackage !== undefined) {
+          for (const path of await this.store.filesIn(repositoryId, goPackage === '.' ? '' : `${goPackage}/`, MAX_ROWS)) files.add(path);
+        }
       }
-      return row.name === definition.name && sites.namespaces.get(row.path)?.has(o.qualifier) === true;
-    });
-    return { refs, truncated: rows.length > MAX_ROWS };
+      const rows = await this.store.referencesAt(repositoryId, [...files], [...names], MAX_ROWS + 1);
+      truncated ||= rows.length > MAX_ROWS;
+      for (const { definition, sites, goPackage } of bindings) {
+        refs.push(
+          ...flatten(rows.slice(0, MAX_ROWS), (row, o) => {
+            if (o.qualifier === null) {
+              if (sites.bare.get(row.path)?.has(row.name)) return true;
+              return (
+                goPackage !== undefined && row.name === definition.name && row.path.endsWith('.go') && posix.dirname(row.path) === goPackage
+              );
+            }
+            return row.name === definition.name && sites.namespaces.get(row.path)?.has(o.qualifier) === true;
+          }),
+        );
+      }
+    }
+    return { refs, truncated };
   }
 
-  /** Files that import the definition's file (or Go package), directly or through `export … from`, and the names it has there. */
-  private async followImports(definition: SymbolRow, sites: Sites): Promise<void> {
-    const goPackage = definition.language === 'go' ? goPackageKey(definition.path) : undefined;
-    let frontier = new Map<string, Set<string>>([[goPackage ?? definition.path, new Set([definition.name])]]);
+  /** For each definition, the files that import its file (or Go package), directly or through `export … from`, and the names it has there. */
+  private async followImports(repositoryId: string, bindings: ReadonlyArray<{ definition: SymbolRow; sites: Sites }>): Promise<void> {
+    // Per target file: which definitions it exports under which names.
+    let frontier = new Map<string, Array<{ sites: Sites; names: Set<string> }>>();
+    for (const { definition, sites } of bindings) {
+      const key = definition.language === 'go' ? goPackageKey(definition.path) : definition.path;
+      frontier.set(key, [...(frontier.get(key) ?? []), { sites, names: new Set([definition.name]) }]);
+    }
     const seen = new Set<string>();
     for (let depth = 0; depth < REEXPORT_DEPTH && frontier.size > 0; depth++) {
       for (const key of frontier.keys()) seen.add(key);
-      const importers = await this.store.importersOf(definition.repositoryId, [...frontier.keys()]);
-      const next = new Map<string, Set<string>>();
+      const importers = await this.store.importersOf(repositoryId, [...frontier.keys()]);
+      const next = new Map<string, Array<{ sites: Sites; names: Set<string> }>>();
+      const passOn = (file: string, sites: Sites, name: string) => {
+        if (seen.has(file)) return;
+        const list = next.get(file) ?? [];
+        const entry = list.find((e) => e.sites === sites);
+        if (entry) entry.names.add(name);
+        else list.push({ sites, names: new Set([name]) });
+        next.set(file, list);
+      };
       for (const row of importers) {
-        const exported = frontier.get(row.target ?? '');
-        if (!exported) continue;
-        for (const b of row.bindings) {
-          for (const name of exported) {
-            if (b.name === name) {
-              add(sites.bare, row.path, b.alias);
-              add(sites.bare, row.path, name);
-              sites.names.add(b.alias);
-              if (row.reexport && !seen.has(row.path)) add(next, row.path, b.alias);
-            } else if (b.name === '*' && b.alias === '') {
-              add(sites.bare, row.path, name);
-              if (row.reexport && !seen.has(row.path)) add(next, row.path, name);
-            } else if (b.name === '*') {
-              add(sites.namespaces, row.path, b.alias);
+        for (const { sites, names: exported } of frontier.get(row.target ?? '') ?? []) {
+          for (const b of row.bindings) {
+            for (const name of exported) {
+              if (b.name === name) {
+                add(sites.bare, row.path, b.alias);
+                add(sites.bare, row.path, name);
+                sites.names.add(b.alias);
+                if (row.reexport) passOn(row.path, sites, b.alias);
+              } else if (b.name === '*' && b.alias === '') {
+                add(sites.bare, row.path, name);
+                if (row.reexport) passOn(row.path, sites, name);
+              } else if (b.name === '*') {
+                add(sites.namespaces, row.path, b.alias);
+              }
             }
           }
         }

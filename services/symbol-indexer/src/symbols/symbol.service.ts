@@ -124,8 +124,11 @@ export class SymbolService {
       if (!rows) sameNames.set(name, (rows = this.store.locate(name, { repositoryIds: scopeIds, limit: 200 }).then((r) => r.rows)));
       return rows;
     };
-    // A few definitions at a time: their lookups overlap (each is a handful of short queries).
-    const queue = [...bound];
+    // Names bound together (one walk of the import graph); members one by one, a few at a time.
+    const names = await this.binder.ofNames(bound.filter((d) => !MEMBER_KINDS.has(d.kind)));
+    found.push(...names.refs);
+    cut ||= names.truncated;
+    const queue = bound.filter((d) => MEMBER_KINDS.has(d.kind));
     const bindNext = async (): Promise<void> => {
       for (let definition = queue.shift(); definition; definition = queue.shift()) {
         const { refs, truncated } = await this.binder.of(definition, scopeIds, await sameName(definition.name), memo);
