@@ -19,6 +19,9 @@ export type ParseOutcome =
   | (Omit<Extraction, 'references'> & { references: PackedReferences[]; referenceCount: number; bytes: number })
   | { skipped: SkipCause; reason?: string };
 
+/** Old-generation heap of each parse thread (the grammars' WebAssembly memory is apart). */
+const WORKER_HEAP_MB = 128;
+
 /** Past its budget × 2 plus this, a file's worker is stopped (a hang, not a slow file). */
 const HARD_STOP_SLACK_MS = 5_000;
 
@@ -48,6 +51,10 @@ export class ParsePool {
       minThreads: 1,
       maxThreads: threads,
       idleTimeout: 30_000,
+      // A bounded heap per thread: V8 collects sooner instead of growing every worker to the size of the largest file's
+      // matches (the corpus of bench/symbols: pool peak 979 → ~700 MB). A file that needs more fails its worker and is
+      // kept at file level (worker_failed), as any crash is.
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 },
     });
   }
 

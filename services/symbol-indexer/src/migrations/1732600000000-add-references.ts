@@ -29,6 +29,12 @@ export class AddReferences1732600000000 implements MigrationInterface {
     await q.query(`ALTER TABLE "symbol_indexer"."imports" ADD COLUMN "target" text`);
     await q.query(`CREATE INDEX "imports_target" ON "symbol_indexer"."imports" ("repository_id", "target")`);
     await q.query(`CREATE INDEX "files_indexed_at" ON "symbol_indexer"."files" ("indexed_at")`);
+    // Names by prefix too (similar names), whatever the database's collation: pattern operators answer = and LIKE 'p%'.
+    await q.query(`DROP INDEX "symbol_indexer"."symbols_name_key"`);
+    await q.query(`CREATE INDEX "symbols_name_key" ON "symbol_indexer"."symbols" ("name_key" text_pattern_ops, "repository_id")`);
+    await q.query(
+      `CREATE INDEX "symbols_classes" ON "symbol_indexer"."symbols" ("repository_id", "path") WHERE kind IN ('class', 'interface', 'struct', 'trait')`,
+    );
     await q.query(`
       CREATE TABLE "symbol_indexer"."supertypes" (
         "repository_id" text NOT NULL,
@@ -42,6 +48,9 @@ export class AddReferences1732600000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP INDEX "symbol_indexer"."symbols_classes"`);
+    await q.query(`DROP INDEX "symbol_indexer"."symbols_name_key"`);
+    await q.query(`CREATE INDEX "symbols_name_key" ON "symbol_indexer"."symbols" ("name_key", "repository_id")`);
     await q.query(`DROP TABLE "symbol_indexer"."supertypes"`);
     await q.query(`DROP INDEX "symbol_indexer"."files_indexed_at"`);
     await q.query(`DROP INDEX "symbol_indexer"."imports_target"`);

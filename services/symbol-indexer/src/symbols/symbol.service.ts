@@ -356,13 +356,17 @@ export class SymbolService {
         if (o.kind === 'call' && inside.has(o.enclosing) && !calls.has(row.name)) calls.set(row.name, { line: o.line, column: o.column });
       }
     }
-    const callees: SymbolRow[] = [];
-    for (const [name, at] of [...calls].slice(0, limit)) {
-      const [denoted] = await this.definitions.at(symbol.repositoryId, symbol.path, name, at.line, at.column);
-      if (denoted && !(denoted.path === symbol.path && denoted.ordinal === symbol.ordinal)) callees.push(denoted);
-    }
     const word = /^[_$]*[\p{Ll}\p{Lu}][\p{Ll}\p{N}]+/u.exec(symbol.name)?.[0] ?? symbol.name;
-    const similar = await this.store.similar(word.length >= 3 ? word : symbol.name, symbol.name, scopeIds, limit);
+    // Each callee is resolved on its own (a few short queries): all at once, with the similar names.
+    const [denoted, similar] = await Promise.all([
+      Promise.all(
+        [...calls].slice(0, limit).map(([name, at]) => this.definitions.at(symbol.repositoryId, symbol.path, name, at.line, at.column)),
+      ),
+      this.store.similar(word.length >= 3 ? word : symbol.name, symbol.name, scopeIds, limit),
+    ]);
+    const callees = denoted
+      .map((found) => found[0])
+      .filter((d): d is SymbolRow => d !== undefined && !(d.path === symbol.path && d.ordinal === symbol.ordinal));
     return {
       sameContainer: siblings.slice(0, limit),
       callers,
