@@ -1,6 +1,8 @@
 /**
- * bench/symbols/oracle — symbol quality against the TypeScript language service (the oracle), on real
- * TypeScript sources shipped in installed npm packages (zod, rxjs, @grpc/grpc-js, ajv, piscina):
+ * bench/symbols/oracle — symbol quality against an oracle that is not Sextant's code: for TypeScript the
+ * TypeScript language service on the sources shipped in installed npm packages (zod, rxjs, @grpc/grpc-js, ajv,
+ * piscina); for Python (`-- --language python`) jedi on the Python packages Debian installs (jedi, parso, jwt;
+ * needs `apt-get install python3-jedi`):
  *   references   for sampled definitions, `find_references {path, line, column}` against the language
  *                service's findReferences (every group, declarations excluded): precision and recall per
  *                symbol, averaged (precision over symbols Sextant answered, recall over symbols that have
@@ -9,11 +11,14 @@
  *                against the first answer of `locate_symbol` with the name as written there, given the use site
  *                (`path`, `line`, `column`: go to definition) and without it (name only): hit@1
  * Each project is its own git workspace, indexed by an embedded Sextant through the gateway (MCP over HTTP).
- * Usage: npm run bench:oracle [-- --quick]
+ * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python]
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import { git, leanCaller, READY, startNode, type ToolCaller } from '@sextant/testing';
@@ -21,16 +26,64 @@ import { fullIndex } from '../jobs.js';
 
 const quick = process.argv.includes('--quick');
 const SAMPLE = quick ? 40 : 150;
+
+/** A position in a workspace: path relative to its root, 1-based line, 0-based column. */
+interface Site {
+  path: string;
+  line: number;
+  column: number;
+}
+
+/** What the oracle says about a workspace: the references of a definition (its own site left out), the definition of a use. */
+interface Oracle {
+  references(definition: Site): Promise<Site[]>;
+  definition(use: Site): Promise<Site | undefined>;
+  close(): void;
+}
+
+/** A project of a language: where its sources are, which files, and the oracle over the copy. */
+interface Language {
+  label: string;
+  projects: Array<{ name: string; from: () => string; into: string }>;
+  sources: RegExp;
+  oracle(dir: string, files: readonly string[]): Oracle;
+}
+
 const require = createRequire(import.meta.url);
 
-/** Projects: an installed package and the folder of its TypeScript sources. */
-const PROJECTS: Array<{ name: string; package: string; src: string }> = [
-  { name: 'zod', package: 'zod', src: 'src' },
-  { name: 'rxjs', package: 'rxjs', src: 'src' },
-  { name: 'grpc-js', package: '@grpc/grpc-js', src: 'src' },
-  { name: 'ajv', package: 'ajv', src: 'lib' },
-  { name: 'piscina', package: 'piscina', src: 'src' },
-];
+/** The folder of an installed npm package (some packages export no ./package.json). */
+function packageDir(name: string): string {
+  return dirname(
+    require.resolve
+      .paths(name)!
+      .map((p) => join(p, name, 'package.json'))
+      .find((p) => existsSync(p))!,
+  );
+}
+
+const DIST_PACKAGES = '/usr/lib/python3/dist-packages';
+
+const LANGUAGES: Record<string, Language> = {
+  typescript: {
+    label: `TypeScript ${ts.version} language service`,
+    projects: [
+      { name: 'zod', from: () => join(packageDir('zod'), 'src'), into: '' },
+      { name: 'rxjs', from: () => join(packageDir('rxjs'), 'src'), into: '' },
+      { name: 'grpc-js', from: () => join(packageDir('@grpc/grpc-js'), 'src'), into: '' },
+      { name: 'ajv', from: () => join(packageDir('ajv'), 'lib'), into: '' },
+      { name: 'piscina', from: () => join(packageDir('piscina'), 'src'), into: '' },
+    ],
+    sources: /(?<!\.d)\.[mc]?tsx?$/,
+    oracle: typescriptOracle,
+  },
+  python: {
+    label: 'jedi (Debian python3-jedi)',
+    // Each package keeps its folder, so that its absolute imports (`from jedi.api import …`) resolve from the root.
+    projects: ['jedi', 'parso', 'jwt'].map((name) => ({ name, from: () => join(DIST_PACKAGES, name), into: `${name}/` })),
+    sources: /\.py$/,
+    oracle: jediOracle,
+  },
+};
 
 interface OutlineNode {
   name: string;
@@ -59,34 +112,24 @@ interface Scores {
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
 
-function sourcesOf(dir: string): string[] {
+function sourcesOf(dir: string, pattern: RegExp): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...sourcesOf(path));
-    else if (/\.(ts|tsx)$/.test(entry.name) && !/\.d\.[mc]?ts$/.test(entry.name)) out.push(path);
+    if (entry.isDirectory() && entry.name !== '__pycache__') out.push(...sourcesOf(path, pattern));
+    else if (entry.isFile() && pattern.test(entry.name)) out.push(path);
   }
   return out;
 }
 
-/** The package's sources copied into a fresh git repository. */
-function makeWorkspace(root: string, project: (typeof PROJECTS)[number]): { dir: string; files: string[] } {
-  // The package folder where the repository's node_modules holds it (some packages export no ./package.json).
-  const from = join(
-    dirname(
-      require.resolve
-        .paths(project.package)!
-        .map((p) => join(p, project.package, 'package.json'))
-        .find((p) => existsSync(p))!,
-    ),
-    project.src,
-  );
+/** The project's sources copied into a fresh git repository (under `into`). */
+function makeWorkspace(root: string, language: Language, project: Language['projects'][number]): { dir: string; files: string[] } {
+  const from = project.from();
   const dir = join(root, project.name);
-  mkdirSync(dir, { recursive: true });
-  const files = sourcesOf(from).map((f) => relative(from, f));
+  const files = sourcesOf(from, language.sources).map((f) => `${project.into}${relative(from, f)}`);
   for (const file of files) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
-    cpSync(join(from, file), join(dir, file));
+    cpSync(join(from, file.slice(project.into.length)), join(dir, file));
   }
   git(dir, 'init', '-q', '--initial-branch=main');
   git(dir, 'add', '-A');
@@ -146,35 +189,65 @@ async function definitionsOf(call: ToolCaller, dir: string, files: readonly stri
   return out;
 }
 
-function positionOf(service: ts.LanguageService, file: string, line: number, column: number): number {
-  const source = service.getProgram()!.getSourceFile(file)!;
-  return source.getPositionOfLineAndCharacter(line - 1, column);
+function typescriptOracle(dir: string, files: readonly string[]): Oracle {
+  const service = languageService(dir, files);
+  const source = (path: string) => service.getProgram()!.getSourceFile(join(dir, path))!;
+  const siteOf = (fileName: string, start: number): Site => {
+    const { line, character } = service.getProgram()!.getSourceFile(fileName)!.getLineAndCharacterOfPosition(start);
+    return { path: relative(dir, fileName), line: line + 1, column: character };
+  };
+  const at = (site: Site) => source(site.path).getPositionOfLineAndCharacter(site.line - 1, site.column);
+  return {
+    async references(definition) {
+      const groups = service.findReferences(join(dir, definition.path), at(definition)) ?? [];
+      // Every group (a re-export's alias, an override): what an editor's Find All References lists; declarations left out.
+      return groups.flatMap((g) =>
+        g.references.filter((r) => !r.isDefinition && r.fileName.startsWith(dir)).map((r) => siteOf(r.fileName, r.textSpan.start)),
+      );
+    },
+    async definition(use) {
+      const found = service.getDefinitionAtPosition(join(dir, use.path), at(use))?.find((x) => x.fileName.startsWith(dir));
+      return found && siteOf(found.fileName, found.textSpan.start);
+    },
+    close() {
+      service.dispose();
+    },
+  };
 }
 
-function siteOf(service: ts.LanguageService, dir: string, fileName: string, start: number): { path: string; line: number; column: number } {
-  const source = service.getProgram()!.getSourceFile(fileName)!;
-  const { line, character } = source.getLineAndCharacterOfPosition(start);
-  return { path: relative(dir, fileName), line: line + 1, column: character };
+/** jedi in a Python process (bench/src/symbols/jedi-oracle.py), one request at a time. */
+function jediOracle(dir: string): Oracle {
+  const script = fileURLToPath(new URL('../../src/symbols/jedi-oracle.py', import.meta.url));
+  const child = spawn('/usr/bin/python3', [script, dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const replies: Array<(line: string) => void> = [];
+  lines.on('line', (line) => replies.shift()?.(line));
+  const ask = (op: string, site: Site) =>
+    new Promise<Site[]>((resolve) => {
+      replies.push((line) =>
+        resolve(
+          (JSON.parse(line) as { sites: Site[] }).sites
+            .filter((s) => s.path.startsWith(`${dir}/`))
+            .map((s) => ({ ...s, path: relative(dir, s.path) })),
+        ),
+      );
+      child.stdin.write(`${JSON.stringify({ op, path: join(dir, site.path), line: site.line, column: site.column })}\n`);
+    });
+  return {
+    references: (definition) => ask('references', definition),
+    definition: async (use) => (await ask('definition', use))[0],
+    close: () => child.kill(),
+  };
 }
 
-async function score(
-  call: ToolCaller,
-  service: ts.LanguageService,
-  dir: string,
-  sample: readonly Definition[],
-  scores: Scores,
-): Promise<void> {
+async function score(call: ToolCaller, oracle: Oracle, dir: string, sample: readonly Definition[], scores: Scores): Promise<void> {
+  const text = new Map<string, string[]>();
+  const lineOf = (site: Site) => {
+    if (!text.has(site.path)) text.set(site.path, readFileSync(join(dir, site.path), 'utf8').split('\n'));
+    return text.get(site.path)![site.line - 1] ?? '';
+  };
   for (const d of sample) {
-    const file = join(dir, d.path);
-    const referenced = service.findReferences(file, positionOf(service, file, d.line, d.column)) ?? [];
-    const truth = new Map<string, { path: string; line: number; column: number; start: number; fileName: string }>();
-    for (const group of referenced) {
-      for (const ref of group.references) {
-        if (ref.isDefinition || !ref.fileName.startsWith(dir)) continue;
-        const site = siteOf(service, dir, ref.fileName, ref.textSpan.start);
-        truth.set(`${site.path}:${site.line}:${site.column}`, { ...site, start: ref.textSpan.start, fileName: ref.fileName });
-      }
-    }
+    const truth = new Map((await oracle.references(d)).map((s) => [`${s.path}:${s.line}:${s.column}`, s]));
     const answer = await call<{ references: Array<{ path: string; line: number; column: number }> }>('find_references', {
       path: d.path,
       line: d.line,
@@ -194,18 +267,14 @@ async function score(
       scores.recall.push(hit / truth.size);
       kind.recall.push(hit / truth.size);
     }
-    // Definition hit@1: from the first reference site, what the language service calls its definition vs locate_symbol's first.
+    // Definition hit@1: from the first reference site, what the oracle calls its definition vs locate_symbol's first.
     const first = [...truth.values()].sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line)[0];
     if (!first) continue;
-    const defined = service.getDefinitionAtPosition(first.fileName, first.start)?.find((x) => x.fileName.startsWith(dir));
-    if (!defined) continue;
-    const target = siteOf(service, dir, defined.fileName, defined.textSpan.start);
-    const written = service
-      .getProgram()!
-      .getSourceFile(first.fileName)!
-      .text.slice(first.start)
-      .match(/^[\w$#]+/)?.[0];
-    if (!written) continue;
+    const target = await oracle.definition(first);
+    const written = lineOf(first)
+      .slice(first.column)
+      .match(/^[\p{L}\p{N}_$#]+/u)?.[0];
+    if (!target || !written) continue;
     const ask = async (args: Record<string, unknown>) => {
       const located = await call<{ definitions: Array<{ path: string; line: number }> }>('locate_symbol', {
         name: written,
@@ -245,10 +314,13 @@ const pct = (x: number) => (Number.isNaN(x) ? '  n/a' : x.toFixed(3));
 async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'sextant-bench-oracle-'));
   const total: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
-  console.log(`bench/symbols/oracle: ${SAMPLE} definitions per project, TypeScript ${ts.version} language service as the oracle`);
+  const name = process.argv.includes('--language') ? process.argv[process.argv.indexOf('--language') + 1]! : 'typescript';
+  const language = LANGUAGES[name];
+  if (!language) throw new Error(`--language: one of ${Object.keys(LANGUAGES).join(', ')}`);
+  console.log(`bench/symbols/oracle (${name}): ${SAMPLE} definitions per project, ${language.label} as the oracle`);
   try {
-    for (const project of PROJECTS) {
-      const { dir, files } = makeWorkspace(root, project);
+    for (const project of language.projects) {
+      const { dir, files } = makeWorkspace(root, language, project);
       const sextant = await startNode('apps/sextant/dist/main.js', [], {
         env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: join(root, `${project.name}-data`), SEXTANT_WORKSPACE: dir, LOG_LEVEL: 'info' },
         readyWhen: READY.embedded,
@@ -260,9 +332,9 @@ async function main(): Promise<void> {
         const definitions = (await definitionsOf(call, dir, files)).sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
         const stride = Math.max(1, Math.floor(definitions.length / SAMPLE));
         const sample = definitions.filter((_, i) => i % stride === 0).slice(0, SAMPLE);
-        const service = languageService(dir, files);
+        const oracle = language.oracle(dir, files);
         const scores: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
-        await score(call, service, dir, sample, scores);
+        await score(call, oracle, dir, sample, scores).finally(() => oracle.close());
         console.log(
           `${project.name.padEnd(8)} ${String(files.length).padStart(4)} files, ${String(sample.length).padStart(3)} symbols   ` +
             `references precision ${pct(mean(scores.precision))} recall ${pct(mean(scores.recall))}   definition hit@1 ${pct(scores.hits / scores.asked)} at the use, ${pct(scores.nameHits / scores.asked)} by name (${scores.asked})`,
