@@ -2,7 +2,8 @@
  * bench/symbols/oracle — symbol quality against an oracle that is not Sextant's code: for TypeScript the
  * TypeScript language service on the sources shipped in installed npm packages (zod, rxjs, @grpc/grpc-js, ajv,
  * piscina); for Python (`-- --language python`) jedi on the Python packages Debian installs (jedi, parso, jwt;
- * needs `apt-get install python3-jedi`):
+ * needs `apt-get install python3-jedi`); for Go (`-- --language go`) gopls on packages of the standard library
+ * (needs `apt-get install gopls golang-go`):
  *   references   for sampled definitions, `find_references {path, line, column}` against the language
  *                service's findReferences (every group, declarations excluded): precision and recall per
  *                symbol, averaged (precision over symbols Sextant answered, recall over symbols that have
@@ -11,9 +12,9 @@
  *                against the first answer of `locate_symbol` with the name as written there, given the use site
  *                (`path`, `line`, `column`: go to definition) and without it (name only): hit@1
  * Each project is its own git workspace, indexed by an embedded Sextant through the gateway (MCP over HTTP).
- * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python]
+ * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python|go]
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, writeFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,8 @@ interface Language {
   projects: Array<{ name: string; from: () => string; into: string }>;
   sources: RegExp;
   oracle(dir: string, files: readonly string[]): Oracle;
+  /** Files the copy needs besides the sources (path → content). */
+  extraFiles?: Record<string, string>;
 }
 
 const require = createRequire(import.meta.url);
@@ -62,6 +65,7 @@ function packageDir(name: string): string {
 }
 
 const DIST_PACKAGES = '/usr/lib/python3/dist-packages';
+const GOROOT_SRC = '/usr/lib/go/src';
 
 const LANGUAGES: Record<string, Language> = {
   typescript: {
@@ -75,6 +79,18 @@ const LANGUAGES: Record<string, Language> = {
     ],
     sources: /(?<!\.d)\.[mc]?tsx?$/,
     oracle: typescriptOracle,
+  },
+  go: {
+    label: 'gopls (Debian gopls) over the standard library',
+    // Packages of the standard library at their paths under a `module std` go.mod, as GOROOT/src has them.
+    projects: [
+      { name: 'text-template', from: () => join(GOROOT_SRC, 'text/template'), into: 'text/template/' },
+      { name: 'encoding-json', from: () => join(GOROOT_SRC, 'encoding/json'), into: 'encoding/json/' },
+      { name: 'net-url', from: () => join(GOROOT_SRC, 'net/url'), into: 'net/url/' },
+    ],
+    sources: /\.go$/,
+    oracle: goplsOracle,
+    extraFiles: { 'go.mod': 'module std\n\ngo 1.19\n' },
   },
   python: {
     label: 'jedi (Debian python3-jedi)',
@@ -116,7 +132,7 @@ function sourcesOf(dir: string, pattern: RegExp): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory() && entry.name !== '__pycache__') out.push(...sourcesOf(path, pattern));
+    if (entry.isDirectory() && entry.name !== '__pycache__' && entry.name !== 'testdata') out.push(...sourcesOf(path, pattern));
     else if (entry.isFile() && pattern.test(entry.name)) out.push(path);
   }
   return out;
@@ -131,6 +147,7 @@ function makeWorkspace(root: string, language: Language, project: Language['proj
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     cpSync(join(from, file.slice(project.into.length)), join(dir, file));
   }
+  for (const [path, content] of Object.entries(language.extraFiles ?? {})) writeFileSync(join(dir, path), content);
   git(dir, 'init', '-q', '--initial-branch=main');
   git(dir, 'add', '-A');
   git(dir, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '-m', 'sources');
@@ -236,6 +253,70 @@ function jediOracle(dir: string): Oracle {
   return {
     references: (definition) => ask('references', definition),
     definition: async (use) => (await ask('definition', use))[0],
+    close: () => child.kill(),
+  };
+}
+
+/**
+ * gopls as a language server over stdio (LSP), rooted at GOROOT/src: the copy's files are the standard library's at
+ * the same paths, so sites map one to one. Sites outside the copied packages are left out (Sextant does not see them).
+ */
+function goplsOracle(dir: string, files: readonly string[]): Oracle {
+  const child = spawn('gopls', ['serve'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const inCopy = new Set(files);
+  let id = 0;
+  const pending = new Map<number, (result: unknown) => void>();
+  let buffer = Buffer.alloc(0);
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    for (;;) {
+      const header = buffer.indexOf('\r\n\r\n');
+      if (header < 0) return;
+      const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, header).toString())?.[1]);
+      if (buffer.length < header + 4 + length) return;
+      const message = JSON.parse(buffer.subarray(header + 4, header + 4 + length).toString()) as {
+        id?: number;
+        result?: unknown;
+        method?: string;
+      };
+      buffer = buffer.subarray(header + 4 + length);
+      if (message.id !== undefined && message.method === undefined) pending.get(message.id)?.(message.result ?? null);
+      else if (message.id !== undefined) send({ jsonrpc: '2.0', id: message.id, result: null }); // a request of the server: answered empty
+    }
+  });
+  const send = (message: object) => {
+    const body = JSON.stringify(message);
+    child.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  };
+  const request = (method: string, params: object) =>
+    new Promise<unknown>((resolve) => {
+      const n = ++id;
+      pending.set(n, resolve);
+      send({ jsonrpc: '2.0', id: n, method, params });
+    });
+  const uri = (path: string) => `file://${join(GOROOT_SRC, path)}`;
+  const ready = request('initialize', { processId: process.pid, rootUri: `file://${GOROOT_SRC}`, capabilities: {} }).then(() =>
+    send({ jsonrpc: '2.0', method: 'initialized', params: {} }),
+  );
+  type Location = { uri: string; range: { start: { line: number; character: number } } };
+  const sites = (locations: unknown) =>
+    ((locations as Location[] | null) ?? [])
+      .map((l) => ({
+        path: relative(GOROOT_SRC, l.uri.replace(/^file:\/\//, '')),
+        line: l.range.start.line + 1,
+        column: l.range.start.character,
+      }))
+      .filter((s) => inCopy.has(s.path));
+  const position = (site: Site) => ({ textDocument: { uri: uri(site.path) }, position: { line: site.line - 1, character: site.column } });
+  return {
+    async references(definition) {
+      await ready;
+      return sites(await request('textDocument/references', { ...position(definition), context: { includeDeclaration: false } }));
+    },
+    async definition(use) {
+      await ready;
+      return sites(await request('textDocument/definition', position(use)))[0];
+    },
     close: () => child.kill(),
   };
 }

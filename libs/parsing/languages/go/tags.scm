@@ -30,6 +30,8 @@
 (type_identifier) @reference.type
 (assignment_statement left: (expression_list (identifier) @reference.write))
 (identifier) @reference.read
+; A composite literal's key (`T{Name: v}`), also a use of the field (with @member: of a type the query does not say).
+(keyed_element key: (literal_element (identifier) @reference.write @member))
 
 ; Locals: @local.scope opens a scope, @local.definition declares a name in the innermost one.
 [(function_declaration) (method_declaration) (func_literal) (block) (for_statement) (if_statement) (expression_switch_statement) (type_switch_statement)] @local.scope

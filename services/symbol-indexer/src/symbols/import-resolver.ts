@@ -120,6 +120,8 @@ export class ImportResolver {
       this.goModule = name ? { dir: '', module: name } : null;
     }
     if (!this.goModule) return null;
+    // The standard library's own go.mod (`module std`): an import path is its directory.
+    if (this.goModule.module === 'std') return this.kind(module) === 'dir' ? `${module}/` : null;
     const prefix = this.goModule.module;
     if (module !== prefix && !module.startsWith(`${prefix}/`)) return null;
     const dir = module.slice(prefix.length + 1);

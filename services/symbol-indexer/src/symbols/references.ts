@@ -220,8 +220,9 @@ export class ReferenceBinder {
       if (namespaces.get(file)?.has(o.qualifier)) return false;
       return !mentions || file === home || mentions.has(file);
     });
-    // The declarations it overrides or that override it are sites of the same member, as a language server lists them.
-    for (const o of sameMember) {
+    // The declarations it overrides or that override it are sites of the same member, as a language server lists them
+    // (Go has no overriding: an embedding struct's own field or method of that name is another member).
+    for (const o of definition.language === 'go' ? [] : sameMember) {
       if (
         o === definition ||
         (o.repositoryId === definition.repositoryId && o.path === definition.path && o.ordinal === definition.ordinal)
