@@ -34,7 +34,7 @@ export class Grammars {
         try {
           await (runtime ??= Parser.init());
           const lang = await Language.load(spec.wasmPath);
-          const query = new Query(lang, await readFile(spec.queryPath, 'utf8'));
+          const query = new Query(lang, (await Promise.all(spec.queryPaths.map((path) => readFile(path, 'utf8')))).join('\n'));
           const parser = new Parser();
           parser.setLanguage(lang);
           // One run on a little source at load: the first query over a file costs ~10× the next ones, which no file's budget should pay.

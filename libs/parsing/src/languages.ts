@@ -7,22 +7,25 @@ import type { ExtractOptions } from './extract.js';
 /**
  * A language Sextant parses. Each is one folder under
  * `libs/parsing/languages/<name>/`: `language.json` names the grammar package
- * and its `.wasm`, and a query file captures definitions and imports (see the
- * folder's `tags.scm` for the capture names). `<name>` is the language
+ * and its `.wasm`, and its query — one file, or several read as one (C++
+ * adds to C's, TypeScript and JavaScript share their imports and
+ * references) — captures definitions, supertypes, imports, references and
+ * locals (see any `tags.scm` for the capture names). `<name>` is the language
  * `languageOf` (@sextant/checkouts) gives a file. Adding a language is adding a folder.
  */
 export interface LanguageSpec {
   name: string;
   wasmPath: string;
-  queryPath: string;
+  /** The query's files, read in order as one query. */
+  queryPaths: string[];
   options: ExtractOptions;
-  /** How its imports name files (`node`, `python`, `go`: the symbol indexer's resolvers), if they do. */
+  /** How its imports name files (a scheme of the symbol indexer's ImportResolver), if they do. */
   resolver: string | null;
 }
 
 interface LanguageJson {
   grammar: { package: string; wasm: string };
-  query: string;
+  query: string | string[];
   options?: ExtractOptions;
   resolver?: string;
 }
@@ -45,7 +48,7 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
     specs.set(entry.name, {
       name: entry.name,
       wasmPath: join(grammarDir, json.grammar.wasm),
-      queryPath: join(folder, json.query),
+      queryPaths: [json.query].flat().map((file) => join(folder, file)),
       options: json.options ?? {},
       resolver: json.resolver ?? null,
     });

@@ -1,4 +1,5 @@
-; TypeScript (and TSX): definitions, supertypes, imports, references and locals, in that order.
+; TypeScript (and TSX): definitions, supertypes, type references and parameters; imports, the other
+; references and locals are in ../javascript/imports-references.scm, which language.json lists after this file.
 ; Definitions: @definition.<kind> on the node, @name on its name.
 
 (function_declaration name: (identifier) @name) @definition.function
@@ -28,47 +29,11 @@
 (class_heritage (extends_clause value: (_) @supertype))
 (class_heritage (implements_clause (_) @implements))
 (extends_type_clause type: (_) @supertype)
-; Imports: @import (or @reexport for `export … from`) on the statement, @module on the module it names;
-; @import.name (and @import.alias) for a named import, @import.default, @import.namespace, @import.all for `export *`.
-(import_statement (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias))) source: (string (string_fragment) @module)) @import
-(import_statement (import_clause (identifier) @import.default) source: (string (string_fragment) @module)) @import
-(import_statement (import_clause (namespace_import (identifier) @import.namespace)) source: (string (string_fragment) @module)) @import
-(import_statement source: (string (string_fragment) @module)) @import
-(export_statement (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias)) source: (string (string_fragment) @module)) @reexport
-(export_statement (namespace_export (identifier) @import.namespace) source: (string (string_fragment) @module)) @reexport
-(export_statement "*" @import.all source: (string (string_fragment) @module)) @reexport
-(export_statement source: (string (string_fragment) @module)) @reexport
-(variable_declarator name: (identifier) @import.namespace value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module))) (#eq? @_require "require")) @import
-(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name) value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module))) (#eq? @_require "require")) @import
-(call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module)) (#eq? @_require "require")) @import
 
-; References: @reference.<kind> (call, type, write, read) on a used name; @qualifier on the object of a member access.
-(call_expression function: (identifier) @reference.call)
-(call_expression function: (member_expression object: (_) @qualifier property: [(property_identifier) (private_property_identifier)] @reference.call))
-(new_expression constructor: (identifier) @reference.call)
-(new_expression constructor: (member_expression object: (_) @qualifier property: (property_identifier) @reference.call))
-(member_expression object: (_) @qualifier property: [(property_identifier) (private_property_identifier)] @reference.read)
-(assignment_expression left: (identifier) @reference.write)
-(identifier) @reference.read
-(shorthand_property_identifier) @reference.read
-; Property keys, also uses of a member (with @member: of an object whose type the file does not say).
-(pair key: (property_identifier) @reference.write @member)
-(shorthand_property_identifier) @reference.write @member
-(object_pattern (shorthand_property_identifier_pattern) @reference.read @member)
-(pair_pattern key: (property_identifier) @reference.read @member)
+; Type references: @reference.type on a used type name; @qualifier on its namespace.
 (nested_type_identifier module: (_) @qualifier name: (type_identifier) @reference.type)
 (type_identifier) @reference.type
 
-; Locals: @local.scope opens a scope, @local.definition declares a name in the innermost one (a use of it there is not a reference).
-[(function_declaration) (function_expression) (arrow_function) (method_definition) (generator_function_declaration) (generator_function)
- (statement_block) (for_statement) (for_in_statement) (catch_clause)] @local.scope
+; Parameters: @local.definition in the function's scope (@local.scope, ../javascript/imports-references.scm).
 (required_parameter pattern: (identifier) @local.definition)
 (optional_parameter pattern: (identifier) @local.definition)
-(arrow_function parameter: (identifier) @local.definition)
-(variable_declarator name: (identifier) @local.definition)
-(object_pattern (shorthand_property_identifier_pattern) @local.definition)
-(pair_pattern value: (identifier) @local.definition)
-(array_pattern (identifier) @local.definition)
-(rest_pattern (identifier) @local.definition)
-(catch_clause parameter: (identifier) @local.definition)
-(for_in_statement left: (identifier) @local.definition)
