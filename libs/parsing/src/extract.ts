@@ -97,7 +97,8 @@ interface FoundReference {
  * a parameter or local variable is dropped (it cannot name anything another
  * file sees); a syntax error does not stop extraction (tree-sitter recovers).
  */
-export function extract(grammar: Grammar, source: string, timeoutMs: number, options: ExtractOptions = grammar.options): Extraction {
+export function extract(grammar: Grammar, source: string, timeoutMs: number): Extraction {
+  const { options } = grammar;
   const deadline = performance.now() + timeoutMs;
   // Returning true cancels (the typings say void).
   const overBudget = (() => performance.now() > deadline) as () => void;

@@ -1,9 +1,7 @@
 import { posix } from 'node:path';
-import { goPackageKey, MEMBER_KINDS, SELF } from './references.js';
+import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, REEXPORT_DEPTH, SELF } from './references.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
 
-/** How many files deep `export … from` chains are followed back to a definition. */
-const REEXPORT_DEPTH = 4;
 /** Same-named definitions considered in one repository. */
 const CANDIDATES = 500;
 
@@ -78,7 +76,7 @@ export class DefinitionResolver {
     // The class itself, then up its supertypes.
     let names = [inner.name];
     const seen = new Set(names);
-    for (let depth = 0; depth < 5 && names.length > 0; depth++) {
+    for (let depth = 0; depth < HIERARCHY_DEPTH && names.length > 0; depth++) {
       const found = candidates.filter((c) => c.container !== null && names.includes(c.container));
       if (found.length > 0) return found;
       names = (await this.store.supertypesOf(names, [repositoryId])).filter((n) => !seen.has(n));

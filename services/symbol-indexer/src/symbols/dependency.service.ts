@@ -100,18 +100,10 @@ export class DependencyService {
     const depth = new Map<string, number>();
     // A changed symbol: the files that use it are its first dependents.
     for (const name of input.symbols ?? []) {
-      const dot = name.lastIndexOf('.');
-      const bare = dot > 0 ? name.slice(dot + 1) : name;
-      const container = dot > 0 ? name.slice(0, dot) : null;
-      const definitions = (await this.store.locate(name, { repositoryIds: [repository.id], limit: 20 })).rows.filter(
-        (d) => d.name === bare && (container === null || d.container === container),
-      );
-      for (const definition of definitions) {
-        changed.add(definition.path);
-        const sameName = (await this.store.locate(definition.name, { repositoryIds: [repository.id], limit: 200 })).rows;
-        const { refs } = await this.binder.of(definition, [repository.id], sameName);
-        for (const r of refs) if (r.path !== definition.path && !depth.has(r.path)) depth.set(r.path, 1);
-      }
+      const definitions = await this.store.named(name, [repository.id], 20);
+      for (const definition of definitions) changed.add(definition.path);
+      const { refs } = await this.binder.ofAll(definitions, [repository.id]);
+      for (const r of refs) if (!changed.has(r.path) && !depth.has(r.path)) depth.set(r.path, 1);
     }
     // Level by level: the changed files are level 0, the users of a changed symbol level 1; their importers one more.
     let truncated = false;
@@ -169,9 +161,7 @@ export class DependencyService {
         errors.push({ kind: 'file_missing', target: path, message: `${path} does not exist in ${repository.name}.` });
     }
     for (const name of input.symbols ?? []) {
-      const dot = name.lastIndexOf('.');
-      const bare = dot > 0 ? name.slice(dot + 1) : name;
-      const found = (await this.store.locate(name, { repositoryIds: [repository.id], limit: 5 })).rows.filter((d) => d.name === bare);
+      const found = await this.store.named(name, [repository.id], 5);
       if (found.length > 0) {
         const where = found.map((d) => `${d.path}:${d.line}`).join(', ');
         errors.push({ kind: 'symbol_exists', target: name, message: `${name} is already defined (${where}).` });
@@ -211,9 +201,10 @@ export class DependencyService {
   async recent(input: ListRecentFiles.Request): Promise<ListRecentFiles.Response> {
     const scope = await this.scopes.of({ workspace: input.workspace }, true);
     const rows = await this.store.recent(scope.repositories?.map((r) => r.id) ?? null, input.limit);
-    const names = namesOf(await this.scopes.repositoriesOf(scope, rows));
+    const repositories = await this.scopes.repositoriesOf(scope, rows);
+    const names = namesOf(repositories);
     return {
-      freshness: await this.scopes.freshness(scope, rows),
+      freshness: await this.scopes.freshness(scope, repositories),
       files: rows.map((r) => ({
         repo: names.get(r.repositoryId) ?? r.repositoryId,
         path: r.path,

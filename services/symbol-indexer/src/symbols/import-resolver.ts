@@ -5,7 +5,7 @@ import { posix } from 'node:path';
  * Resolves an import's module string to what it names inside the
  * repository: a file path (TS/JS, Python) or a package directory ending in
  * `/` (Go; `./` for the root), or null when it points outside (a package from a registry, the
- * standard library) or nowhere. One resolver per checkout and batch; it
+ * standard library) or nowhere. One resolver per checkout and job; it
  * looks at the checkout's files, so a file added later resolves when its
  * importers are indexed again. Schemes are named in each language's
  * `language.json` (`resolver`): `node`, `python`, `go`, `java` (a class by
@@ -16,7 +16,7 @@ import { posix } from 'node:path';
 export class ImportResolver {
   private readonly kinds = new Map<string, 'file' | 'dir' | null>();
   private readonly configs = new Map<string, TsPaths | null>();
-  private goModule: { dir: string; module: string } | null | undefined;
+  private goModule: string | null | undefined;
 
   constructor(private readonly root: string) {}
 
@@ -117,12 +117,12 @@ export class ImportResolver {
     if (this.goModule === undefined) {
       const text = this.read('go.mod');
       const name = text && /^module\s+(\S+)/m.exec(text)?.[1];
-      this.goModule = name ? { dir: '', module: name } : null;
+      this.goModule = name || null;
     }
     if (!this.goModule) return null;
     // The standard library's own go.mod (`module std`): an import path is its directory.
-    if (this.goModule.module === 'std') return this.kind(module) === 'dir' ? `${module}/` : null;
-    const prefix = this.goModule.module;
+    if (this.goModule === 'std') return this.kind(module) === 'dir' ? `${module}/` : null;
+    const prefix = this.goModule;
     if (module !== prefix && !module.startsWith(`${prefix}/`)) return null;
     const dir = module.slice(prefix.length + 1);
     if (dir === '') return './';

@@ -5,10 +5,12 @@ import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.
 export const MEMBER_KINDS: ReadonlySet<string> = new Set(['method', 'property', 'field']);
 /** Qualifiers that mean "the object the method runs on": the member is the enclosing class's. */
 export const SELF: ReadonlySet<string> = new Set(['this', 'self', 'cls', '$this']);
-/** How many files deep `export … from` chains are followed. */
-const REEXPORT_DEPTH = 4;
+/** How many files deep `export … from` chains are followed (both ways: to importers, back to a definition). */
+export const REEXPORT_DEPTH = 4;
+/** Members bound at the same time by one call (each is a handful of short queries). */
+const MEMBER_CONCURRENCY = 4;
 /** How many levels of supertypes and subtypes make a member's family; and how many classes at most. */
-const HIERARCHY_DEPTH = 5;
+export const HIERARCHY_DEPTH = 5;
 const FAMILY_MAX = 200;
 /** Rows (file × name) read per lookup; past it the answer says truncated. */
 const MAX_ROWS = 20_000;
@@ -22,14 +24,14 @@ export interface BoundReference extends Omit<Occurrence, 'kind'> {
 }
 
 /** What one call's bindings share: the rows of a name, a class's family (a name-only question binds up to 20 definitions). */
-export interface BindingMemo {
+interface BindingMemo {
   rows: Map<string, Promise<ReferenceRow[]>>;
   families: Map<string, Promise<Set<string>>>;
   /** Per name: what its rows' files know (namespace aliases, which class a line is in). */
   files: Map<string, Promise<{ namespaces: Map<string, Set<string>>; classAt: (file: string, line: number) => string | undefined }>>;
 }
 
-export function bindingMemo(): BindingMemo {
+function bindingMemo(): BindingMemo {
   return { rows: new Map(), families: new Map(), files: new Map() };
 }
 
@@ -61,14 +63,48 @@ interface Sites {
 export class ReferenceBinder {
   constructor(private readonly store: SymbolStore) {}
 
-  /** The references of `definition` (in repository `repositoryId`) among the repositories of `scope`. */
-  async of(
-    definition: SymbolRow,
+  /**
+   * The references of some definitions, together, among the repositories of `scope`: non-members bound
+   * at once, members a few at a time. `name`: they are all the definitions of that bare name, and when
+   * they hold every member of it, their member references together are every member access of the name
+   * (no rival is left to tell apart), found in one pass.
+   */
+  async ofAll(
+    definitions: readonly SymbolRow[],
     scope: readonly string[] | null,
-    others: readonly SymbolRow[],
-    memo: BindingMemo = bindingMemo(),
+    name?: string,
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
-    return MEMBER_KINDS.has(definition.kind) ? this.ofMember(definition, scope, others, memo) : this.ofNames([definition]);
+    const memo = bindingMemo();
+    const sameNames = new Map<string, Promise<SymbolRow[]>>();
+    const sameName = (n: string) => {
+      let rows = sameNames.get(n);
+      if (!rows) sameNames.set(n, (rows = this.store.locate(n, { repositoryIds: scope, limit: 200 }).then((r) => r.rows)));
+      return rows;
+    };
+    const refs: BoundReference[] = [];
+    let truncated = false;
+    let members = definitions.filter((d) => MEMBER_KINDS.has(d.kind));
+    if (name !== undefined && members.length > 1) {
+      const all = (await sameName(name)).filter((d) => MEMBER_KINDS.has(d.kind) && d.name === name);
+      if (all.every((m) => members.some((d) => d.repositoryId === m.repositoryId && d.path === m.path && d.ordinal === m.ordinal))) {
+        const accesses = await this.memberAccesses(name, scope, memo);
+        refs.push(...accesses.refs);
+        truncated ||= accesses.truncated;
+        members = [];
+      }
+    }
+    const names = await this.ofNames(definitions.filter((d) => !MEMBER_KINDS.has(d.kind)));
+    refs.push(...names.refs);
+    truncated ||= names.truncated;
+    const bindNext = async (): Promise<void> => {
+      for (let member = members.shift(); member; member = members.shift()) {
+        const bound = await this.ofMember(member, scope, await sameName(member.name), memo);
+        refs.push(...bound.refs);
+        truncated ||= bound.truncated;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MEMBER_CONCURRENCY, members.length) }, bindNext));
+    return { refs, truncated };
   }
 
   /** Every use of a name that nothing in scope defines (a library's function, a global). */
@@ -78,7 +114,7 @@ export class ReferenceBinder {
   }
 
   /** Every member access of a name in scope (`x.name`, not through a namespace import): the references of all its members at once. */
-  async memberAccesses(
+  private async memberAccesses(
     name: string,
     scope: readonly string[] | null,
     memo: BindingMemo,
@@ -96,7 +132,7 @@ export class ReferenceBinder {
    * The references of non-member definitions, bound together: one import-graph walk and one read of
    * the files where any of them can be used, then each occurrence kept for the definitions it denotes.
    */
-  async ofNames(definitions: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+  private async ofNames(definitions: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const refs: BoundReference[] = [];
     let truncated = false;
     const byRepository = new Map<string, SymbolRow[]>();

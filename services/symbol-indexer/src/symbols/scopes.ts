@@ -24,10 +24,9 @@ export class Scopes {
 
   constructor(private readonly registry: Pick<RegistryClient, 'repositories' | 'workspace' | 'freshness'>) {}
 
-  /** The freshness of the repositories an answer covers: the scope's, or (over all) those its rows come from. */
-  async freshness(scope: Scope, rows: ReadonlyArray<{ repositoryId: string }>): Promise<Freshness> {
-    const repositories = scope.repositories ?? [...(await this.repositoriesOf(scope, rows.slice(0, 1_000))).values()];
-    return this.freshnessOf(repositories.slice(0, FRESHNESS_MAX));
+  /** The freshness of the repositories an answer covers: the scope's, or (over all) those its rows come from (`repositoriesOf`). */
+  freshness(scope: Scope, rowRepositories: ReadonlyMap<string, RegisteredRepository>): Promise<Freshness> {
+    return this.freshnessOf((scope.repositories ?? [...rowRepositories.values()]).slice(0, FRESHNESS_MAX));
   }
 
   /** Each repository's indexed commit and whether its branch moved past it (the registry's answer, kept a few seconds). */

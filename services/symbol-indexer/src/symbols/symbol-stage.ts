@@ -24,6 +24,7 @@ const EMPTY = { symbols: [], imports: [], references: [], referenceCount: 0 } as
 export class SymbolStage implements IndexingStage<StageBatch> {
   readonly name = SYMBOLS_STAGE;
   private readonly log = new Logger('SymbolStage');
+  private readonly resolvers = new Map<string, ImportResolver>();
 
   constructor(private readonly deps: { store: SymbolStore; pool: ParsePool; clones: CloneCache; policy: LocatorPolicy }) {}
 
@@ -42,9 +43,23 @@ export class SymbolStage implements IndexingStage<StageBatch> {
     );
   }
 
+  /**
+   * One resolver per job and checkout: what it learnt of the files (which exist, the tsconfig, go.mod) serves
+   * every batch of the job; a new job looks again (the working tree or the clone may have changed).
+   */
+  private resolverFor(jobId: string, dir: string): ImportResolver {
+    const key = `${jobId}\0${dir}`;
+    let resolver = this.resolvers.get(key);
+    if (!resolver) {
+      if (this.resolvers.size >= 4) this.resolvers.delete(this.resolvers.keys().next().value!);
+      this.resolvers.set(key, (resolver = new ImportResolver(dir)));
+    }
+    return resolver;
+  }
+
   private async index(batch: StageBatch, dir: string, commit: string | null): Promise<Record<string, number>> {
     const deleted = batch.items.filter((f) => f.change === 'deleted').map((f) => f.path);
-    const resolver = new ImportResolver(dir);
+    const resolver = this.resolverFor(batch.jobId, dir);
     const files = await Promise.all(
       batch.items
         .filter((f) => f.change !== 'deleted')

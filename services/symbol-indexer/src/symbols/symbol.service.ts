@@ -12,15 +12,13 @@ import type {
 } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
 import { DefinitionResolver } from './definitions.js';
-import { bindingMemo, MEMBER_KINDS, ReferenceBinder, type BoundReference } from './references.js';
+import { ReferenceBinder, type BoundReference } from './references.js';
 import { namesOf, single, type Scope, type Scopes } from './scopes.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
-import type { SymbolRow, SymbolStore } from './symbol.store.js';
+import { splitName, type SymbolRow, type SymbolStore } from './symbol.store.js';
 
 /** Definitions of one name whose references are gathered for a name-only `find_references`. */
 const MAX_DEFINITIONS = 20;
-/** Definitions of one find_references bound at the same time. */
-const BINDING_CONCURRENCY = 4;
 /** Children and subtypes listed by get_symbol_hierarchy at most. */
 const HIERARCHY_MAX = 200;
 /** Related symbols get_code_context adds at most. */
@@ -60,9 +58,10 @@ export class SymbolService {
       const first = new Set(denoted.map((d) => `${d.path}\0${d.ordinal}`));
       rows = [...denoted, ...rows.filter((r) => !first.has(`${r.path}\0${r.ordinal}`))].slice(0, input.limit);
     }
-    const names = namesOf(await this.scopes.repositoriesOf(scope, rows));
+    const repositories = await this.scopes.repositoriesOf(scope, rows);
+    const names = namesOf(repositories);
     return {
-      freshness: await this.scopes.freshness(scope, rows),
+      freshness: await this.scopes.freshness(scope, repositories),
       definitions: rows.map((row) => definition(row, names)),
       truncated: found.truncated,
       ...(scope.partial ? { result_completeness: 'partial' as const } : {}),
@@ -95,48 +94,12 @@ export class SymbolService {
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const definitions =
       input.path !== undefined ? await this.definitionAt(scope, input) : await this.definitionsNamed(input.name!, scopeIds);
-    let found: BoundReference[] = [];
-    let cut = false;
-    if (definitions.length === 0) {
-      ({ refs: found, truncated: cut } = await this.binder.unbound(bareName(input.name!), scopeIds));
-    }
-    const memo = bindingMemo();
-    const sameNames = new Map<string, Promise<SymbolRow[]>>();
-    let bound = definitions;
-    if (definitions.length > 1) {
-      // A bare name asked for all its definitions at once: when they hold every member of that name in scope, their
-      // references together are every member access of the name (no rival is left to tell apart), found in one pass.
-      const members = definitions.filter((d) => MEMBER_KINDS.has(d.kind));
-      const sameName = (await this.store.locate(bareName(input.name!), { repositoryIds: scopeIds, limit: 200 })).rows;
-      const allMembers = sameName.filter((d) => MEMBER_KINDS.has(d.kind) && d.name === bareName(input.name!));
-      if (
-        members.length > 1 &&
-        allMembers.every((m) => members.some((d) => d.path === m.path && d.ordinal === m.ordinal && d.repositoryId === m.repositoryId))
-      ) {
-        const { refs, truncated } = await this.binder.memberAccesses(bareName(input.name!), scopeIds, memo);
-        found.push(...refs);
-        cut ||= truncated;
-        bound = definitions.filter((d) => !MEMBER_KINDS.has(d.kind));
-      }
-    }
-    const sameName = (name: string) => {
-      let rows = sameNames.get(name);
-      if (!rows) sameNames.set(name, (rows = this.store.locate(name, { repositoryIds: scopeIds, limit: 200 }).then((r) => r.rows)));
-      return rows;
-    };
-    // Names bound together (one walk of the import graph); members one by one, a few at a time.
-    const names = await this.binder.ofNames(bound.filter((d) => !MEMBER_KINDS.has(d.kind)));
-    found.push(...names.refs);
-    cut ||= names.truncated;
-    const queue = bound.filter((d) => MEMBER_KINDS.has(d.kind));
-    const bindNext = async (): Promise<void> => {
-      for (let definition = queue.shift(); definition; definition = queue.shift()) {
-        const { refs, truncated } = await this.binder.of(definition, scopeIds, await sameName(definition.name), memo);
-        found.push(...refs);
-        cut ||= truncated;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(BINDING_CONCURRENCY, queue.length) }, bindNext));
+    const bound =
+      definitions.length === 0
+        ? await this.binder.unbound(bareName(input.name!), scopeIds)
+        : await this.binder.ofAll(definitions, scopeIds, input.path === undefined ? bareName(input.name!) : undefined);
+    let found = bound.refs;
+    const cut = bound.truncated;
     if (input.include_definitions) {
       found.push(...definitions.map((d) => ({ ...d, kind: 'definition' as const, enclosing: d.parent, qualifier: null })));
     }
@@ -147,7 +110,7 @@ export class SymbolService {
     const page = found.slice(0, input.limit);
     const repositories = await this.scopes.repositoriesOf(scope, [...definitions, ...page]);
     return {
-      freshness: await this.scopes.freshness(scope, [...definitions, ...page]),
+      freshness: await this.scopes.freshness(scope, repositories),
       definitions: definitions.map((d) => definition(d, namesOf(repositories))),
       references: await this.describe(page, repositories),
       total: found.length,
@@ -190,7 +153,7 @@ export class SymbolService {
     const [symbol] = await this.definitionsNamed(input.name, scopeIds);
     if (!symbol) {
       return {
-        freshness: await this.scopes.freshness(scope, []),
+        freshness: await this.scopes.freshness(scope, new Map()),
         symbol: null,
         parents: [],
         children: [],
@@ -206,10 +169,11 @@ export class SymbolService {
     const children = file.filter((r) => r.parent === symbol.ordinal);
     const supertypes = await this.store.supertypesOfSymbol(symbol);
     const subtypes = await this.store.subtypesOf([symbol.name], scopeIds, HIERARCHY_MAX);
-    const names = namesOf(await this.scopes.repositoriesOf(scope, [symbol, ...subtypes]));
+    const repositories = await this.scopes.repositoriesOf(scope, [symbol, ...subtypes]);
+    const names = namesOf(repositories);
     const def = (r: SymbolRow) => definition({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? symbol.language }, names);
     return {
-      freshness: await this.scopes.freshness(scope, [symbol, ...subtypes]),
+      freshness: await this.scopes.freshness(scope, repositories),
       symbol: definition(symbol, names),
       parents: parents.map(def),
       children: children.slice(0, HIERARCHY_MAX).map(def),
@@ -223,15 +187,16 @@ export class SymbolService {
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const [symbol] = await this.definitionsNamed(input.name, scopeIds);
     if (!symbol) {
-      const freshness = await this.scopes.freshness(scope, []);
+      const freshness = await this.scopes.freshness(scope, new Map());
       return { freshness, symbol: null, same_container: [], callers: [], callees: [], similar_names: [], truncated: false };
     }
     const found = await this.relatedOf(symbol, scopeIds, input.limit);
     const all = [symbol, ...found.sameContainer, ...found.callers, ...found.callees, ...found.similar];
-    const names = namesOf(await this.scopes.repositoriesOf(scope, all));
+    const repositories = await this.scopes.repositoriesOf(scope, all);
+    const names = namesOf(repositories);
     const defs = (rows: readonly SymbolRow[]) => rows.map((r) => definition(r, names));
     return {
-      freshness: await this.scopes.freshness(scope, all),
+      freshness: await this.scopes.freshness(scope, repositories),
       symbol: definition(symbol, names),
       same_container: defs(found.sameContainer),
       callers: defs(found.callers),
@@ -246,18 +211,18 @@ export class SymbolService {
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const symbol = await this.contextSymbol(input, scopeIds);
     if (!symbol) {
-      const freshness = await this.scopes.freshness(scope, []);
+      const freshness = await this.scopes.freshness(scope, new Map());
       return { freshness, symbol: null, definition: null, outline: [], imports: [], related: [], estimated_tokens: 0, truncated: false };
     }
     const repositories = await this.scopes.repositoriesOf(scope, [symbol]);
     const repository = repositories.get(symbol.repositoryId);
-    const [lines, file, imports, related] = await Promise.all([
+    const file = await this.store.outline(symbol.repositoryId, symbol.path);
+    const [lines, imports, related] = await Promise.all([
       repository
         ? this.sources.read(repository, new Map([[symbol.path, [[symbol.line, symbol.endLine] as const]]]))
         : new Map<string, Map<number, string>>(),
-      this.store.outline(symbol.repositoryId, symbol.path),
       this.store.importsOf(symbol.repositoryId, [symbol.path]),
-      this.relatedOf(symbol, scopeIds, CONTEXT_RELATED),
+      this.relatedOf(symbol, scopeIds, CONTEXT_RELATED, file?.symbols),
     ]);
     // Parts in order of worth, each cut to what is left of the budget (a token is about four characters).
     let budget = input.max_tokens * CHARS_PER_TOKEN;
@@ -295,7 +260,7 @@ export class SymbolService {
       .filter((d) => fits(JSON.stringify(d).length));
     const used = input.max_tokens * CHARS_PER_TOKEN - budget;
     return {
-      freshness: await this.scopes.freshness(scope, [symbol]),
+      freshness: await this.scopes.freshness(scope, repositories),
       symbol: definition(symbol, namesOf(repositories)),
       definition: definitionText,
       outline,
@@ -321,14 +286,15 @@ export class SymbolService {
     symbol: SymbolRow,
     scopeIds: readonly string[] | null,
     limit: number,
+    /** The definitions of the symbol's file, when the caller has them already. */
+    fileSymbols?: readonly SymbolRow[],
   ): Promise<{ sameContainer: SymbolRow[]; callers: SymbolRow[]; callees: SymbolRow[]; similar: SymbolRow[]; truncated: boolean }> {
-    const file = (await this.store.outline(symbol.repositoryId, symbol.path))?.symbols ?? [];
+    const file = fileSymbols ?? (await this.store.outline(symbol.repositoryId, symbol.path))?.symbols ?? [];
     const language = symbol.language;
     const inFile = file.map((r) => ({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? language }));
     const siblings = inFile.filter((r) => r.parent === symbol.parent && r.ordinal !== symbol.ordinal);
     // Callers: the definitions around its references, most frequent first.
-    const sameName = (await this.store.locate(symbol.name, { repositoryIds: scopeIds, limit: 200 })).rows;
-    const { refs } = await this.binder.of(symbol, scopeIds, sameName);
+    const { refs } = await this.binder.ofAll([symbol], scopeIds);
     const callerCounts = new Map<string, { repositoryId: string; path: string; ordinal: number; n: number }>();
     for (const r of refs) {
       if (r.enclosing < 0 || r.kind === 'definition') continue;
@@ -377,12 +343,8 @@ export class SymbolService {
   }
 
   /** Definitions with exactly this name (`Container.name`: in that container), at most `MAX_DEFINITIONS`. */
-  private async definitionsNamed(name: string, scopeIds: readonly string[] | null): Promise<SymbolRow[]> {
-    const dot = name.lastIndexOf('.');
-    const container = dot > 0 && dot < name.length - 1 ? name.slice(0, dot) : null;
-    const bare = bareName(name);
-    const { rows } = await this.store.locate(name, { repositoryIds: scopeIds, limit: 200 });
-    return rows.filter((r) => r.name === bare && (container === null || r.container === container)).slice(0, MAX_DEFINITIONS);
+  private definitionsNamed(name: string, scopeIds: readonly string[] | null): Promise<SymbolRow[]> {
+    return this.store.named(name, scopeIds, MAX_DEFINITIONS);
   }
 
   /** The wire form of references: repository names, enclosing symbols and snippet lines. */
@@ -453,8 +415,7 @@ function tree(rows: readonly SymbolRow[]): OutlineNode[] {
 }
 
 function bareName(name: string): string {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 && dot < name.length - 1 ? name.slice(dot + 1) : name;
+  return splitName(name).bare;
 }
 
 function cmp(a: string, b: string): number {

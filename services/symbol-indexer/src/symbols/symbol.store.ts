@@ -357,13 +357,13 @@ export class SymbolStore {
     name: string,
     filter: { repositoryIds: readonly string[] | null; kind?: string; language?: string; limit: number },
   ): Promise<{ rows: SymbolRow[]; truncated: boolean }> {
-    const dot = name.lastIndexOf('.');
-    const qualified = dot > 0 && dot < name.length - 1;
+    const { container, bare } = splitName(name);
+    const qualified = container !== null;
     const values: unknown[] = [name, filter.limit + 1];
     const where = [
       qualified ? `(s.name_key = lower($1) OR (s.name_key = lower($3) AND lower(s.container) = lower($4)))` : 's.name_key = lower($1)',
     ];
-    if (qualified) values.push(name.slice(dot + 1), name.slice(0, dot));
+    if (qualified) values.push(bare, container);
     const add = (clause: (n: number) => string, value: unknown) => {
       values.push(value);
       where.push(clause(values.length));
@@ -373,6 +373,13 @@ export class SymbolStore {
     if (filter.language) add((n) => `s.language = $${n}`, filter.language);
     const { rows } = await this.db.run<SymbolRow>(locateStatement(where), values);
     return { rows: rows.slice(0, filter.limit), truncated: rows.length > filter.limit };
+  }
+
+  /** Definitions with exactly this name (`Container.name`: in that container), best first, at most `limit`. */
+  async named(name: string, repositoryIds: readonly string[] | null, limit: number): Promise<SymbolRow[]> {
+    const { container, bare } = splitName(name);
+    const { rows } = await this.locate(name, { repositoryIds, limit: Math.max(limit, 200) });
+    return rows.filter((r) => r.name === bare && (container === null || r.container === container)).slice(0, limit);
   }
 
   /** A file's definitions in source order, or undefined when the file is not indexed. */
@@ -522,6 +529,12 @@ export class SymbolStore {
     if (paths.length === 0) return new Set();
     return new Set((await this.db.run<{ path: string }>(SQL.filesExist, [repositoryId, paths])).rows.map((r) => r.path));
   }
+}
+
+/** `Container.name` → its parts; a name without a dot inside has no container. */
+export function splitName(name: string): { container: string | null; bare: string } {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && dot < name.length - 1 ? { container: name.slice(0, dot), bare: name.slice(dot + 1) } : { container: null, bare: name };
 }
 
 type RawImport = Omit<ImportRow, 'bindings'> & { bindings: string };
