@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
+import { cmp } from './collections.js';
 import { goPackageKey, ReferenceBinder } from './references.js';
 import { namesOf, type Scopes } from './scopes.js';
 import { TEST_PATH, type SymbolStore } from './symbol.store.js';
@@ -283,8 +284,4 @@ function mostCommon<T>(items: readonly T[]): T | undefined {
   const counts = new Map<T, number>();
   for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

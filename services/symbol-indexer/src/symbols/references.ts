@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { addTo, groupBy } from './collections.js';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
 
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
@@ -135,12 +136,10 @@ export class ReferenceBinder {
   private async ofNames(definitions: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const refs: BoundReference[] = [];
     let truncated = false;
-    const byRepository = new Map<string, SymbolRow[]>();
-    for (const d of definitions) byRepository.set(d.repositoryId, [...(byRepository.get(d.repositoryId) ?? []), d]);
-    for (const [repositoryId, defs] of byRepository) {
+    for (const [repositoryId, defs] of groupBy(definitions, (d) => d.repositoryId)) {
       const bindings = defs.map((definition) => {
         const sites: Sites = { bare: new Map(), namespaces: new Map(), names: new Set([definition.name]) };
-        add(sites.bare, definition.path, definition.name);
+        addTo(sites.bare, definition.path, definition.name);
         const topLevel = definition.parent < 0 || definition.container === null;
         const goPackage = definition.language === 'go' && topLevel ? posix.dirname(definition.path) : undefined;
         return { definition, sites, topLevel, goPackage };
@@ -204,15 +203,15 @@ export class ReferenceBinder {
           for (const b of row.bindings) {
             for (const name of exported) {
               if (b.name === name) {
-                add(sites.bare, row.path, b.alias);
-                add(sites.bare, row.path, name);
+                addTo(sites.bare, row.path, b.alias);
+                addTo(sites.bare, row.path, name);
                 sites.names.add(b.alias);
                 if (row.reexport) passOn(row.path, sites, b.alias);
               } else if (b.name === '*' && b.alias === '') {
-                add(sites.bare, row.path, name);
+                addTo(sites.bare, row.path, name);
                 if (row.reexport) passOn(row.path, sites, name);
               } else if (b.name === '*') {
-                add(sites.namespaces, row.path, b.alias);
+                addTo(sites.namespaces, row.path, b.alias);
               }
             }
           }
@@ -310,15 +309,13 @@ export class ReferenceBinder {
 
   /** For the files of `rows`: which class (innermost) a line of a file (`repository\0path`) is in. */
   private async classesOf(rows: readonly ReferenceRow[]): Promise<(file: string, line: number) => string | undefined> {
-    const byRepository = new Map<string, Set<string>>();
-    for (const row of rows) add(byRepository, row.repositoryId, row.path);
-    const classes = new Map<string, Array<{ name: string; line: number; endLine: number }>>();
-    for (const [repositoryId, paths] of byRepository) {
-      for (const c of await this.store.classesIn(repositoryId, [...paths])) {
-        const key = `${repositoryId}\0${c.path}`;
-        classes.set(key, [...(classes.get(key) ?? []), c]);
+    const found: Array<{ file: string; name: string; line: number; endLine: number }> = [];
+    for (const [repositoryId, inRepository] of groupBy(rows, (r) => r.repositoryId)) {
+      for (const c of await this.store.classesIn(repositoryId, [...new Set(inRepository.map((r) => r.path))])) {
+        found.push({ ...c, file: `${repositoryId}\0${c.path}` });
       }
     }
+    const classes = groupBy(found, (c) => c.file);
     return (file, line) => {
       let best: { name: string; line: number; endLine: number } | undefined;
       for (const c of classes.get(file) ?? []) {
@@ -330,12 +327,10 @@ export class ReferenceBinder {
 
   /** Per file (`repository\0path`) of `rows`, the local names bound to whole modules (`import * as ns`, `import pkg`). */
   private async namespaceAliases(rows: readonly ReferenceRow[]): Promise<Map<string, Set<string>>> {
-    const byRepository = new Map<string, Set<string>>();
-    for (const row of rows) add(byRepository, row.repositoryId, row.path);
     const out = new Map<string, Set<string>>();
-    for (const [repositoryId, paths] of byRepository) {
-      for (const imported of await this.store.namespaceImportsOf(repositoryId, [...paths])) {
-        for (const b of imported.bindings) if (b.name === '*' && b.alias) add(out, `${repositoryId}\0${imported.path}`, b.alias);
+    for (const [repositoryId, inRepository] of groupBy(rows, (r) => r.repositoryId)) {
+      for (const imported of await this.store.namespaceImportsOf(repositoryId, [...new Set(inRepository.map((r) => r.path))])) {
+        for (const b of imported.bindings) if (b.name === '*' && b.alias) addTo(out, `${repositoryId}\0${imported.path}`, b.alias);
       }
     }
     return out;
@@ -350,12 +345,6 @@ function flatten(rows: readonly ReferenceRow[], keep: (row: ReferenceRow, o: Occ
     }
   }
   return out;
-}
-
-function add(map: Map<string, Set<string>>, key: string, value: string): void {
-  const set = map.get(key);
-  if (set) set.add(value);
-  else map.set(key, new Set([value]));
 }
 
 /** A Go file's package as imports resolve it: its directory, `./` at the root. */

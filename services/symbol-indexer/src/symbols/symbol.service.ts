@@ -11,6 +11,7 @@ import type {
   SymbolDef,
 } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
+import { cmp, groupBy } from './collections.js';
 import { DefinitionResolver } from './definitions.js';
 import { ReferenceBinder, type BoundReference } from './references.js';
 import { namesOf, single, type Scope, type Scopes } from './scopes.js';
@@ -416,19 +417,4 @@ function tree(rows: readonly SymbolRow[]): OutlineNode[] {
 
 function bareName(name: string): string {
   return splitName(name).bare;
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = out.get(k);
-    if (list) list.push(item);
-    else out.set(k, [item]);
-  }
-  return out;
 }
