@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
-import { cmp } from './collections.js';
+import { cmp, repoPath } from './helpers.js';
 import { goPackageKey, ReferenceBinder } from './references.js';
 import { namesOf, type Scopes } from './scopes.js';
 import { TEST_PATH, type SymbolStore } from './symbol.store.js';
@@ -95,7 +95,7 @@ export class DependencyService {
 
   async impact(input: AnalyzeChangeImpact.Request): Promise<AnalyzeChangeImpact.Response> {
     const repository = await this.scopes.one({ repo: input.repository }, 'analyze_change_impact');
-    const files = (input.files ?? []).map(normalize);
+    const files = (input.files ?? []).map(repoPath);
     const known = await this.store.existing(repository.id, files);
     const changed = new Set(files.filter((f) => known.has(f)));
     const depth = new Map<string, number>();
@@ -145,8 +145,8 @@ export class DependencyService {
     const repository = await this.scopes.one({ repo: input.repository }, 'validate_implementation_spec');
     const errors: ValidateImplementationSpec.Response['errors'] = [];
     const warnings: ValidateImplementationSpec.Response['warnings'] = [];
-    const create = input.files_to_create.map(normalize);
-    const modify = input.files_to_modify.map(normalize);
+    const create = input.files_to_create.map(repoPath);
+    const modify = input.files_to_modify.map(repoPath);
     for (const path of [...create, ...modify]) {
       if (path.startsWith('/') || path.split('/').includes('..')) {
         errors.push({ kind: 'invalid_path', target: path, message: `"${path}" is not a path inside the repository.` });
@@ -217,7 +217,7 @@ export class DependencyService {
 
   /** The path as indexed, or not_found. */
   private async indexed(repositoryId: string, repositoryName: string, raw: string): Promise<string> {
-    const path = normalize(raw);
+    const path = repoPath(raw);
     if (!(await this.store.existing(repositoryId, [path])).has(path)) {
       throw ServiceError.of('not_found', `"${path}" is not in the index of ${repositoryName} (not a file of it, or not indexed yet).`, {
         path,
@@ -243,10 +243,6 @@ export class DependencyService {
 /** The Go package keys of the Go files among `paths` (their importers import the directory). */
 function packagesOf(paths: readonly string[]): string[] {
   return [...new Set(paths.filter((p) => p.endsWith('.go')).map(goPackageKey))];
-}
-
-function normalize(path: string): string {
-  return posix.normalize(path.replace(/^\.\//, '')).replace(/\/$/, '');
 }
 
 /** Cycles of the import graph that pass through `start` (each as its files in order), found by depth-first search; at most MAX_CYCLES. */

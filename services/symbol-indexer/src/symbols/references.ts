@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { addTo, groupBy } from './collections.js';
+import { addTo, groupBy } from './helpers.js';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
 
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */

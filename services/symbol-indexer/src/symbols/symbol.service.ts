@@ -11,7 +11,7 @@ import type {
   SymbolDef,
 } from '@sextant/contracts';
 import { ServiceError } from '@sextant/messaging';
-import { cmp, groupBy } from './collections.js';
+import { cmp, groupBy, repoPath } from './helpers.js';
 import { DefinitionResolver } from './definitions.js';
 import { ReferenceBinder, type BoundReference } from './references.js';
 import { namesOf, single, type Scope, type Scopes } from './scopes.js';
@@ -54,7 +54,7 @@ export class SymbolService {
       // Go to definition: what the name denotes where it is used comes first.
       const repository = single(scope, 'A use position (path, line)');
       const denoted = (
-        await this.definitions.at(repository.id, input.path.replace(/^\.\//, ''), bareName(input.name), input.line!, input.column)
+        await this.definitions.at(repository.id, repoPath(input.path), bareName(input.name), input.line!, input.column)
       ).filter((d) => (!input.kind || d.kind === input.kind) && (!input.language || d.language === input.language));
       const first = new Set(denoted.map((d) => `${d.path}\0${d.ordinal}`));
       rows = [...denoted, ...rows.filter((r) => !first.has(`${r.path}\0${r.ordinal}`))].slice(0, input.limit);
@@ -72,7 +72,7 @@ export class SymbolService {
   async outline(input: GetFileOutline.Request): Promise<GetFileOutline.Response> {
     const { repositories } = await this.scopes.of(input, false);
     const repository = repositories![0]!;
-    const path = input.path.replace(/^\.\//, '');
+    const path = repoPath(input.path);
     const file = await this.store.outline(repository.id, path);
     if (!file) {
       throw ServiceError.of(
@@ -131,7 +131,7 @@ export class SymbolService {
         },
       );
     }
-    const path = input.path!.replace(/^\.\//, '');
+    const path = repoPath(input.path!);
     let rows = await this.store.definitionsAt(repository.id, path, input.line!);
     if (input.name !== undefined) rows = rows.filter((r) => r.name === bareName(input.name!));
     if (input.column !== undefined) {

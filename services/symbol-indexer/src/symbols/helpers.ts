@@ -1,3 +1,5 @@
+import { posix } from 'node:path';
+
 /** Items by key, in their order. */
 export function groupBy<T>(items: Iterable<T>, key: (item: T) => string): Map<string, T[]> {
   const out = new Map<string, T[]>();
@@ -20,4 +22,9 @@ export function addTo(map: Map<string, Set<string>>, key: string, value: string)
 /** Strings in code-unit order (what `sort` does by default), for comparators. */
 export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A path as the index holds it: relative to the repository root, without `./` or a trailing `/`. */
+export function repoPath(path: string): string {
+  return posix.normalize(path.replace(/^\.\//, '')).replace(/\/$/, '');
 }
