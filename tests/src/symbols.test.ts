@@ -75,6 +75,13 @@ const FILES: Record<string, string> = {
   ].join('\n'),
   'store/helpers.go': ['package store', '', 'func Default() *Store { return New() }'].join('\n'),
   'cmd/main.go': ['package main', '', 'import "example.com/shop/store"', '', 'func main() { s := store.New(); s.Get("a") }'].join('\n'),
+  'store/cache.go': ['package store', '', 'type Cache struct {', '\tStore', '}'].join('\n'),
+  'README.md': '# Shop\n\nNot parsed: kept at file level.\n',
+};
+
+/** A second repository, for answers over several repositories and a project. */
+const TOOLS: Record<string, string> = {
+  'lib/add.ts': 'export function add(a: number) { return a; }\nadd(1);\n',
 };
 
 interface Refs {
@@ -376,7 +383,82 @@ describe('symbol tools (embedded)', () => {
     assert.ok(Date.parse(recent.body.files[0]!.indexed_at) >= Date.parse(recent.body.files[1]!.indexed_at));
   });
 
+  it('finds top-level definitions of a Go package or a Python module by qualified name, and tells embedding apart', async () => {
+    type Found = { definitions: Array<{ path: string; name: string; line: number }> };
+    const brief = (found: { body: Found }) => found.body.definitions.map((d) => `${d.path}:${d.line} ${d.name}`);
+    assert.deepEqual(brief(await callTool<Found>(client, 'locate_symbol', { name: 'store.New' })), ['store/store.go:5 New']);
+    assert.deepEqual(brief(await callTool<Found>(client, 'locate_symbol', { name: 'models.User' })), ['pkg/models.py:1 User']);
+    assert.deepEqual(brief(await callTool<Found>(client, 'locate_symbol', { name: 'pkg.models.User' })), ['pkg/models.py:1 User']);
+    assert.deepEqual(brief(await callTool<Found>(client, 'locate_symbol', { name: 'cart.New' })), []);
+    type Hierarchy = { extends: string[]; embeds: string[]; subtypes: Array<{ name: string }>; truncated: boolean };
+    const cache = await callTool<Hierarchy>(client, 'get_symbol_hierarchy', { name: 'Cache' });
+    assert.deepEqual([cache.body.extends, cache.body.embeds, cache.body.truncated], [[], ['Store'], false]);
+    const store = await callTool<Hierarchy>(client, 'get_symbol_hierarchy', { name: 'Store' });
+    assert.deepEqual(
+      store.body.subtypes.map((t) => t.name),
+      ['Cache'],
+    );
+  });
+
+  it('bounds an outline and says why a file has none', async () => {
+    type Outline = {
+      symbols: Array<{ name: string; children: unknown[] }>;
+      symbol_count: number;
+      truncated: boolean;
+      skipped: string | null;
+    };
+    const cut = await callTool<Outline>(client, 'get_file_outline', { path: 'src/cart.ts', limit: 2 });
+    assert.equal(cut.isError, false, JSON.stringify(cut.body));
+    assert.deepEqual(
+      [cut.body.symbols.map((n) => n.name), cut.body.symbol_count, cut.body.truncated, cut.body.skipped],
+      [['Cart'], 6, true, null],
+    );
+    const readme = await callTool<Outline>(client, 'get_file_outline', { path: 'README.md' });
+    assert.deepEqual([readme.body.symbols, readme.body.skipped], [[], 'unsupported_language']);
+  });
+
+  it('answers over several repositories and over a project', async () => {
+    const other = join(base, 'tools');
+    writeTree(other, TOOLS);
+    git(other, 'init', '-q', '--initial-branch=main');
+    git(other, 'add', '-A');
+    git(other, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
+    const job = await client.callTool({ name: 'index_repository', arguments: { repository: 'tools', localPath: other } }, undefined, {
+      onprogress: () => undefined,
+    });
+    assert.equal((job.structuredContent as { status: string }).status, 'completed', JSON.stringify(job.structuredContent));
+    type Found = { freshness: Array<{ repo: string }>; definitions: Array<{ repo: string; path: string }> };
+    const both = await callTool<Found>(client, 'locate_symbol', { name: 'add', kind: 'function', repos: ['shop', 'tools'] });
+    assert.equal(both.isError, false, JSON.stringify(both.body));
+    assert.deepEqual(both.body.definitions.map((d) => `${d.repo} ${d.path}`).sort(), [
+      'shop src/other.ts',
+      'shop src/util/math.ts',
+      'tools lib/add.ts',
+    ]);
+    assert.deepEqual(both.body.freshness.map((f) => f.repo).sort(), ['shop', 'tools']);
+    const project = await callTool<{ project: { id: string } }>(client, 'create_project', {
+      name: 'only-tools',
+      repository_ids: ['tools'],
+    });
+    assert.equal(project.isError, false, JSON.stringify(project.body));
+    type Refs = { definitions: Array<{ repo: string }>; references: Array<{ repo: string; path: string; line: number }> };
+    const refs = await callTool<Refs>(client, 'find_references', { name: 'add', project: 'ONLY-TOOLS' });
+    assert.equal(refs.isError, false, JSON.stringify(refs.body));
+    assert.deepEqual(
+      refs.body.references.map((r) => `${r.repo} ${r.path}:${r.line}`),
+      ['tools lib/add.ts:2'],
+    );
+    const unknown = await expectToolError(client, 'locate_symbol', { name: 'add', repos: ['shop', 'nope'] }, 'not_found');
+    assert.match(unknown.message, /"nope"/);
+    await expectToolError(client, 'find_references', { name: 'add', project: 'no-such-project' }, 'not_found');
+    await expectToolError(client, 'locate_symbol', { name: 'add', repo: 'shop', repos: ['tools'] }, 'invalid_input', 'repo');
+  });
+
   it('answers bad input clearly', async () => {
+    // Numbers are told their documented maximum, not JavaScript's.
+    const huge = await expectToolError(client, 'locate_symbol', { name: 'add', path: 'src/cart.ts', line: 1e308 }, 'invalid_input', 'line');
+    assert.match(JSON.stringify(huge.details), /at most 10000000/);
+    await expectToolError(client, 'search_dependencies', { file_path: 'src/a.ts', repository: 'shop', workspace: '/x' }, 'invalid_input');
     await expectToolError(client, 'find_references', {}, 'invalid_input', 'name');
     await expectToolError(client, 'find_references', { path: 'src/cart.ts' }, 'invalid_input');
     await expectToolError(client, 'find_references', { path: 'src/cart.ts', line: 2 }, 'not_found');

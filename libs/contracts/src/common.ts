@@ -71,6 +71,16 @@ export const EffectiveScope = z.object({
 export const ResultCompleteness = z.enum(['complete', 'partial', 'truncated']);
 export const IndexingStatus = z.enum(['not_indexed', 'indexing', 'ready', 'failed']);
 
+/**
+ * Present when the call's `workspace` was auto-discovered by this very call
+ * (tools.md, "Workspaces"): indexing has just started, and an answer read
+ * from the index covers only what is indexed so far.
+ */
+export const discoveryFields = {
+  indexing_status: z.literal('indexing').optional().describe('"indexing": this call registered the workspace; its indexing has started.'),
+  result_completeness: ResultCompleteness.optional().describe('"partial": the answer covers only what was indexed so far.'),
+};
+
 /** Added by the gateway to every result, success or failure. */
 export const Metadata = z.object({
   execution_time_ms: z.number().describe('Wall time spent in the gateway for this call.'),

@@ -6,3 +6,4 @@ export { NatsBusClient, natsServer, type NatsBusOptions, type NatsServerOptions 
 export { traceServer } from './tracing-hooks.js';
 export { ToolHandler } from './tool-handler.js';
 export { RegistryClient, type StageBatch } from './registry-client.js';
+export { Scopes, single, namesOf, type Scope, type ScopeAnswer, type ScopeInput } from './scopes.js';

@@ -35,11 +35,20 @@ export interface GitCacheServiceDeps {
  * `ref`: the registered branch, used when the call names none), or a
  * registered local workspace, searched as its working tree.
  */
-type Target = { kind: 'remote'; locator: RepositoryLocator; ref?: string } | { kind: 'local'; dir: string; name: string };
+type Target = ({ kind: 'remote'; locator: RepositoryLocator; ref?: string } | { kind: 'local'; dir: string; name: string }) & {
+  /** A workspace this call registered (auto-discovery). */
+  discovered?: boolean;
+};
 
 const EXTENSION = /^[\p{L}\p{M}\p{N}_+-]{1,32}$/u;
 /** A directory path: any printable names (any script) but glob syntax, which ripgrep and git would interpret. */
 const DIRECTORY = /^[^\p{Cc}\p{Cf}*?[\]{}!\\/]+(\/[^\p{Cc}\p{Cf}*?[\]{}!\\/]+)*$/u;
+
+/**
+ * A workspace this call auto-discovered: its indexing has just started. A
+ * local workspace is read as its working tree, so the answer is complete.
+ */
+const DISCOVERED = { indexing_status: 'indexing' } as const;
 
 /** The four git-cache tools, over the clone cache, a grep engine, git, GitHub search and the safe file reader. */
 export class GitCacheService {
@@ -57,7 +66,11 @@ export class GitCacheService {
         });
       }
       const ref = await this.deps.git.run(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: target.dir }).catch(() => '');
-      return { ...(await this.deps.engine.search(target.dir, query)), ...(ref.trim() ? { ref: ref.trim() } : {}) };
+      return {
+        ...(await this.deps.engine.search(target.dir, query)),
+        ...(ref.trim() ? { ref: ref.trim() } : {}),
+        ...(target.discovered ? DISCOVERED : {}),
+      };
     }
     return this.deps.cache.withCheckout(target.locator, named ?? target.ref, async (checkout) => {
       const found = await this.deps.engine.search(checkout.dir, query);
@@ -71,7 +84,7 @@ export class GitCacheService {
       const output = await this.deps.git.run(['for-each-ref', '--format=%(objectname)%09%(refname)', 'refs/heads', 'refs/tags'], {
         cwd: target.dir,
       });
-      return parseLsRemote(output);
+      return { ...parseLsRemote(output), ...(target.discovered ? DISCOVERED : {}) };
     }
     const { locator } = target;
     let output: string;
@@ -91,14 +104,14 @@ export class GitCacheService {
    */
   private async target(repository: string | undefined, workspace: string | undefined): Promise<Target> {
     if (workspace !== undefined) {
-      const { repository: resolved } = await this.deps.registry.workspace(workspace);
+      const { repository: resolved, discovered } = await this.deps.registry.workspace(workspace);
       if (repository !== undefined) {
         const [named] = await this.deps.registry.repositories([repository]);
         if (named?.id !== resolved.id) {
           throw ServiceError.invalid({ repository: `"${repository}" is not the repository of workspace ${workspace} (${resolved.name})` });
         }
       }
-      return this.targetOf(resolved);
+      return { ...this.targetOf(resolved), discovered };
     }
     if (repository === undefined) throw ServiceError.invalid({ repository: 'required: a repository URL or name, or a workspace' });
     // Only what could be a registered name or id is looked up; anything else is refused as the locator it is not.

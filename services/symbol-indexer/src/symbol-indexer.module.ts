@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { persistentCheckouts, type CloneCache, type LauncherSpawner } from '@sextant/checkouts';
 import { StageWorker } from '@sextant/jobs';
-import { BUS_CLIENT, RegistryClient, type BusClient, type StageBatch } from '@sextant/messaging';
+import { BUS_CLIENT, RegistryClient, Scopes, type BusClient, type StageBatch } from '@sextant/messaging';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_PROBES } from '@sextant/runtime';
@@ -10,7 +10,6 @@ import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { SymbolController } from './symbols/symbol.controller.js';
 import { SymbolService } from './symbols/symbol.service.js';
 import { DependencyService } from './symbols/dependency.service.js';
-import { Scopes } from './symbols/scopes.js';
 import { SourceLines } from './symbols/source-lines.js';
 import { SymbolStage } from './symbols/symbol-stage.js';
 import { SymbolStore } from './symbols/symbol.store.js';
@@ -56,7 +55,13 @@ export class SymbolIndexerModule {
       providers: [
         { provide: SymbolStore, inject: [Database], useFactory: (db: Database) => new SymbolStore(db) },
         { provide: RegistryClient, inject: [BUS_CLIENT], useFactory: (bus: BusClient) => new RegistryClient(bus) },
-        { provide: Scopes, inject: [RegistryClient], useFactory: (registry: RegistryClient) => new Scopes(registry) },
+        {
+          provide: Scopes,
+          inject: [RegistryClient, BUS_CLIENT, SymbolStore],
+          // What the index holds of a repository the registry no longer knows (an evicted workspace) is dropped when an answer meets it.
+          useFactory: (registry: RegistryClient, bus: BusClient, store: SymbolStore) =>
+            new Scopes(registry, bus, (ids) => store.purge(ids)),
+        },
         {
           provide: SymbolService,
           inject: [SymbolStore, Scopes],

@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
   CommonEnv,
@@ -63,7 +63,7 @@ export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings
 
 export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process.cwd()): WorkspaceRegistryConfig {
   const e = parseEnv(WorkspaceRegistryEnv, environment);
-  const defaultWorkspace = e.SEXTANT_WORKSPACE ? resolve(e.SEXTANT_WORKSPACE) : existsSync(join(cwd, '.git')) ? cwd : undefined;
+  const defaultWorkspace = e.SEXTANT_WORKSPACE ? resolve(e.SEXTANT_WORKSPACE) : repositoryRootOf(cwd);
   // Roots are compared after realpath, as workspaces are; one that does not exist is a mistake to report now.
   const missing: Record<string, string> = {};
   const allowedRoots = (e.SEXTANT_ALLOWED_ROOTS ?? []).flatMap((root) => {
@@ -88,4 +88,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process
     headCacheMs: e.SEXTANT_HEAD_CACHE_MS,
     batchFiles: e.INDEX_BATCH_FILES,
   };
+}
+
+/** The git repository `dir` is in (the nearest ancestor, itself included, holding `.git`), if any: the working directory's default workspace. */
+export function repositoryRootOf(dir: string): string | undefined {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (existsSync(join(at, '.git'))) return at;
+    if (dirname(at) === at) return undefined;
+  }
 }

@@ -52,13 +52,15 @@ export class WorkspaceRegistryModule {
         { provide: JobStore, inject: [Database], useFactory: (db: Database) => new JobStore(db, SCHEMA) },
         {
           provide: Workspaces,
-          inject: [RegistryStore],
-          useFactory: (store: RegistryStore) =>
+          inject: [RegistryStore, JobStore],
+          useFactory: (store: RegistryStore, jobs: JobStore) =>
             new Workspaces(store, {
               defaultWorkspace: config.defaultWorkspace,
               allowedRoots: config.allowedRoots,
               autoWorkspacesMax: config.autoWorkspacesMax,
               policy,
+              // A removed repository's jobs end as skipped; its stage data goes when an indexer's answer next meets its id (Scopes).
+              onRemoved: (id) => jobs.cancel(id, 'its workspace was removed from the registry'),
             }),
         },
         {

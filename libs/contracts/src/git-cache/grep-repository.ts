@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedInt, text } from '../common.js';
+import { boundedInt, text, discoveryFields } from '../common.js';
 import { defineTool } from '../tool.js';
 import { GIT_LIMITS, GitWorkspace, RepositoryLocator } from './common.js';
 
@@ -52,6 +52,7 @@ export const Response = z.object({
   truncated: z.boolean(),
   ref: z.string().optional().describe('The ref actually searched.'),
   notes: z.array(z.string()).optional().describe('E.g. a missing branch fell back to main.'),
+  indexing_status: discoveryFields.indexing_status,
 });
 export type Response = z.output<typeof Response>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { discoveryFields } from '../common.js';
 import { defineTool } from '../tool.js';
 import { GitWorkspace, RepositoryLocator } from './common.js';
 
@@ -6,7 +7,11 @@ import { GitWorkspace, RepositoryLocator } from './common.js';
 export const SUBJECT = 'git-cache.list-refs.v1';
 export const Request = z.strictObject({ repository: RepositoryLocator.optional(), workspace: GitWorkspace.optional() });
 export type Request = z.output<typeof Request>;
-export const Response = z.object({ branches: z.array(z.string()), tags: z.array(z.string()) });
+export const Response = z.object({
+  branches: z.array(z.string()),
+  tags: z.array(z.string()),
+  indexing_status: discoveryFields.indexing_status,
+});
 export type Response = z.output<typeof Response>;
 
 export const tool = defineTool({

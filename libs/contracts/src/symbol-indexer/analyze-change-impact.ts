@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { Workspace } from '../common.js';
 import { defineTool } from '../tool.js';
-import { FilePath, Freshness, RepositoryRef, SymbolName } from './common.js';
+import { FilePath, answerFields, oneTarget, RepositoryRef, SymbolName } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.change-impact.v1';
@@ -9,11 +10,13 @@ export const Request = z
     files: z.array(FilePath).max(500).optional(),
     symbols: z.array(SymbolName).max(500).optional(),
     repository: RepositoryRef,
+    workspace: Workspace.optional(),
   })
-  .refine((r) => (r.files?.length ?? 0) + (r.symbols?.length ?? 0) > 0, { message: 'give files and/or symbols', path: ['files'] });
+  .refine((r) => (r.files?.length ?? 0) + (r.symbols?.length ?? 0) > 0, { message: 'give files and/or symbols', path: ['files'] })
+  .refine(...oneTarget);
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
-  freshness: Freshness,
+  ...answerFields,
   dependents: z.array(z.object({ path: z.string(), depth: z.int() })),
   affected_tests: z.array(z.string()),
   risk: z.object({

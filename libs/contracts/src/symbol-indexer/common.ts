@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RepoName, Workspace, text } from '../common.js';
+import { discoveryFields, RepoName, Workspace, text } from '../common.js';
 
 export const SYMBOL_LIMITS = { limitDefault: 20, limitMax: 200, maxTokensDefault: 4000, maxTokensMax: 32000 } as const;
 
@@ -25,6 +25,19 @@ export const targetFields = {
   workspace: Workspace.optional(),
   repo: RepoName.optional(),
 };
+
+/** Tools that may answer over several repositories: one of `repo`, `repos`, `project` or `workspace` (none: the default workspace). */
+export const scopeFields = {
+  ...targetFields,
+  repos: z.array(RepoName).min(1).max(100).optional().describe('Several registered repositories (ids or names), instead of `repo`.'),
+  project: text(1, 200).optional().describe('A project (id or name): its member repositories, instead of `repo`.'),
+};
+
+/** At most one way of naming the repositories (for `.refine` on a request with `scopeFields`). */
+export const oneScope: [(r: { repo?: unknown; repos?: unknown; project?: unknown; workspace?: unknown }) => boolean, RefineParams] = [
+  (r) => [r.repo, r.repos, r.project, r.workspace].filter((v) => v !== undefined).length <= 1,
+  { message: 'give at most one of repo, repos, project and workspace', path: ['repo'] },
+];
 
 export const SymbolName = text(1, 512).describe('Symbol name, optionally qualified (e.g. "UserService.create").');
 
@@ -73,6 +86,14 @@ export type Reference = z.infer<typeof Reference>;
 
 export const RepositoryRef = RepoName.optional().describe('Repository id or name; default: the default workspace.');
 
+/** `repository` or `workspace`, not both. */
+export const oneTarget: [(r: { repository?: unknown; workspace?: unknown }) => boolean, RefineParams] = [
+  (r) => r.repository === undefined || r.workspace === undefined,
+  { message: 'give repository or workspace, not both', path: ['repository'] },
+];
+
+type RefineParams = { message: string; path: string[] };
+
 export const FilePath = text(1, 4096).describe('Path relative to the repository root.');
 
 /** Which commit an answer reflects, per repository it covers. */
@@ -80,3 +101,6 @@ export const Freshness = z
   .array(z.object({ repo: z.string(), commit: z.string().nullable(), behind_head: z.boolean().nullable() }))
   .describe('Per repository of the answer: the commit its index reflects, and whether its branch has moved past it (null: unknown).');
 export type Freshness = z.infer<typeof Freshness>;
+
+/** What every symbol answer carries: its freshness, and the marks of a workspace this call auto-discovered. */
+export const answerFields = { freshness: Freshness, ...discoveryFields };

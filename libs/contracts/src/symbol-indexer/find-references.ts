@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { boundedInt } from '../common.js';
+import { boundedInt, intIn } from '../common.js';
 import { defineTool } from '../tool.js';
-import { FilePath, Freshness, Reference, SymbolDef, SymbolName, targetFields } from './common.js';
+import { FilePath, answerFields, oneScope, Reference, scopeFields, SymbolDef, SymbolName } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.find-references.v1';
@@ -9,20 +9,21 @@ export const Request = z
   .strictObject({
     name: SymbolName.optional(),
     path: FilePath.optional().describe('With `line`: the file of the definition whose references are wanted (extension).'),
-    line: z.int().min(1).max(10_000_000).optional().describe("1-based line of the definition's name."),
-    column: z.int().min(0).max(100_000).optional().describe('0-based column of the name, when one line defines several.'),
+    line: intIn(1, 10_000_000).optional().describe("1-based line of the definition's name."),
+    column: intIn(0, 100_000).optional().describe('0-based column of the name, when one line defines several.'),
     include_definitions: z.boolean().default(false).describe('Also list the definition sites (kind "definition").'),
-    ...targetFields,
+    ...scopeFields,
     limit: boundedInt(1, 1000, 100),
   })
   .refine((r) => r.name !== undefined || (r.path !== undefined && r.line !== undefined), {
     message: 'give name, or path and line of the definition',
     path: ['name'],
   })
-  .refine((r) => (r.path === undefined) === (r.line === undefined), { message: 'path and line go together', path: ['line'] });
+  .refine((r) => (r.path === undefined) === (r.line === undefined), { message: 'path and line go together', path: ['line'] })
+  .refine(...oneScope);
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
-  freshness: Freshness,
+  ...answerFields,
   definitions: z
     .array(SymbolDef)
     .describe('The definitions whose references these are (empty: the name is defined nowhere in scope; every use is listed).'),
@@ -36,7 +37,7 @@ export const tool = defineTool({
   name: 'find_references',
   title: 'Find references',
   description:
-    'References to a symbol across the workspace (or the given repository): calls, imports, type uses, each with its enclosing symbol and a one-line snippet. Name a symbol (`UserService.create`), or point at its definition with path and line.',
+    'References to a symbol across the workspace (or the given repository, repositories or project): calls, imports, type uses, each with its enclosing symbol and a one-line snippet. Name a symbol (`UserService.create`), or point at its definition with path and line.',
   service: 'symbol-indexer',
   subject: SUBJECT,
   input: Request,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedInt } from '../common.js';
 import { defineTool } from '../tool.js';
-import { Freshness, SYMBOL_LIMITS, SymbolDef, SymbolName, targetFields } from './common.js';
+import { answerFields, SYMBOL_LIMITS, SymbolDef, SymbolName, targetFields } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.related-symbols.v1';
@@ -12,7 +12,7 @@ export const Request = z.strictObject({
 });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
-  freshness: Freshness,
+  ...answerFields,
   symbol: SymbolDef.nullable(),
   same_container: z.array(SymbolDef),
   callers: z.array(SymbolDef),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedInt, text } from '../common.js';
 import { defineTool } from '../tool.js';
-import { Freshness, OutlineNode, SYMBOL_LIMITS, SymbolDef, SymbolName, targetFields } from './common.js';
+import { answerFields, OutlineNode, SYMBOL_LIMITS, SymbolDef, SymbolName, targetFields } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.code-context.v1';
@@ -15,7 +15,7 @@ export const Request = z
   .refine((r) => r.name !== undefined || r.query !== undefined, { message: 'give name or query', path: ['name'] });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
-  freshness: Freshness,
+  ...answerFields,
   symbol: SymbolDef.nullable(),
   definition: z.string().nullable(),
   outline: z.array(OutlineNode),

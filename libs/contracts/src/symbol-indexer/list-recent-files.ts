@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { boundedInt, Workspace } from '../common.js';
 import { defineTool } from '../tool.js';
-import { Freshness } from './common.js';
+import { answerFields } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.recent-files.v1';
 export const Request = z.strictObject({ limit: boundedInt(1, 100, 10), workspace: Workspace.optional() });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
-  freshness: Freshness,
+  ...answerFields,
   files: z.array(z.object({ repo: z.string(), path: z.string(), language: z.string().nullable(), indexed_at: z.string() })),
 });
 export type Response = z.output<typeof Response>;

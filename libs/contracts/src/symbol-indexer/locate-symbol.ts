@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { boundedInt, ResultCompleteness } from '../common.js';
+import { boundedInt, intIn } from '../common.js';
 import { defineTool } from '../tool.js';
-import { FilePath, Freshness, SYMBOL_LIMITS, SymbolDef, SymbolKind, SymbolName, targetFields } from './common.js';
+import { FilePath, answerFields, oneScope, scopeFields, SYMBOL_LIMITS, SymbolDef, SymbolKind, SymbolName } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.locate-symbol.v1';
@@ -13,18 +13,18 @@ export const Request = z
     path: FilePath.optional().describe(
       'With `line`: a file where the name is used (extension); the definition it denotes there comes first.',
     ),
-    line: z.int().min(1).max(10_000_000).optional().describe('1-based line of that use.'),
-    column: z.int().min(0).max(100_000).optional().describe('0-based column of that use, when the line has several.'),
-    ...targetFields,
+    line: intIn(1, 10_000_000).optional().describe('1-based line of that use.'),
+    column: intIn(0, 100_000).optional().describe('0-based column of that use, when the line has several.'),
+    ...scopeFields,
     limit: boundedInt(1, SYMBOL_LIMITS.limitMax, SYMBOL_LIMITS.limitDefault),
   })
-  .refine((r) => (r.path === undefined) === (r.line === undefined), { message: 'path and line go together', path: ['line'] });
+  .refine((r) => (r.path === undefined) === (r.line === undefined), { message: 'path and line go together', path: ['line'] })
+  .refine(...oneScope);
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
-  freshness: Freshness,
+  ...answerFields,
   definitions: z.array(SymbolDef),
   truncated: z.boolean(),
-  result_completeness: ResultCompleteness.optional(),
 });
 export type Response = z.output<typeof Response>;
 

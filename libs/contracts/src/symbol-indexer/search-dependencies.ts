@@ -1,22 +1,25 @@
 import { z } from 'zod';
-import { boundedInt } from '../common.js';
+import { boundedInt, Workspace } from '../common.js';
 import { defineTool } from '../tool.js';
-import { FilePath, Freshness, RepositoryRef } from './common.js';
+import { FilePath, answerFields, oneTarget, RepositoryRef } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.search-dependencies.v1';
-export const Request = z.strictObject({
-  file_path: FilePath,
-  repository: RepositoryRef,
-  direction: z.enum(['dependents', 'dependencies', 'both']).default('both'),
-  depth: boundedInt(1, 5, 1),
-  include_tests: z.boolean().default(true),
-});
+export const Request = z
+  .strictObject({
+    file_path: FilePath,
+    repository: RepositoryRef,
+    workspace: Workspace.optional(),
+    direction: z.enum(['dependents', 'dependencies', 'both']).default('both'),
+    depth: boundedInt(1, 5, 1),
+    include_tests: z.boolean().default(true),
+  })
+  .refine(...oneTarget);
 export type Request = z.output<typeof Request>;
 
 const Edge = z.object({ path: z.string(), depth: z.int(), via: z.string().nullable() });
 export const Response = z.object({
-  freshness: Freshness,
+  ...answerFields,
   file_path: z.string(),
   dependents: z.array(Edge),
   dependencies: z.array(Edge),

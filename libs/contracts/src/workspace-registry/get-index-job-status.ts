@@ -19,7 +19,17 @@ export const Response = z.object({
     symbols_extracted: z.int(),
     references_extracted: z.int(),
     files_scanned: z.int().optional().describe('Files Discovery found (an extension).'),
+    files_skipped: z
+      .int()
+      .optional()
+      .describe('Files kept at file level only: no grammar, binary, too large, past the time budget … (an extension).'),
   }),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'What the job could not do but did not fail for, e.g. files kept at file level because a grammar failed to load (an extension).',
+    ),
   progress: z
     .object({
       stage: z.string().nullable().describe('discovery, parsing, indexing or finalizing.'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Workspace } from '../common.js';
+import { discoveryFields, Workspace } from '../common.js';
 import { defineTool } from '../tool.js';
 import { JobStatus } from './common.js';
 
@@ -15,7 +15,8 @@ export const Response = z.object({
   progress_token: z.string().describe('"index-job-<job_id>": correlates notifications/progress and index_status.'),
   status: JobStatus,
   mode: z.enum(['full', 'incremental']),
-  file_count: z.int(),
+  file_count: z.int().describe('Files the index held when the job was started (0 before a first index completes).'),
+  indexing_status: discoveryFields.indexing_status,
 });
 export type Response = z.output<typeof Response>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IndexingStatus, Workspace } from '../common.js';
+import { discoveryFields, IndexingStatus, Workspace } from '../common.js';
 import { defineTool } from '../tool.js';
 import { ActiveJob, InterruptedRecoveryReport } from './common.js';
 
@@ -8,6 +8,7 @@ export const SUBJECT = 'workspace-registry.index-status.v1';
 export const Request = z.strictObject({ workspace: Workspace.optional() });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
+  ...discoveryFields,
   project_id: z.string(),
   repo_root: z.string(),
   index_status: IndexingStatus,

@@ -13,7 +13,7 @@ import {
   type Metadata,
   type ToolContract,
 } from '@sextant/contracts';
-import { BUS_CLIENT, BusRequestError, REQUEST_ID_HEADER, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, BusRequestError, RegistryClient, REQUEST_ID_HEADER, type BusClient } from '@sextant/messaging';
 import { currentTraceId, markSpanError, SpanKind, tracer } from '@sextant/telemetry';
 import { ContractDocuments } from '../contracts/contract-documents.js';
 import { ServiceDirectory } from '../discovery/service-directory.js';
@@ -124,15 +124,11 @@ export class ToolDispatcher {
 
   /** `GET /health`'s report; with `workspace`, only that workspace's entry. */
   private async healthCheck(input: HealthCheck.Request): Promise<HealthCheck.Response> {
+    if (input.workspace === undefined) return this.health.report();
+    // The workspace is resolved by the registry, with the rules (and errors) every tool's `workspace` follows.
+    const { repository } = await new RegistryClient(this.bus).workspace(input.workspace);
     const report = await this.health.report();
-    if (input.workspace === undefined) return report;
-    const projects = report.projects.filter((p) => p.repo_root === input.workspace);
-    if (projects.length === 0) {
-      throw new BusRequestError(
-        busError('workspace_not_registered', `Workspace "${input.workspace}" is not registered.`, { workspace: input.workspace }),
-      );
-    }
-    return { ...report, projects };
+    return { ...report, projects: report.projects.filter((p) => p.project_id === repository.id) };
   }
 
   private getContract(input: GetContract.Request): GetContract.Response {

@@ -1,9 +1,8 @@
 import { posix } from 'node:path';
 import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
-import { ServiceError } from '@sextant/messaging';
+import { namesOf, ServiceError, type Scopes } from '@sextant/messaging';
 import { cmp, repoPath } from './helpers.js';
 import { goPackageKey, ReferenceBinder } from './references.js';
-import { namesOf, type Scopes } from './scopes.js';
 import { TEST_PATH, type SymbolStore } from './symbol.store.js';
 
 /** Files reached by one graph walk; past it the answer says truncated. */
@@ -39,7 +38,7 @@ export class DependencyService {
   }
 
   async dependencies(input: SearchDependencies.Request): Promise<SearchDependencies.Response> {
-    const repository = await this.scopes.one({ repo: input.repository }, 'search_dependencies');
+    const { repository, scope } = await this.scopes.one({ repo: input.repository, workspace: input.workspace }, 'search_dependencies');
     const path = await this.indexed(repository.id, repository.name, input.file_path);
     const keep = (p: string) => input.include_tests || !TEST.test(p);
     const graph = new Map<string, Set<string>>();
@@ -89,12 +88,18 @@ export class DependencyService {
             }
             return out;
           });
-    const freshness = await this.scopes.freshnessOf([repository]);
-    return { freshness, file_path: path, dependents, dependencies, cycles: cyclesThrough(graph, path), truncated };
+    return {
+      ...(await this.scopes.answer(scope, new Map())),
+      file_path: path,
+      dependents,
+      dependencies,
+      cycles: cyclesThrough(graph, path),
+      truncated,
+    };
   }
 
   async impact(input: AnalyzeChangeImpact.Request): Promise<AnalyzeChangeImpact.Response> {
-    const repository = await this.scopes.one({ repo: input.repository }, 'analyze_change_impact');
+    const { repository, scope } = await this.scopes.one({ repo: input.repository, workspace: input.workspace }, 'analyze_change_impact');
     const files = (input.files ?? []).map(repoPath);
     const known = await this.store.existing(repository.id, files);
     const changed = new Set(files.filter((f) => known.has(f)));
@@ -133,7 +138,7 @@ export class DependencyService {
       (unknown > 0 ? `; ${unknown} of the given files ${unknown === 1 ? 'is' : 'are'} not in the index` : '') +
       '.';
     return {
-      freshness: await this.scopes.freshnessOf([repository]),
+      ...(await this.scopes.answer(scope, new Map())),
       dependents,
       affected_tests: affectedTests,
       risk: { level, summary, dependents_count: dependents.length },
@@ -142,7 +147,10 @@ export class DependencyService {
   }
 
   async validate(input: ValidateImplementationSpec.Request): Promise<ValidateImplementationSpec.Response> {
-    const repository = await this.scopes.one({ repo: input.repository }, 'validate_implementation_spec');
+    const { repository, scope } = await this.scopes.one(
+      { repo: input.repository, workspace: input.workspace },
+      'validate_implementation_spec',
+    );
     const errors: ValidateImplementationSpec.Response['errors'] = [];
     const warnings: ValidateImplementationSpec.Response['warnings'] = [];
     const create = input.files_to_create.map(repoPath);
@@ -196,7 +204,7 @@ export class DependencyService {
         });
       }
     }
-    return { freshness: await this.scopes.freshnessOf([repository]), valid: errors.length === 0, errors, warnings };
+    return { ...(await this.scopes.answer(scope, new Map())), valid: errors.length === 0, errors, warnings };
   }
 
   async recent(input: ListRecentFiles.Request): Promise<ListRecentFiles.Response> {
@@ -205,13 +213,15 @@ export class DependencyService {
     const repositories = await this.scopes.repositoriesOf(scope, rows);
     const names = namesOf(repositories);
     return {
-      freshness: await this.scopes.freshness(scope, repositories),
-      files: rows.map((r) => ({
-        repo: names.get(r.repositoryId) ?? r.repositoryId,
-        path: r.path,
-        language: r.language,
-        indexed_at: new Date(r.indexedAt).toISOString(),
-      })),
+      ...(await this.scopes.answer(scope, repositories)),
+      files: rows
+        .filter((r) => repositories.has(r.repositoryId))
+        .map((r) => ({
+          repo: names.get(r.repositoryId) ?? r.repositoryId,
+          path: r.path,
+          language: r.language,
+          indexed_at: new Date(r.indexedAt).toISOString(),
+        })),
     };
   }
 

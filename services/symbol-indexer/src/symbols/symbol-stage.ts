@@ -88,7 +88,11 @@ export class SymbolStage implements IndexingStage<StageBatch> {
     );
     const delta = await this.deps.store.replace(batch.repository.id, commit, files, deleted);
     const parsed = files.filter((f) => f.skipped === null);
+    // Per cause, so the job can warn about what went wrong (a grammar that failed to load, a crashed worker) apart from what is expected.
+    const skipped: Record<string, number> = {};
+    for (const f of files) if (f.skipped !== null) skipped[`skipped_${f.skipped}`] = (skipped[`skipped_${f.skipped}`] ?? 0) + 1;
     return {
+      ...skipped,
       // Summed over the job's batches: how the repository's symbol count moved (the registry keeps the total).
       symbols_delta: delta,
       files_parsed: parsed.length,

@@ -10,11 +10,10 @@ import type {
   RegisteredRepository,
   SymbolDef,
 } from '@sextant/contracts';
-import { ServiceError } from '@sextant/messaging';
+import { namesOf, ServiceError, single, type Scope, type Scopes } from '@sextant/messaging';
 import { cmp, groupBy, repoPath } from './helpers.js';
 import { DefinitionResolver } from './definitions.js';
 import { ReferenceBinder, type BoundReference } from './references.js';
-import { namesOf, single, type Scope, type Scopes } from './scopes.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
 import { splitName, type SymbolRow, type SymbolStore } from './symbol.store.js';
 
@@ -62,16 +61,15 @@ export class SymbolService {
     const repositories = await this.scopes.repositoriesOf(scope, rows);
     const names = namesOf(repositories);
     return {
-      freshness: await this.scopes.freshness(scope, repositories),
-      definitions: rows.map((row) => definition(row, names)),
+      ...(await this.scopes.answer(scope, repositories)),
+      // Rows of a repository the registry no longer knows (an evicted workspace) are left out.
+      definitions: rows.filter((row) => repositories.has(row.repositoryId)).map((row) => definition(row, names)),
       truncated: found.truncated,
-      ...(scope.partial ? { result_completeness: 'partial' as const } : {}),
     };
   }
 
   async outline(input: GetFileOutline.Request): Promise<GetFileOutline.Response> {
-    const { repositories } = await this.scopes.of(input, false);
-    const repository = repositories![0]!;
+    const { repository, scope } = await this.scopes.one(input, 'get_file_outline');
     const path = repoPath(input.path);
     const file = await this.store.outline(repository.id, path);
     if (!file) {
@@ -82,11 +80,14 @@ export class SymbolService {
       );
     }
     return {
-      freshness: await this.scopes.freshnessOf([repository]),
+      ...(await this.scopes.answer(scope, new Map())),
       repo: repository.name,
       path,
       language: file.language,
-      symbols: tree(file.symbols),
+      symbols: tree(file.symbols.slice(0, input.limit)),
+      symbol_count: file.symbols.length,
+      truncated: file.symbols.length > input.limit,
+      skipped: file.skipped,
     };
   }
 
@@ -108,10 +109,11 @@ export class SymbolService {
     found = [...unique.values()].sort(
       (a, b) => cmp(a.repositoryId, b.repositoryId) || cmp(a.path, b.path) || a.line - b.line || a.column - b.column,
     );
+    const repositories = await this.scopes.repositoriesOf(scope, [...definitions, ...found]);
+    found = found.filter((r) => repositories.has(r.repositoryId));
     const page = found.slice(0, input.limit);
-    const repositories = await this.scopes.repositoriesOf(scope, [...definitions, ...page]);
     return {
-      freshness: await this.scopes.freshness(scope, repositories),
+      ...(await this.scopes.answer(scope, repositories)),
       definitions: definitions.map((d) => definition(d, namesOf(repositories))),
       references: await this.describe(page, repositories),
       total: found.length,
@@ -121,16 +123,7 @@ export class SymbolService {
 
   /** The definition whose name is at `path:line` (and `column`, and named `name`, when given). */
   private async definitionAt(scope: Scope, input: FindReferences.Request): Promise<SymbolRow[]> {
-    const repository = scope.repositories?.length === 1 ? scope.repositories[0]! : undefined;
-    if (!repository) {
-      throw ServiceError.of(
-        'invalid_input',
-        'A definition position (path, line) needs repo or workspace: this server has no default workspace.',
-        {
-          field: 'repo',
-        },
-      );
-    }
+    const repository = single(scope, 'A definition position (path, line)');
     const path = repoPath(input.path!);
     let rows = await this.store.definitionsAt(repository.id, path, input.line!);
     if (input.name !== undefined) rows = rows.filter((r) => r.name === bareName(input.name!));
@@ -154,13 +147,15 @@ export class SymbolService {
     const [symbol] = await this.definitionsNamed(input.name, scopeIds);
     if (!symbol) {
       return {
-        freshness: await this.scopes.freshness(scope, new Map()),
+        ...(await this.scopes.answer(scope, new Map())),
         symbol: null,
         parents: [],
         children: [],
         extends: [],
         implements: [],
+        embeds: [],
         subtypes: [],
+        truncated: false,
       };
     }
     const file = (await this.store.outline(symbol.repositoryId, symbol.path))?.symbols ?? [];
@@ -169,17 +164,19 @@ export class SymbolService {
     for (let p = byOrdinal.get(symbol.parent); p; p = byOrdinal.get(p.parent)) parents.push(p);
     const children = file.filter((r) => r.parent === symbol.ordinal);
     const supertypes = await this.store.supertypesOfSymbol(symbol);
-    const subtypes = await this.store.subtypesOf([symbol.name], scopeIds, HIERARCHY_MAX);
-    const repositories = await this.scopes.repositoriesOf(scope, [symbol, ...subtypes]);
+    const found = await this.store.subtypesOf([symbol.name], scopeIds, HIERARCHY_MAX + 1);
+    const repositories = await this.scopes.repositoriesOf(scope, [symbol, ...found]);
+    const subtypes = found.slice(0, HIERARCHY_MAX).filter((r) => repositories.has(r.repositoryId));
     const names = namesOf(repositories);
     const def = (r: SymbolRow) => definition({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? symbol.language }, names);
     return {
-      freshness: await this.scopes.freshness(scope, repositories),
+      ...(await this.scopes.answer(scope, repositories)),
       symbol: definition(symbol, names),
       parents: parents.map(def),
       children: children.slice(0, HIERARCHY_MAX).map(def),
       ...supertypes,
       subtypes: subtypes.map((r) => definition(r, names)),
+      truncated: children.length > HIERARCHY_MAX || found.length > HIERARCHY_MAX,
     };
   }
 
@@ -188,8 +185,15 @@ export class SymbolService {
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const [symbol] = await this.definitionsNamed(input.name, scopeIds);
     if (!symbol) {
-      const freshness = await this.scopes.freshness(scope, new Map());
-      return { freshness, symbol: null, same_container: [], callers: [], callees: [], similar_names: [], truncated: false };
+      return {
+        ...(await this.scopes.answer(scope, new Map())),
+        symbol: null,
+        same_container: [],
+        callers: [],
+        callees: [],
+        similar_names: [],
+        truncated: false,
+      };
     }
     const found = await this.relatedOf(symbol, scopeIds, input.limit);
     const all = [symbol, ...found.sameContainer, ...found.callers, ...found.callees, ...found.similar];
@@ -197,7 +201,7 @@ export class SymbolService {
     const names = namesOf(repositories);
     const defs = (rows: readonly SymbolRow[]) => rows.map((r) => definition(r, names));
     return {
-      freshness: await this.scopes.freshness(scope, repositories),
+      ...(await this.scopes.answer(scope, repositories)),
       symbol: definition(symbol, names),
       same_container: defs(found.sameContainer),
       callers: defs(found.callers),
@@ -212,8 +216,16 @@ export class SymbolService {
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const symbol = await this.contextSymbol(input, scopeIds);
     if (!symbol) {
-      const freshness = await this.scopes.freshness(scope, new Map());
-      return { freshness, symbol: null, definition: null, outline: [], imports: [], related: [], estimated_tokens: 0, truncated: false };
+      return {
+        ...(await this.scopes.answer(scope, new Map())),
+        symbol: null,
+        definition: null,
+        outline: [],
+        imports: [],
+        related: [],
+        estimated_tokens: 0,
+        truncated: false,
+      };
     }
     const repositories = await this.scopes.repositoriesOf(scope, [symbol]);
     const repository = repositories.get(symbol.repositoryId);
@@ -261,7 +273,7 @@ export class SymbolService {
       .filter((d) => fits(JSON.stringify(d).length));
     const used = input.max_tokens * CHARS_PER_TOKEN - budget;
     return {
-      freshness: await this.scopes.freshness(scope, repositories),
+      ...(await this.scopes.answer(scope, repositories)),
       symbol: definition(symbol, namesOf(repositories)),
       definition: definitionText,
       outline,

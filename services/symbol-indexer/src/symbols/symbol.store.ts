@@ -206,6 +206,11 @@ const SQL = {
     `SELECT repository_id AS "repositoryId", path, language, commit, indexed_at AS "indexedAt" FROM ${T.files}
      WHERE ($1::text[] IS NULL OR repository_id = ANY($1::text[])) ORDER BY indexed_at DESC, path LIMIT $2`,
   ),
+  purgeSymbols: sql('symbols.purge', `DELETE FROM ${T.symbols} WHERE repository_id = ANY($1::text[])`),
+  purgeSupertypes: sql('supertypes.purge', `DELETE FROM ${T.supertypes} WHERE repository_id = ANY($1::text[])`),
+  purgeImports: sql('imports.purge', `DELETE FROM ${T.imports} WHERE repository_id = ANY($1::text[])`),
+  purgeRefs: sql('refs.purge', `DELETE FROM ${T.refs} WHERE repository_id = ANY($1::text[])`),
+  purgeFiles: sql('files.purge', `DELETE FROM ${T.files} WHERE repository_id = ANY($1::text[])`),
   filesExist: sql('files.exist', `SELECT path FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`),
   // The file row, with its symbols if it has any (ordinal null: none).
   outline: sql(
@@ -218,6 +223,10 @@ const SQL = {
 };
 
 const locateStatements = new Map<string, ReturnType<typeof sql>>();
+
+/** A definition's module as a qualified name names it, lower case: a Go file's package directory, a Python file's module path. */
+const MODULE_OF = `lower(CASE WHEN s.language = 'go' THEN regexp_replace(s.path, '/?[^/]*$', '')
+  ELSE regexp_replace(regexp_replace(s.path, '\\.[^./]*$', ''), '/__init__$', '') END)`;
 
 /**
  * One statement per combination of filters (a handful), each a plain lookup
@@ -252,7 +261,13 @@ export class SymbolStore {
     const imports = files.flatMap((f) => f.imports.map((i, ordinal) => ({ path: f.path, ordinal, ...i })));
     const refs = files.flatMap((f) => f.references.map((r) => ({ path: f.path, ...r })));
     const supertypes = symbols.flatMap((s) => [
-      ...(s.supertypes ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name, relation: 'extends' })),
+      // Go has no inheritance: what a struct or interface names inside it is embedded.
+      ...(s.supertypes ?? []).map((name) => ({
+        path: s.path,
+        ordinal: s.ordinal,
+        name,
+        relation: s.language === 'go' ? 'embeds' : 'extends',
+      })),
       ...(s.implements ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name, relation: 'implements' })),
     ]);
     return this.db
@@ -360,10 +375,14 @@ export class SymbolStore {
     const { container, bare } = splitName(name);
     const qualified = container !== null;
     const values: unknown[] = [name, filter.limit + 1];
+    // `Container.name`, or a top-level `name` of a Go package or Python module named so (`store.New`, `pkg.models.User`).
     const where = [
-      qualified ? `(s.name_key = lower($1) OR (s.name_key = lower($3) AND lower(s.container) = lower($4)))` : 's.name_key = lower($1)',
+      qualified
+        ? `(s.name_key = lower($1) OR (s.name_key = lower($3) AND (lower(s.container) = lower($4)
+             OR (s.parent = -1 AND s.language IN ('go', 'python') AND (${MODULE_OF} = $5 OR right(${MODULE_OF}, length($5) + 1) = '/' || $5)))))`
+        : 's.name_key = lower($1)',
     ];
-    if (qualified) values.push(bare, container);
+    if (qualified) values.push(bare, container, container.toLowerCase().replaceAll('.', '/'));
     const add = (clause: (n: number) => string, value: unknown) => {
       values.push(value);
       where.push(clause(values.length));
@@ -481,7 +500,7 @@ export class SymbolStore {
   }
 
   /** What one definition extends (or embeds) and implements. */
-  async supertypesOfSymbol(symbol: SymbolRow): Promise<{ extends: string[]; implements: string[] }> {
+  async supertypesOfSymbol(symbol: SymbolRow): Promise<{ extends: string[]; implements: string[]; embeds: string[] }> {
     const { rows } = await this.db.run<{ name: string; relation: string }>(SQL.supertypesOfSymbol, [
       symbol.repositoryId,
       symbol.path,
@@ -490,6 +509,7 @@ export class SymbolStore {
     return {
       extends: rows.filter((r) => r.relation === 'extends').map((r) => r.name),
       implements: rows.filter((r) => r.relation === 'implements').map((r) => r.name),
+      embeds: rows.filter((r) => r.relation === 'embeds').map((r) => r.name),
     };
   }
 
@@ -522,6 +542,15 @@ export class SymbolStore {
   /** The files directly in a directory (`dir/`, or `''` for the root) of a repository. */
   async filesIn(repositoryId: string, dir: string, limit = 1_000): Promise<string[]> {
     return (await this.db.run<{ path: string }>(SQL.filesIn, [repositoryId, dir, limit])).rows.map((r) => r.path);
+  }
+
+  /** Drops everything held of repositories the registry no longer knows (evicted workspaces). */
+  async purge(repositoryIds: readonly string[]): Promise<void> {
+    if (repositoryIds.length === 0) return;
+    await this.db.transaction(async (m) => {
+      for (const statement of [SQL.purgeSymbols, SQL.purgeSupertypes, SQL.purgeImports, SQL.purgeRefs, SQL.purgeFiles])
+        await this.db.run(statement, [repositoryIds], m);
+    });
   }
 
   /** Which of `paths` the index holds for a repository. */

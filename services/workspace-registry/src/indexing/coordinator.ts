@@ -4,7 +4,7 @@ import { ServiceError } from '@sextant/messaging';
 import { isDatabaseUnavailable } from '@sextant/persistence';
 import type { RegistryStore, Repository } from '../registry/registry.store.js';
 import type { Discovery } from './discovery.js';
-import { messages, percentOf, stageRange } from './progress.js';
+import { messages, percentOf, phaseAt, stageRange } from './progress.js';
 
 export interface CoordinatorOptions {
   /** Indexing stages run after Discovery, in order (`symbols`, `vectors`); each is served by its own workers. */
@@ -250,15 +250,16 @@ export class Coordinator {
         if (counts.failed > 0) throw new Error(`the ${stage} stage failed on ${counts.failed} batch(es) of files: ${counts.error}`);
         const files = counts.done === counts.total ? total : Math.min(total, counts.done * this.options.batchFiles);
         const found = counts.result.symbols_extracted ?? 0;
-        const message = range.name === 'parsing' ? messages.parsing(files, total) : messages.indexing(files, total, found);
         const percent = Math.floor(range.from + (range.to - range.from) * (counts.total === 0 ? 1 : counts.done / counts.total));
+        const phase = phaseAt(range, percent);
+        const message = phase === 'parsing' ? messages.parsing(files, total) : messages.indexing(files, total, found);
         const stats = { files_indexed: files, ...counts.result };
         if (counts.done === counts.total) {
-          await this.progress(job, { stage: range.name, percent, message, stats }, true);
+          await this.progress(job, { stage: phase, percent, message, stats }, true);
           if (counts.result.symbols_delta !== undefined) symbols = Number(counts.result.symbols_delta);
           break;
         }
-        await this.progress(job, { stage: range.name, percent, message, stats });
+        await this.progress(job, { stage: phase, percent, message, stats });
         if (counts.done !== lastDone) {
           lastDone = counts.done;
           lastMove = Date.now();

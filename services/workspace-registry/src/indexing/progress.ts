@@ -31,10 +31,23 @@ export const messages = {
  * Where the `index`-th of `count` configured indexing stages sits: the first
  * is Parsing (10–70 %); the others share Indexing (70–95 %) in order, so a
  * job's percentage never goes back whatever stages the installation runs.
+ * A lone stage (the symbols stage parses and stores each batch) spans both:
+ * see `phaseAt`.
  */
 export function stageRange(index: number, count: number): { name: 'parsing' | 'indexing'; from: number; to: number } {
+  if (count === 1) return { name: 'parsing', from: STAGE_RANGES.parsing[0], to: STAGE_RANGES.indexing[1] };
   if (index === 0) return { name: 'parsing', from: STAGE_RANGES.parsing[0], to: STAGE_RANGES.parsing[1] };
   const [from, to] = STAGE_RANGES.indexing;
   const width = (to - from) / (count - 1);
   return { name: 'indexing', from: Math.floor(from + width * (index - 1)), to: Math.floor(from + width * index) };
+}
+
+/**
+ * The stage a client is told at `percent` of a stage's range: a range that
+ * reaches into Indexing (a lone stage) reports Parsing below 70 % and
+ * Indexing from there. Both messages count batches that are parsed and
+ * stored, so either is true of the files it counts.
+ */
+export function phaseAt(range: { name: 'parsing' | 'indexing' }, percent: number): 'parsing' | 'indexing' {
+  return range.name === 'parsing' && percent >= STAGE_RANGES.indexing[0] ? 'indexing' : range.name;
 }

@@ -48,14 +48,14 @@ export class RegistryService {
   constructor(private readonly deps: RegistryServiceDeps) {}
 
   async indexRepo(input: IndexRepo.Request): Promise<IndexRepo.Response> {
-    const { repository } = await this.deps.workspaces.resolve(input.workspace);
+    const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
     const mode: JobMode = input.force || repository.indexedCommit === null ? 'full' : 'incremental';
-    return this.describe(repository, await this.start(repository, mode, { force: input.force }));
+    return this.describe(repository, await this.start(repository, mode, { force: input.force }), discovered);
   }
 
   async syncRepo(input: SyncRepo.Request): Promise<SyncRepo.Response> {
-    const { repository } = await this.deps.workspaces.resolve(input.workspace);
-    return this.describe(repository, await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {}));
+    const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    return this.describe(repository, await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {}), discovered);
   }
 
   async indexRepository(input: IndexRepository.Request): Promise<IndexRepository.Response> {
@@ -67,10 +67,13 @@ export class RegistryService {
   }
 
   async indexStatus(input: IndexStatus.Request): Promise<IndexStatus.Response> {
-    const { repository } = await this.deps.workspaces.resolve(input.workspace);
+    const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    // A workspace this call registered starts indexing, as with every tool that names one.
+    if (discovered) await this.start(repository, 'full', {});
     const active = await this.deps.jobs.active(repository.id);
     const report = await this.recoveryReport(repository.id);
     return {
+      ...(discovered ? { indexing_status: 'indexing' as const, result_completeness: 'partial' as const } : {}),
       project_id: repository.id,
       repo_root: repository.locator,
       index_status: active ? 'indexing' : repository.status,
@@ -97,7 +100,9 @@ export class RegistryService {
         symbols_extracted: job.stats.symbols_extracted ?? 0,
         references_extracted: job.stats.references_extracted ?? 0,
         ...(job.stats.files_scanned !== undefined ? { files_scanned: job.stats.files_scanned } : {}),
+        ...(job.stats.files_skipped !== undefined ? { files_skipped: job.stats.files_skipped } : {}),
       },
+      ...warningsOf(job.stats),
       progress: { stage: job.stage, percentage: job.percent, message: job.message, title: title(job, name) },
       timings_ms: {
         ...(job.stats.discovery_ms !== undefined ? { discovery: job.stats.discovery_ms } : {}),
@@ -256,8 +261,15 @@ export class RegistryService {
     return job;
   }
 
-  private describe(repository: Repository, job: Job): IndexRepo.Response {
-    return { job_id: job.id, progress_token: progressToken(job.id), status: job.status, mode: job.mode, file_count: repository.fileCount };
+  private describe(repository: Repository, job: Job, discovered: boolean): IndexRepo.Response {
+    return {
+      job_id: job.id,
+      progress_token: progressToken(job.id),
+      status: job.status,
+      mode: job.mode,
+      file_count: repository.fileCount,
+      ...(discovered ? { indexing_status: 'indexing' as const } : {}),
+    };
   }
 
   private async recoveryReport(key: string | undefined) {
@@ -335,8 +347,24 @@ function activeJob(job: Job): NonNullable<IndexStatus.Response['active_job']> {
 
 function title(job: Job, name: string): string {
   if (job.status === 'completed') return `Indexing complete: ${name}`;
-  if (job.status === 'failed' || job.status === 'skipped') return `Indexing failed: ${name}`;
+  if (job.status === 'failed') return `Indexing failed: ${name}`;
+  if (job.status === 'skipped') return `Indexing skipped: ${name}`;
   return `Indexing project: ${name}`;
+}
+
+/** Stage counters `skipped_<cause>` a user should hear about (not binary or unsupported files, which are expected). */
+const WARN_CAUSES: Record<string, string> = {
+  grammar_unavailable: 'their grammar could not be loaded',
+  worker_failed: 'their parse worker crashed or hung',
+  time_budget: 'parsing them took longer than the per-file budget',
+  unreadable: 'they could not be read',
+};
+
+function warningsOf(stats: Record<string, number>): { warnings?: string[] } {
+  const warnings = Object.entries(WARN_CAUSES)
+    .filter(([cause]) => (stats[`skipped_${cause}`] ?? 0) > 0)
+    .map(([cause, why]) => `${stats[`skipped_${cause}`]} file(s) kept at file level (no symbols) because ${why} (${cause}).`);
+  return warnings.length > 0 ? { warnings } : {};
 }
 
 function iso(date: Date | null): string | null {

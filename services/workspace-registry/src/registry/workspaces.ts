@@ -12,6 +12,8 @@ export interface WorkspaceOptions {
   allowedRoots: readonly string[];
   autoWorkspacesMax: number;
   policy: LocatorPolicy;
+  /** Called after a repository left the registry (its jobs are cancelled). */
+  onRemoved?: (repositoryId: string) => Promise<unknown>;
 }
 
 /** A remote repository as `index_repository` takes it: `owner/repo` (on GitHub) or any locator git-cache accepts. */
@@ -61,6 +63,18 @@ export class Workspaces {
       );
     }
     const root = await this.checkLocal(workspace, 'workspace');
+    // One discovery at a time in this process: counting, evicting and registering are one step, so two calls cannot both pass the cap.
+    const turn = this.discovering.then(() => this.discover(root));
+    this.discovering = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private discovering: Promise<unknown> = Promise.resolve();
+
+  private async discover(root: string): Promise<Resolved> {
+    // Another call may have registered it while this one waited its turn.
+    const known = await this.store.byLocator(root);
+    if (known) return { repository: known, discovered: false };
     await this.makeRoom();
     const repository = await this.store.register({
       kind: 'local',
@@ -156,5 +170,6 @@ export class Workspaces {
     }
     this.log.log(`evicting auto-discovered workspace ${victim.locator} (least recently used) to make room`);
     await this.store.delete(victim.id);
+    await this.options.onRemoved?.(victim.id);
   }
 }

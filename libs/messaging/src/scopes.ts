@@ -1,0 +1,186 @@
+import { GetProject, type Freshness, type RegisteredRepository } from '@sextant/contracts';
+import type { BusClient } from './bus-client.js';
+import { BusRequestError, ServiceError } from './errors.js';
+import type { RegistryClient } from './registry-client.js';
+
+/** Which repositories a call covers: some (named, a project's, or the workspace), or all registered ones (null). */
+export interface Scope {
+  repositories: RegisteredRepository[] | null;
+  /** The workspace was registered by this call (auto-discovery): its index is still being built. */
+  partial: boolean;
+  /** How the call named them, for answers that report their effective scope. */
+  type: 'repo' | 'repos' | 'project' | 'workspace' | 'all';
+  /** The project, when the call named one: its name. */
+  project?: string;
+}
+
+/** What a call may name its repositories by; at most one of them (the contracts check that). */
+export interface ScopeInput {
+  repo?: string;
+  repos?: readonly string[];
+  project?: string;
+  workspace?: string;
+}
+
+/** What every answer over a scope carries: the commit per repository, and whether a just-discovered workspace is still being indexed. */
+export interface ScopeAnswer {
+  freshness: Freshness;
+  indexing_status?: 'indexing';
+  result_completeness?: 'partial';
+}
+
+/** How long a resolved scope, or a repository's freshness, is reused: the registry is asked again after this. */
+const SCOPE_TTL_MS = 5_000;
+/** Repositories an answer over all of them reports the freshness of, at most. */
+const FRESHNESS_MAX = 50;
+
+/**
+ * What a call's `repo` / `repos` / `project` / `workspace` means, asked of
+ * the registry (it owns repositories and workspaces) and of projects (they
+ * group registry ids), and kept a few seconds. One place for every service
+ * that answers over repositories (the symbol tools, search).
+ */
+export class Scopes {
+  private readonly cache = new Map<string, { scope: Scope; at: number }>();
+  private readonly fresh = new Map<string, { entry: Freshness[number]; at: number }>();
+
+  /**
+   * `forget`: called with the ids of repositories that rows still name but
+   * the registry no longer knows (evicted workspaces), so the service can
+   * drop what it holds of them; their rows are left out of answers meanwhile.
+   */
+  constructor(
+    private readonly registry: Pick<RegistryClient, 'repositories' | 'workspace' | 'freshness'>,
+    private readonly bus?: Pick<BusClient, 'request'>,
+    private readonly forget?: (repositoryIds: string[]) => Promise<unknown>,
+  ) {}
+
+  /** The freshness of the repositories an answer covers (the scope's, or over all those its rows come from), and the discovery marks. */
+  async answer(scope: Scope, rowRepositories: ReadonlyMap<string, RegisteredRepository>): Promise<ScopeAnswer> {
+    const freshness = await this.freshnessOf((scope.repositories ?? [...rowRepositories.values()]).slice(0, FRESHNESS_MAX));
+    return { freshness, ...(scope.partial ? { indexing_status: 'indexing' as const, result_completeness: 'partial' as const } : {}) };
+  }
+
+  /** Each repository's indexed commit and whether its branch moved past it (the registry's answer, kept a few seconds). */
+  async freshnessOf(repositories: readonly RegisteredRepository[]): Promise<Freshness> {
+    const now = Date.now();
+    const stale = repositories.filter((r) => !(now - (this.fresh.get(r.id)?.at ?? 0) < SCOPE_TTL_MS));
+    if (stale.length > 0) {
+      const answers = await this.registry.freshness(stale.map((r) => r.id));
+      if (this.fresh.size >= 10_000) this.fresh.clear();
+      stale.forEach((r, i) => {
+        const a = answers[i];
+        this.fresh.set(r.id, { entry: { repo: r.name, commit: a?.indexed_commit ?? null, behind_head: a?.behind_head ?? null }, at: now });
+      });
+    }
+    return repositories.map((r) => ({ ...this.fresh.get(r.id)!.entry, repo: r.name }));
+  }
+
+  /**
+   * `project` → its member repositories; `repos` → each (all must be
+   * registered); `repo` → that one; `workspace` → resolved by the registry
+   * (its rules and errors); none → the default workspace, or, where the
+   * server has none and `all` is allowed, every repository.
+   */
+  async of(input: ScopeInput, all: boolean): Promise<Scope> {
+    // A scope resolved a moment ago is reused (one registry round trip less per call); not one that just auto-discovered a workspace.
+    const key = JSON.stringify([all, input.repo, input.repos, input.project, input.workspace]);
+    const cached = this.cache.get(key);
+    if (cached && Date.now() - cached.at < SCOPE_TTL_MS) return cached.scope;
+    const scope = await this.resolve(input, all);
+    if (!scope.partial) {
+      if (this.cache.size >= 1_000) this.cache.clear();
+      this.cache.set(key, { scope, at: Date.now() });
+    }
+    return scope;
+  }
+
+  /** The one repository a call is about (`repo`, or the workspace), with its scope (for `answer`). */
+  async one(input: { repo?: string; workspace?: string }, what: string): Promise<{ repository: RegisteredRepository; scope: Scope }> {
+    const scope = await this.of(input, false);
+    return { repository: single(scope, what), scope };
+  }
+
+  /**
+   * The registered repositories rows belong to (those of the scope, then any
+   * other asked of the registry). Ids the registry no longer knows are
+   * absent from the map (leave their rows out) and handed to `forget`.
+   */
+  async repositoriesOf(scope: Scope, rows: ReadonlyArray<{ repositoryId: string }>): Promise<Map<string, RegisteredRepository>> {
+    const known = new Map((scope.repositories ?? []).map((r) => [r.id, r]));
+    const missing = [...new Set(rows.map((r) => r.repositoryId))].filter((id) => !known.has(id));
+    if (missing.length === 0) return known;
+    const found = await this.registry.repositories(missing);
+    const gone: string[] = [];
+    missing.forEach((id, i) => {
+      const repository = found[i];
+      if (repository) known.set(repository.id, repository);
+      else gone.push(id);
+    });
+    if (gone.length > 0) void this.forget?.(gone).catch(() => undefined);
+    return known;
+  }
+
+  private async resolve(input: ScopeInput, all: boolean): Promise<Scope> {
+    if (input.project !== undefined) return this.project(input.project);
+    if (input.repos !== undefined) return { repositories: await this.named(input.repos), partial: false, type: 'repos' };
+    if (input.repo !== undefined) return { repositories: await this.named([input.repo]), partial: false, type: 'repo' };
+    try {
+      const { repository, discovered } = await this.registry.workspace(input.workspace);
+      return { repositories: [repository], partial: discovered, type: 'workspace' };
+    } catch (error) {
+      const noDefault = input.workspace === undefined && error instanceof BusRequestError && error.error.code === 'invalid_input';
+      if (noDefault && all) return { repositories: null, partial: false, type: 'all' };
+      throw error;
+    }
+  }
+
+  /** Registered repositories by id, name or URL; any unknown one is `not_found`, naming each. */
+  private async named(references: readonly string[]): Promise<RegisteredRepository[]> {
+    const found = await this.registry.repositories(references);
+    const unknown = references.filter((_, i) => !found[i]);
+    if (unknown.length > 0) {
+      throw ServiceError.of(
+        'not_found',
+        `No registered repository is ${unknown.map((r) => `"${r}"`).join(', ')} (list_repositories shows them).`,
+        { repos: unknown },
+      );
+    }
+    const unique = new Map(found.map((r) => [r!.id, r!]));
+    return [...unique.values()];
+  }
+
+  /** A project's members (projects answers `not_found` for an unknown project); members the registry no longer knows are skipped. */
+  private async project(project: string): Promise<Scope> {
+    if (!this.bus) throw ServiceError.invalid({ project: 'this service does not take a project scope' });
+    const { project: found } = await this.bus.request<GetProject.Response>(GetProject.SUBJECT, { project });
+    const members = found.repository_ids.length === 0 ? [] : await this.registry.repositories(found.repository_ids);
+    return {
+      repositories: members.filter((r): r is RegisteredRepository => r !== null),
+      partial: false,
+      type: 'project',
+      project: found.name,
+    };
+  }
+}
+
+/** The one repository of a scope; `what` names what needs it, for the error. */
+export function single(scope: Scope, what: string): RegisteredRepository {
+  const repository = scope.repositories?.length === 1 ? scope.repositories[0] : undefined;
+  if (!repository) {
+    throw ServiceError.of('invalid_input', `${what} needs one repository (repo or workspace): this call names ${describe(scope)}.`, {
+      field: 'repo',
+    });
+  }
+  return repository;
+}
+
+function describe(scope: Scope): string {
+  if (scope.repositories === null) return 'none and this server has no default workspace';
+  return `${scope.repositories.length} (${scope.type})`;
+}
+
+/** Repository names by id. */
+export function namesOf(repositories: ReadonlyMap<string, RegisteredRepository>): Map<string, string> {
+  return new Map([...repositories.values()].map((r) => [r.id, r.name]));
+}
