@@ -18,12 +18,12 @@
 (field_declaration name: (field_identifier) @name) @definition.field
 (enum_variant name: (identifier) @name) @definition.constant
 
-; Imports: @import (@reexport for a `pub use` at the top level) on the declaration, @module on a path the `rust` resolver of
-; the symbol indexer reads: the path as written, an item's (`crate::a::b::C`, binding `C`) or a group's (`crate::a::b` of
-; `use crate::a::b::{C, D as E}`, `self` binding the group's module as a namespace); a path nested in a group binds
-; nothing (its outer path only). A `mod name;` (not inline) at the top level: @module on the whole declaration
-; (`mod name;`, `pub mod name;`), its name a namespace. A `use` inside an inline module or a block is kept only when it
-; starts at `crate` (its `self` and `super` are not the file's module).
+; Imports: @import (@reexport for a `pub use` at the top level) on the declaration, @module on what the symbol indexer's
+; `rust` resolver reads. A `use`: the path as written up to the name it binds (`crate::a::b::C` binds `C`), or a group's
+; path (`crate::a::b` of `use crate::a::b::{C, D as E, self}`, `self` binding its last segment as a namespace); a path
+; nested in a group binds nothing (its group's path is kept). A `use` inside an inline module or a block only when it
+; starts at `crate` (its `self` and `super` are not the file's module). A `mod name;` at the top level (a module in its
+; own file): the whole declaration (`mod name;`, `pub mod name;`), its name bound as a namespace.
 (source_file (mod_item !body name: (identifier) @import.namespace) @import @module)
 (source_file (use_declaration (visibility_modifier) argument: [
     (identifier) @module
@@ -31,12 +31,10 @@
     (use_as_clause path: (identifier) @module alias: (identifier) @import.namespace)
     (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias)
     (use_wildcard (_) @module) @import.all
-    (scoped_use_list path: (_) @module list: (use_list (identifier) @import.name))
-    (scoped_use_list path: (_) @module list: (use_list (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias)))
+    (scoped_use_list path: (_) @module list: (use_list [(identifier) @import.name (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias)]))
     (scoped_use_list path: (scoped_identifier name: (identifier) @import.namespace) @module list: (use_list (self)))
     (scoped_use_list path: (_) @module)
-    (use_list (scoped_identifier name: (identifier) @import.name) @module)
-    (use_list (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias))
+    (use_list [(scoped_identifier name: (identifier) @import.name) @module (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias)])
   ]) @reexport)
 (source_file (use_declaration argument: [
     (identifier) @module
@@ -44,12 +42,10 @@
     (use_as_clause path: (identifier) @module alias: (identifier) @import.namespace)
     (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias)
     (use_wildcard (_) @module) @import.all
-    (scoped_use_list path: (_) @module list: (use_list (identifier) @import.name))
-    (scoped_use_list path: (_) @module list: (use_list (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias)))
+    (scoped_use_list path: (_) @module list: (use_list [(identifier) @import.name (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias)]))
     (scoped_use_list path: (scoped_identifier name: (identifier) @import.namespace) @module list: (use_list (self)))
     (scoped_use_list path: (_) @module)
-    (use_list (scoped_identifier name: (identifier) @import.name) @module)
-    (use_list (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias))
+    (use_list [(scoped_identifier name: (identifier) @import.name) @module (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias)])
   ]) @import (#not-match? @import "^pub"))
 (declaration_list (use_declaration argument: [
     (identifier) @module
@@ -57,12 +53,10 @@
     (use_as_clause path: (identifier) @module alias: (identifier) @import.namespace)
     (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias)
     (use_wildcard (_) @module) @import.all
-    (scoped_use_list path: (_) @module list: (use_list (identifier) @import.name))
-    (scoped_use_list path: (_) @module list: (use_list (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias)))
+    (scoped_use_list path: (_) @module list: (use_list [(identifier) @import.name (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias)]))
     (scoped_use_list path: (scoped_identifier name: (identifier) @import.namespace) @module list: (use_list (self)))
     (scoped_use_list path: (_) @module)
-    (use_list (scoped_identifier name: (identifier) @import.name) @module)
-    (use_list (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias))
+    (use_list [(scoped_identifier name: (identifier) @import.name) @module (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias)])
   ]) @import (#match? @module "^crate(::|$)"))
 (block (use_declaration argument: [
     (identifier) @module
@@ -70,12 +64,10 @@
     (use_as_clause path: (identifier) @module alias: (identifier) @import.namespace)
     (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias)
     (use_wildcard (_) @module) @import.all
-    (scoped_use_list path: (_) @module list: (use_list (identifier) @import.name))
-    (scoped_use_list path: (_) @module list: (use_list (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias)))
+    (scoped_use_list path: (_) @module list: (use_list [(identifier) @import.name (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias)]))
     (scoped_use_list path: (scoped_identifier name: (identifier) @import.namespace) @module list: (use_list (self)))
     (scoped_use_list path: (_) @module)
-    (use_list (scoped_identifier name: (identifier) @import.name) @module)
-    (use_list (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias))
+    (use_list [(scoped_identifier name: (identifier) @import.name) @module (use_as_clause path: (scoped_identifier name: (identifier) @import.name) @module alias: (identifier) @import.alias)])
   ]) @import (#match? @module "^crate(::|$)"))
 (extern_crate_declaration name: (identifier) @module) @import
 

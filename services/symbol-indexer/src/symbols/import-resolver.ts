@@ -11,7 +11,8 @@ import { posix } from 'node:path';
  * `language.json` (`resolver`): `node`, `python`, `go`, `java` (a class by
  * its package path under the usual source roots), `c` (`#include "…"`
  * beside the file or under the usual include directories), `ruby`
- * (`require_relative`, then `lib/`).
+ * (`require_relative`, then `lib/`), `rust` (`mod name;` and `use` paths
+ * within the crate: see `rust`).
  */
 export class ImportResolver {
   private readonly kinds = new Map<string, 'file' | 'dir' | null>();
@@ -29,7 +30,7 @@ export class ImportResolver {
       case 'go':
         return this.go(module);
       case 'java':
-        return this.firstFile(JAVA_ROOTS.map((root) => `${root}${module.replaceAll('.', '/')}.java`));
+        return this.java(module);
       case 'c':
         return module.startsWith('<')
           ? null
@@ -38,6 +39,8 @@ export class ImportResolver {
         const file = module.endsWith('.rb') ? module : `${module}.rb`;
         return this.firstFile([posix.join(posix.dirname(fromPath), file), `lib/${file}`, file]);
       }
+      case 'rust':
+        return this.rust(fromPath, module);
       default:
         return null;
     }
@@ -57,7 +60,7 @@ export class ImportResolver {
           ? module === pattern
             ? ''
             : undefined
-          : module.startsWith(pattern.slice(0, star)) && module.endsWith(pattern.slice(star + 1))
+          : module.length >= pattern.length - 1 && module.startsWith(pattern.slice(0, star)) && module.endsWith(pattern.slice(star + 1))
             ? module.slice(star, module.length - (pattern.length - star - 1))
             : undefined;
       if (matched === undefined) continue;
@@ -88,7 +91,11 @@ export class ImportResolver {
     let bases: string[];
     if (dots > 0) {
       let dir = posix.dirname(fromPath);
-      for (let i = 1; i < dots; i++) dir = posix.dirname(dir);
+      for (let i = 1; i < dots; i++) {
+        // Above the root: not in the repository.
+        if (dir === '.') return null;
+        dir = posix.dirname(dir);
+      }
       bases = [dir];
     } else {
       bases = ['.', 'src'];
@@ -99,6 +106,102 @@ export class ImportResolver {
       for (const candidate of rest ? [`${path}.py`, `${path}/__init__.py`] : [`${path}/__init__.py`]) {
         if (this.kind(candidate) === 'file') return candidate;
       }
+    }
+    return null;
+  }
+
+  /**
+   * Rust's module tree (2018 layout), within the crate of `fromPath`: the nearest directory up with a `Cargo.toml` (else
+   * the root), its modules under `src/` from `lib.rs` (else `main.rs`); a file of `src/bin/`, `tests/`, `examples/` or
+   * `benches/` (`<name>.rs`, `<name>/main.rs`) is a crate root of its own. `module` is what the Rust query captures:
+   * - a `mod name;` declaration, as written (`pub mod name;`): `name.rs` or `name/mod.rs` among the declaring module's
+   *   children — beside a crate root or a `mod.rs`, under `a/` for `a.rs`;
+   * - a `use` path (`crate::a::b::C`, `self::x`, `super::super::x`, or a group's `crate::a::b`): the file of the deepest
+   *   module along it — `src/a/b.rs` or `src/a/b/mod.rs`, else `src/a.rs` (`b` is an item of `a`), else the crate
+   *   root. A path from a child module of the file's module (`mod a; use a::B;`) is relative to it; any other
+   *   (`std::…`, `::x`, another crate's) is outside. A path into the importing file itself resolves to nothing.
+   */
+  private rust(fromPath: string, module: string): string | null {
+    const root = this.rustRoot(fromPath);
+    const own: RustModule = { file: fromPath, dir: this.rustDir(fromPath, root) };
+    const declared = /(?:^|[\s)])mod\s+(?:r#)?(\w+)\s*;$/.exec(module.trim());
+    if (declared) return this.rustChild(own.dir, declared[1])?.file ?? null;
+    const segments = module
+      .replace(/\s+/g, '')
+      .split('::')
+      .map((s) => s.replace(/^r#/, ''));
+    let at: RustModule | null = own;
+    let i = 0;
+    if (segments[0] === 'crate') {
+      at = root;
+      i = 1;
+    } else if (segments[0] === 'self' || segments[0] === 'super') {
+      if (segments[0] === 'self') i = 1;
+      for (; segments[i] === 'super' && at; i++) at = this.rustParent(at, root);
+    } else if (!this.rustChild(own.dir, segments[0])) {
+      return null;
+    }
+    if (!at) return null;
+    for (; i < segments.length; i++) {
+      const child = this.rustChild(at.dir, segments[i]);
+      if (!child) break;
+      at = child;
+    }
+    return at.file === fromPath ? null : at.file;
+  }
+
+  /** The crate root module of `fromPath` (see `rust`), or null when it is in no crate's sources. */
+  private rustRoot(fromPath: string): RustModule | null {
+    let crate = posix.dirname(fromPath);
+    while (crate !== '.' && this.kind(`${crate}/Cargo.toml`) !== 'file') crate = posix.dirname(crate);
+    const parts = (crate === '.' ? fromPath : fromPath.slice(crate.length + 1)).split('/');
+    const depth = parts[0] === 'src' && parts[1] === 'bin' ? 2 : RUST_TARGET_DIRS.includes(parts[0]) ? 1 : 0;
+    if (depth > 0 && parts.length > depth) {
+      const dir = posix.join(crate, ...parts.slice(0, depth));
+      if (parts.length === depth + 1) return { file: fromPath, dir };
+      const main = posix.join(dir, parts[depth], 'main.rs');
+      return this.kind(main) === 'file' ? { file: main, dir: posix.dirname(main) } : null;
+    }
+    if (parts.length === 1 && parts[0] === 'build.rs') return { file: fromPath, dir: crate };
+    if (parts[0] !== 'src') return null;
+    const src = posix.join(crate, 'src');
+    const candidates = [`${src}/lib.rs`, `${src}/main.rs`];
+    const file = candidates.includes(fromPath) ? fromPath : candidates.find((c) => this.kind(c) === 'file');
+    return file ? { file, dir: src } : null;
+  }
+
+  /** Where the files of the modules `file` declares are: its own directory for a crate root or `mod.rs`, else `a/` for `a.rs`. */
+  private rustDir(file: string, root: RustModule | null): string {
+    return file === root?.file || RUST_DIR_OWNERS.has(posix.basename(file)) ? posix.dirname(file) : file.replace(/\.rs$/, '');
+  }
+
+  /** The module `name` declared by the module whose children are in `dir`: `name.rs` or `name/mod.rs`. */
+  private rustChild(dir: string, name: string): RustModule | null {
+    const file = this.firstFile([posix.join(dir, `${name}.rs`), posix.join(dir, name, 'mod.rs')]);
+    return file ? { file, dir: posix.join(dir, name) } : null;
+  }
+
+  /** `super` of a module: the module whose children are in its directory's parent (none above a crate root). */
+  private rustParent(module: RustModule, root: RustModule | null): RustModule | null {
+    if (module.file === root?.file || posix.basename(module.file) === 'lib.rs' || posix.basename(module.file) === 'main.rs') return null;
+    const dir = posix.dirname(module.dir);
+    if (root && dir === root.dir) return root;
+    if (dir === '.') return null;
+    const file = this.firstFile([`${dir}/mod.rs`, `${dir}.rs`]);
+    return file ? { file, dir } : null;
+  }
+
+  /**
+   * A class by its package path under the usual source roots; a static import (`a.b.Util.round`) or a nested class
+   * (`a.b.Outer.Inner`) by the file of its class (a capitalised segment, the innermost first).
+   */
+  private java(module: string): string | null {
+    const segments = module.split('.');
+    for (let n = segments.length; n > 0; n--) {
+      if (n < segments.length && !/^[A-Z]/.test(segments[n - 1])) continue;
+      const path = segments.slice(0, n).join('/');
+      const found = this.firstFile(JAVA_ROOTS.map((root) => `${root}${path}.java`));
+      if (found) return found;
     }
     return null;
   }
@@ -180,6 +283,16 @@ export class ImportResolver {
     }
   }
 }
+
+/** A Rust module: its file, and the directory of the files of the modules it declares. */
+interface RustModule {
+  file: string;
+  dir: string;
+}
+
+/** Rust files whose `mod name;` are beside them; directories whose `.rs` files (or `<name>/main.rs`) are crate roots. */
+const RUST_DIR_OWNERS = new Set(['mod.rs', 'lib.rs', 'main.rs']);
+const RUST_TARGET_DIRS = ['tests', 'examples', 'benches'];
 
 interface TsPaths {
   baseUrl: string | null;

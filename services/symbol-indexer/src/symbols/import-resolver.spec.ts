@@ -1,0 +1,347 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { extract, Grammars, parsedLanguages } from '@sextant/parsing';
+import { ImportResolver } from './import-resolver.js';
+
+const made: string[] = [];
+
+/** A checkout on disk with these files (path → content; a file's content does not matter unless a resolver reads it). */
+function checkout(files: Record<string, string> | string[]): ImportResolver {
+  const root = mkdtempSync(join(tmpdir(), 'sextant-imports-'));
+  made.push(root);
+  for (const [path, text] of Array.isArray(files) ? files.map((f) => [f, ''] as const) : Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return new ImportResolver(root);
+}
+
+/** Each case: [importing file, module string, expected target]. */
+function expect(resolver: ImportResolver, scheme: string, cases: Array<[string, string, string | null]>): void {
+  for (const [from, module, target] of cases) {
+    assert.equal(resolver.resolve(scheme, from, module), target, `${scheme}: ${module} from ${from}`);
+  }
+}
+
+describe('ImportResolver', () => {
+  after(() => {
+    for (const root of made) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('resolves TS/JS relative paths: extensions, `.js` written for `.ts`, index files, not above the root', () => {
+    const resolver = checkout([
+      'src/app.ts',
+      'src/lib/math.ts',
+      'src/view.tsx',
+      'src/legacy.js',
+      'src/esm.mts',
+      'src/types.d.ts',
+      'src/util/index.ts',
+      'src/util/other.ts',
+      'src/helpers/index.js',
+    ]);
+    expect(resolver, 'node', [
+      ['src/app.ts', './lib/math', 'src/lib/math.ts'],
+      ['src/app.ts', './lib/math.js', 'src/lib/math.ts'],
+      ['src/app.ts', './view', 'src/view.tsx'],
+      ['src/app.ts', './view.jsx', 'src/view.tsx'],
+      ['src/app.ts', './legacy', 'src/legacy.js'],
+      ['src/app.ts', './legacy.js', 'src/legacy.js'],
+      ['src/app.ts', './esm.mjs', 'src/esm.mts'],
+      ['src/app.ts', './types', 'src/types.d.ts'],
+      ['src/app.ts', './util', 'src/util/index.ts'],
+      ['src/app.ts', './helpers', 'src/helpers/index.js'],
+      ['src/util/other.ts', '.', 'src/util/index.ts'],
+      ['src/util/other.ts', '../lib/math', 'src/lib/math.ts'],
+      ['src/lib/math.ts', '../../src/view', 'src/view.tsx'],
+      ['src/app.ts', './missing', null],
+      ['src/app.ts', '../../outside', null],
+      // No tsconfig: a bare name is a package from the registry (or Node's own).
+      ['src/app.ts', 'react', null],
+      ['src/app.ts', 'node:fs', null],
+    ]);
+  });
+
+  it('resolves tsconfig `paths` and `baseUrl` from the nearest tsconfig.json (comments and trailing commas allowed)', () => {
+    const resolver = checkout({
+      'tsconfig.json': `{
+        // paths are relative to baseUrl
+        "compilerOptions": {
+          "baseUrl": "src", /* a comment */
+          "paths": { "@lib/*": ["lib/*", "fallback/*"], "@config": ["config/main.ts"], "a/*/a": ["odd/*"], },
+        },
+      }`,
+      'src/app.ts': '',
+      'src/lib/math.ts': '',
+      'src/fallback/only.ts': '',
+      'src/config/main.ts': '',
+      'src/util/index.ts': '',
+      'src/odd/index.ts': '',
+      'packages/web/tsconfig.json': '{ "compilerOptions": { "paths": { "~/*": ["./app/*"] } } }',
+      'packages/web/app/page.ts': '',
+      'packages/web/app/data.ts': '',
+    });
+    expect(resolver, 'node', [
+      ['src/app.ts', '@lib/math', 'src/lib/math.ts'],
+      ['src/app.ts', '@lib/only', 'src/fallback/only.ts'],
+      ['src/app.ts', '@config', 'src/config/main.ts'],
+      ['src/app.ts', 'util', 'src/util/index.ts'],
+      ['src/app.ts', 'lib/math.js', 'src/lib/math.ts'],
+      ['src/app.ts', '@lib/none', null],
+      ['src/app.ts', 'react', null],
+      // `a/*/a` does not match `a/a`: its prefix and suffix would overlap.
+      ['src/app.ts', 'a/a', null],
+      // Without baseUrl, paths are relative to their tsconfig.json; the nearest one is used, not the root's.
+      ['packages/web/app/page.ts', '~/data', 'packages/web/app/data.ts'],
+      ['src/app.ts', '~/data', null],
+      ['packages/web/app/page.ts', '@lib/math', null],
+      ['packages/web/app/page.ts', 'lodash', null],
+    ]);
+  });
+
+  it('resolves Python relative imports from the package, absolute ones from the root or src/', () => {
+    const resolver = checkout([
+      'top.py',
+      'app/__init__.py',
+      'app/models.py',
+      'app/api/__init__.py',
+      'app/api/views.py',
+      'app/api/serializers.py',
+      'src/lib/__init__.py',
+      'src/lib/core.py',
+    ]);
+    expect(resolver, 'python', [
+      ['app/api/views.py', '.serializers', 'app/api/serializers.py'],
+      ['app/api/views.py', '..models', 'app/models.py'],
+      ['app/api/views.py', '.', 'app/api/__init__.py'],
+      ['app/api/views.py', '..', 'app/__init__.py'],
+      ['app/api/views.py', '...top', 'top.py'],
+      // Above the repository's root.
+      ['app/api/views.py', '....top', null],
+      ['app/api/views.py', '.missing', null],
+      ['top.py', 'app.models', 'app/models.py'],
+      ['top.py', 'app.api', 'app/api/__init__.py'],
+      ['app/models.py', 'app.api.views', 'app/api/views.py'],
+      ['top.py', 'lib.core', 'src/lib/core.py'],
+      ['top.py', 'lib', 'src/lib/__init__.py'],
+      ['top.py', 'os.path', null],
+      ['top.py', 'requests', null],
+    ]);
+  });
+
+  it('resolves Go packages of the module go.mod declares to their directory', () => {
+    const resolver = checkout({
+      'go.mod': 'module example.com/shop // the shop\n\ngo 1.22\n',
+      'main.go': '',
+      'internal/cart/cart.go': '',
+      'cmd/server/main.go': '',
+    });
+    expect(resolver, 'go', [
+      ['cmd/server/main.go', 'example.com/shop/internal/cart', 'internal/cart/'],
+      ['cmd/server/main.go', 'example.com/shop', './'],
+      ['main.go', 'example.com/shop/cmd/server', 'cmd/server/'],
+      ['main.go', 'example.com/shop/internal/missing', null],
+      ['main.go', 'example.com/shopping/internal/cart', null],
+      ['main.go', 'fmt', null],
+      ['main.go', 'net/http', null],
+      ['main.go', 'github.com/sirupsen/logrus', null],
+    ]);
+    // No go.mod: nothing is in the module.
+    expect(checkout(['internal/cart/cart.go']), 'go', [['main.go', 'internal/cart', null]]);
+  });
+
+  it('resolves Java classes by package under the usual source roots, static imports and nested classes by their class', () => {
+    const resolver = checkout([
+      'src/main/java/com/shop/Cart.java',
+      'src/main/java/com/shop/util/Money.java',
+      'src/test/java/com/shop/CartTest.java',
+      'src/org/acme/Plain.java',
+      'com/root/Top.java',
+    ]);
+    expect(resolver, 'java', [
+      ['src/main/java/com/shop/Cart.java', 'com.shop.util.Money', 'src/main/java/com/shop/util/Money.java'],
+      ['src/test/java/com/shop/CartTest.java', 'com.shop.Cart', 'src/main/java/com/shop/Cart.java'],
+      ['src/main/java/com/shop/Cart.java', 'com.shop.CartTest', 'src/test/java/com/shop/CartTest.java'],
+      ['src/main/java/com/shop/Cart.java', 'org.acme.Plain', 'src/org/acme/Plain.java'],
+      ['src/main/java/com/shop/Cart.java', 'com.root.Top', 'com/root/Top.java'],
+      ['src/main/java/com/shop/Cart.java', 'com.shop.util.Money.round', 'src/main/java/com/shop/util/Money.java'],
+      ['src/main/java/com/shop/Cart.java', 'com.shop.util.Money.Currency', 'src/main/java/com/shop/util/Money.java'],
+      ['src/main/java/com/shop/Cart.java', 'com.shop.util.Missing', null],
+      // A package (of `import com.shop.util.*;`) is no file.
+      ['src/main/java/com/shop/Cart.java', 'com.shop.util', null],
+      ['src/main/java/com/shop/Cart.java', 'java.util.List', null],
+      ['src/main/java/com/shop/Cart.java', 'org.junit.jupiter.api.Test', null],
+    ]);
+  });
+
+  it('resolves C includes beside the file, then under the include directories; <system> headers are outside', () => {
+    const resolver = checkout(['src/cart.c', 'src/cart.h', 'src/util/helpers.h', 'include/shop/money.h', 'config.h']);
+    expect(resolver, 'c', [
+      ['src/cart.c', 'cart.h', 'src/cart.h'],
+      ['src/cart.c', 'util/helpers.h', 'src/util/helpers.h'],
+      ['src/cart.c', 'shop/money.h', 'include/shop/money.h'],
+      ['src/cart.c', '../include/shop/money.h', 'include/shop/money.h'],
+      ['src/cart.c', 'config.h', 'config.h'],
+      ['include/shop/money.h', 'cart.h', 'src/cart.h'],
+      ['src/cart.c', '../../etc/passwd', null],
+      ['src/cart.c', 'stdio.h', null],
+      ['src/cart.c', '<stdio.h>', null],
+      ['src/cart.c', '<shop/money.h>', null],
+    ]);
+  });
+
+  it('resolves Ruby requires beside the file, then under lib/', () => {
+    const resolver = checkout(['lib/shop/cart.rb', 'lib/shop/money.rb', 'app/models/user.rb', 'config.rb']);
+    expect(resolver, 'ruby', [
+      ['lib/shop/cart.rb', 'money', 'lib/shop/money.rb'],
+      ['lib/shop/cart.rb', './money.rb', 'lib/shop/money.rb'],
+      ['app/models/user.rb', '../../lib/shop/cart', 'lib/shop/cart.rb'],
+      ['app/models/user.rb', 'shop/money', 'lib/shop/money.rb'],
+      ['app/models/user.rb', 'config', 'config.rb'],
+      ['app/models/user.rb', 'json', null],
+      ['app/models/user.rb', 'active_record', null],
+    ]);
+  });
+
+  describe('rust', () => {
+    const crate = () =>
+      checkout([
+        'Cargo.toml',
+        'src/lib.rs',
+        'src/main.rs',
+        'src/a.rs',
+        'src/a/b.rs',
+        'src/a/c/mod.rs',
+        'src/a/c/d.rs',
+        'src/net/mod.rs',
+        'src/net/tcp.rs',
+        'src/bin/tool.rs',
+        'src/bin/helper.rs',
+        'tests/it.rs',
+        'tests/common/mod.rs',
+        'crates/core/Cargo.toml',
+        'crates/core/src/lib.rs',
+        'crates/core/src/x.rs',
+      ]);
+
+    it('resolves `mod name;` to name.rs or name/mod.rs beside a crate root or mod.rs, under a/ for a.rs', () => {
+      expect(crate(), 'rust', [
+        ['src/lib.rs', 'mod a;', 'src/a.rs'],
+        ['src/lib.rs', 'pub mod net;', 'src/net/mod.rs'],
+        ['src/main.rs', 'pub(crate) mod a;', 'src/a.rs'],
+        ['src/a.rs', 'mod b;', 'src/a/b.rs'],
+        ['src/a.rs', 'pub mod c;', 'src/a/c/mod.rs'],
+        ['src/a/c/mod.rs', 'mod d;', 'src/a/c/d.rs'],
+        ['src/net/mod.rs', 'mod tcp;', 'src/net/tcp.rs'],
+        ['src/bin/tool.rs', 'mod helper;', 'src/bin/helper.rs'],
+        ['tests/it.rs', 'mod common;', 'tests/common/mod.rs'],
+        ['crates/core/src/lib.rs', 'mod x;', 'crates/core/src/x.rs'],
+        // Not beside a non-mod.rs file (2018 layout), nor a missing file.
+        ['src/a.rs', 'mod tcp;', null],
+        ['src/net/tcp.rs', 'mod b;', null],
+        ['src/lib.rs', 'mod missing;', null],
+      ]);
+    });
+
+    it('resolves `crate::` paths to the deepest module file along them, within the nearest Cargo.toml', () => {
+      expect(crate(), 'rust', [
+        ['src/net/tcp.rs', 'crate::a::b::C', 'src/a/b.rs'],
+        ['src/net/tcp.rs', 'crate::a::b', 'src/a/b.rs'],
+        ['src/net/tcp.rs', 'crate::a::c::d::E', 'src/a/c/d.rs'],
+        ['src/net/tcp.rs', 'crate::a::c::Item', 'src/a/c/mod.rs'],
+        // `Item` is an item of `a`, not a module of its own.
+        ['src/net/tcp.rs', 'crate::a::Item', 'src/a.rs'],
+        ['src/a.rs', 'crate::net', 'src/net/mod.rs'],
+        ['src/a.rs', 'crate::Thing', 'src/lib.rs'],
+        ['src/a.rs', 'crate', 'src/lib.rs'],
+        ['src/main.rs', 'crate::a::b::C', 'src/a/b.rs'],
+        ['src/bin/tool.rs', 'crate::helper::H', 'src/bin/helper.rs'],
+        ['crates/core/src/lib.rs', 'crate::x::Y', 'crates/core/src/x.rs'],
+        // The inner crate's modules, not the outer one's: `crate::a` is an item of its own root (the file itself).
+        ['crates/core/src/lib.rs', 'crate::a::b::C', null],
+        ['crates/core/src/x.rs', 'crate::a::b::C', 'crates/core/src/lib.rs'],
+        // main.rs is the root of its own crate.
+        ['src/main.rs', 'crate::Thing', null],
+      ]);
+    });
+
+    it('resolves `self::` and `super::` from the file’s module, and a path from one of its child modules', () => {
+      expect(crate(), 'rust', [
+        ['src/a.rs', 'self::b::C', 'src/a/b.rs'],
+        ['src/a.rs', 'self::c', 'src/a/c/mod.rs'],
+        ['src/a/c/mod.rs', 'self::d::E', 'src/a/c/d.rs'],
+        ['src/a/c/mod.rs', 'super::b::C', 'src/a/b.rs'],
+        ['src/a/c/d.rs', 'super::super::Thing', 'src/a.rs'],
+        ['src/a/c/d.rs', 'super::super::super::net::tcp', 'src/net/tcp.rs'],
+        ['src/a/c/d.rs', 'super', 'src/a/c/mod.rs'],
+        ['src/a.rs', 'super::Thing', 'src/lib.rs'],
+        ['src/net/tcp.rs', 'super::super::a', 'src/a.rs'],
+        ['src/lib.rs', 'super::x', null],
+        ['src/a/b.rs', 'super::super::super::x', null],
+        // Rust 2018: a path may start at a child module (`mod a; use a::b::C;`).
+        ['src/lib.rs', 'a::b::C', 'src/a/b.rs'],
+        ['src/a.rs', 'b::C', 'src/a/b.rs'],
+        ['src/a.rs', 'c', 'src/a/c/mod.rs'],
+        ['src/a.rs', 'net::tcp', null],
+        // Into the importing file itself (an inline module): nothing to link.
+        ['src/a.rs', 'self::inline::X', null],
+      ]);
+    });
+
+    it('keeps the standard library and other crates outside', () => {
+      expect(crate(), 'rust', [
+        ['src/lib.rs', 'std::collections::HashMap', null],
+        ['src/lib.rs', 'core::fmt', null],
+        ['src/lib.rs', '::std::io', null],
+        ['src/lib.rs', 'serde::Deserialize', null],
+        ['src/lib.rs', 'serde', null],
+        ['src/a.rs', 'std', null],
+      ]);
+    });
+
+    it('takes the repository root as the crate without a Cargo.toml', () => {
+      expect(checkout(['src/lib.rs', 'src/util.rs', 'src/util/fmt.rs']), 'rust', [
+        ['src/lib.rs', 'mod util;', 'src/util.rs'],
+        ['src/lib.rs', 'crate::util::fmt::pad', 'src/util/fmt.rs'],
+        ['src/util/fmt.rs', 'crate::Root', 'src/lib.rs'],
+        ['src/util/fmt.rs', 'super::helper', 'src/util.rs'],
+      ]);
+    });
+
+    it('resolves what the Rust query captures', async () => {
+      assert.equal(parsedLanguages().get('rust')?.resolver, 'rust');
+      const grammar = await new Grammars().get('rust');
+      assert.ok(grammar && !('error' in grammar), JSON.stringify(grammar));
+      const source = [
+        'mod a;',
+        'pub mod net;',
+        'use crate::a::b::C;',
+        'pub use self::net::tcp::{Stream, Listener as L, self};',
+        'use super::*;',
+        'use std::collections::HashMap;',
+        'mod tests { use super::*; use crate::a::c::d::E; }',
+      ].join('\n');
+      const resolver = crate();
+      const found = extract(grammar, source, 1_000).imports.map((i) => ({
+        module: i.module,
+        reexport: i.reexport,
+        bindings: i.bindings.map((b) => `${b.name}:${b.alias}`).sort(),
+        target: resolver.resolve('rust', 'src/lib.rs', i.module),
+      }));
+      assert.deepEqual(found, [
+        { module: 'mod a;', reexport: false, bindings: ['*:a'], target: 'src/a.rs' },
+        { module: 'pub mod net;', reexport: false, bindings: ['*:net'], target: 'src/net/mod.rs' },
+        { module: 'crate::a::b::C', reexport: false, bindings: ['C:C'], target: 'src/a/b.rs' },
+        { module: 'self::net::tcp', reexport: true, bindings: ['*:tcp', 'Listener:L', 'Stream:Stream'], target: 'src/net/tcp.rs' },
+        // `super` of a crate root: nothing.
+        { module: 'super', reexport: false, bindings: ['*:'], target: null },
+        { module: 'std::collections::HashMap', reexport: false, bindings: ['HashMap:HashMap'], target: null },
+        // In an inline module only a path from `crate` (its `super` is the file itself).
+        { module: 'crate::a::c::d::E', reexport: false, bindings: ['E:E'], target: 'src/a/c/d.rs' },
+      ]);
+    });
+  });
+});
