@@ -254,7 +254,55 @@ describe('indexing pipeline (embedded)', () => {
     assert.ok(paths.includes(second) && paths.includes(third) && paths.includes(workspace));
   });
 
+  it('says indexing has started wherever a call discovers a workspace; health_check resolves a workspace as every tool does', async () => {
+    type Marks = { indexing_status?: string; result_completeness?: string };
+    // index_status on an unknown workspace under a root registers it and starts its indexing.
+    const viaStatus = makeWorkspace(roots, 'via-status', 2);
+    const status = await callTool<Marks & { active_job?: { job_id: string }; index_status: string }>(client, 'index_status', {
+      workspace: viaStatus,
+    });
+    assert.equal(status.isError, false, JSON.stringify(status.body));
+    assert.deepEqual([status.body.indexing_status, status.body.result_completeness], ['indexing', 'partial']);
+    assert.ok(status.body.active_job, 'a job was started');
+    assert.equal((await waitForJob(client, status.body.active_job.job_id)).status, 'completed');
+    const again = await callTool<Marks>(client, 'index_status', { workspace: viaStatus });
+    assert.equal(again.body.indexing_status, undefined, 'only the call that discovered it says so');
+    // A symbol tool and a git tool say so too (the git tool reads the working tree: its answer is complete).
+    const viaSymbols = makeWorkspace(roots, 'via-symbols', 2);
+    const located = await callTool<Marks>(client, 'locate_symbol', { name: 'value0', workspace: viaSymbols });
+    assert.deepEqual([located.body.indexing_status, located.body.result_completeness], ['indexing', 'partial']);
+    const viaGrep = makeWorkspace(roots, 'via-grep', 2);
+    const grep = await callTool<Marks & { matches: unknown[] }>(client, 'grep_repository', { workspace: viaGrep, pattern: 'value1' });
+    assert.equal(grep.isError, false, JSON.stringify(grep.body));
+    assert.deepEqual([grep.body.indexing_status, grep.body.result_completeness, grep.body.matches.length], ['indexing', undefined, 1]);
+
+    // health_check: a path through a symlink is the workspace it leads to; one outside every root is refused as elsewhere.
+    symlinkSync(workspace, join(base, 'alias'));
+    const health = await callTool<{ projects: Array<{ repo_root: string }> }>(client, 'health_check', { workspace: join(base, 'alias') });
+    assert.equal(health.isError, false, JSON.stringify(health.body));
+    assert.deepEqual(
+      health.body.projects.map((p) => p.repo_root),
+      [workspace],
+    );
+    await expectToolError(client, 'health_check', { workspace: makeWorkspace(base, 'elsewhere', 1) }, 'workspace_not_allowed');
+  });
+
+  it('refuses a new workspace with workspace_limit_exceeded while every auto-discovered one is indexing', async () => {
+    // Two workspaces big enough to keep their jobs running for a while hold both slots (the cap is 2).
+    const busy = [makeWorkspace(roots, 'busy-a', 3_000), makeWorkspace(roots, 'busy-b', 3_000)];
+    const jobs = [];
+    for (const dir of busy) {
+      const job = await callTool<JobBody>(client, 'index_repo', { workspace: dir });
+      assert.equal(job.isError, false, JSON.stringify(job.body));
+      jobs.push(job.body.job_id);
+    }
+    const body = await expectToolError(client, 'index_repo', { workspace: makeWorkspace(roots, 'one-too-many', 1) }, 'workspace_limit_exceeded');
+    assert.match(body.message, /2 auto-discovered workspaces/);
+    for (const id of jobs) assert.equal((await waitForJob(client, id, 120_000)).status, 'completed');
+  });
+
   it('answers bad input and unknown things clearly', async () => {
+    await expectToolError(client, 'index_repo', { workspace: join(roots, 'via-status', 'README.md') }, 'invalid_input', 'workspace');
     await expectToolError(client, 'get_index_job_status', { runId: 'no-such-job' }, 'not_found');
     await expectToolError(client, 'get_index_job_status', { runId: '00000000-0000-4000-8000-000000000000' }, 'not_found');
     await expectToolError(client, 'index_repository', { repository: 'https://evil.example.com/o/r.git' }, 'invalid_input', 'repository');
@@ -658,7 +706,7 @@ describe('indexing over stdio', () => {
       client.setNotificationHandler(ProgressNotificationSchema, (n) => void tokens.push(n.params));
       const job = await callTool<JobBody>(client, 'index_repo', {});
       assert.equal(job.body.status, 'pending', 'the call returns at once');
-      for (let i = 0; i < 100 && tokens.at(-1)?.progress !== 100; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 600 && tokens.at(-1)?.progress !== 100; i++) await new Promise((r) => setTimeout(r, 50));
       assert.ok(tokens.length > 0);
       assert.ok(tokens.every((t) => t.progressToken === `index-job-${job.body.job_id}`));
       assert.equal(tokens.at(-1)!.progress, 100);

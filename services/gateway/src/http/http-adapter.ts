@@ -53,7 +53,11 @@ class LimitedExpressAdapter extends ExpressAdapter {
 function closeSilentConnections(server: Server, timeoutMs: number): void {
   server.on('connection', (socket: Socket) => {
     const timer = setTimeout(() => {
-      if (socket.bytesRead === 0) socket.destroy();
+      // Checked after the loop's next I/O poll: after a long blocked spell (a big embedded write) the timer fires
+      // before the bytes a client sent meanwhile are read, and the connection would be closed although it spoke in time.
+      setImmediate(() => {
+        if (socket.bytesRead === 0) socket.destroy();
+      });
     }, timeoutMs);
     timer.unref();
     socket.once('close', () => clearTimeout(timer));

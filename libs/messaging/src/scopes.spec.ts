@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { RegisteredRepository } from '@sextant/contracts';
+import { BusRequestError } from './errors.js';
+import { Scopes } from './scopes.js';
+
+const repo = (id: string, name = id): RegisteredRepository => ({ id, name, kind: 'local', locator: `/w/${name}`, ref: null });
+const KNOWN = new Map([repo('r1', 'shop'), repo('r2', 'tools')].map((r) => [r.id, r]));
+
+/** The registry's answers over a fixed set of repositories (by id or name), and what it was asked. */
+function registry(workspace: () => { repository: RegisteredRepository; discovered: boolean }) {
+  return {
+    repositories: async (refs: readonly string[]) => refs.map((r) => KNOWN.get(r) ?? [...KNOWN.values()].find((k) => k.name === r) ?? null),
+    workspace: async () => workspace(),
+    freshness: async (ids: readonly string[]) => ids.map((id) => ({ id, indexed_commit: `c-${id}`, behind_head: false })),
+  };
+}
+
+describe('Scopes', () => {
+  it('resolves repos (every one must exist, named in the error) and a project through the projects service', async () => {
+    const asked: unknown[] = [];
+    const bus = {
+      request: async <T>(subject: string, body: unknown): Promise<T> => {
+        asked.push([subject, body]);
+        return { project: { name: 'Both', repository_ids: ['r1', 'r2', 'gone'] } } as T;
+      },
+    };
+    const scopes = new Scopes(registry(() => ({ repository: repo('r1', 'shop'), discovered: false })), bus);
+    const both = await scopes.of({ repos: ['shop', 'tools', 'r1'] }, false);
+    assert.deepEqual([both.type, both.repositories?.map((r) => r.id)], ['repos', ['r1', 'r2']]);
+    await assert.rejects(scopes.of({ repos: ['shop', 'nope', 'zip'] }, false), (e: Error) => /"nope", "zip"/.test(e.message));
+    const project = await scopes.of({ project: 'both' }, false);
+    assert.deepEqual([project.type, project.project, project.repositories?.map((r) => r.id)], ['project', 'Both', ['r1', 'r2']]);
+    assert.deepEqual(asked, [['projects.get.v1', { project: 'both' }]]);
+  });
+
+  it('marks an answer over a workspace this call discovered, and falls back to all repositories only where allowed', async () => {
+    const discovered = new Scopes(registry(() => ({ repository: repo('r1', 'shop'), discovered: true })));
+    const scope = await discovered.of({ workspace: '/w/shop' }, false);
+    assert.deepEqual(await discovered.answer(scope, new Map()), {
+      freshness: [{ repo: 'shop', commit: 'c-r1', behind_head: false }],
+      indexing_status: 'indexing',
+      result_completeness: 'partial',
+    });
+    const noDefault = new Scopes(
+      registry(() => {
+        throw new BusRequestError({ code: 'invalid_input', message: 'no default workspace', retryable: false });
+      }),
+    );
+    assert.equal((await noDefault.of({}, true)).repositories, null);
+    await assert.rejects(noDefault.of({}, false), /no default workspace/);
+  });
+
+  it('leaves out rows of repositories the registry no longer knows and hands their ids to forget', async () => {
+    const forgotten: string[][] = [];
+    const scopes = new Scopes(
+      registry(() => ({ repository: repo('r1'), discovered: false })),
+      undefined,
+      async (ids) => forgotten.push(ids),
+    );
+    const all = { repositories: null, partial: false, type: 'all' as const };
+    const known = await scopes.repositoriesOf(all, [{ repositoryId: 'r2' }, { repositoryId: 'evicted' }, { repositoryId: 'r2' }]);
+    assert.deepEqual([...known.keys()], ['r2']);
+    assert.deepEqual(forgotten, [['evicted']]);
+  });
+});
