@@ -66,7 +66,7 @@ export interface Extraction {
 const SIGNATURE_MAX = 200;
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
-const ROLE = /^(definition\.|reference\.|local\.|import$|reexport$|skip$|supertype$|implements$)/;
+const ROLE = /^(definition\.|reference\.|local\.|import$|reexport$|skip$|supertype$|implements$|impl$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
@@ -119,6 +119,7 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number): Ex
     const references = new Map<number, FoundReference>();
     const memberKeys = new Map<number, FoundReference>();
     const supertypes: Array<{ node: Node; implements: boolean }> = [];
+    const impls: Array<{ trait: string | undefined; type: string | undefined }> = [];
     const scopes: Array<[number, number]> = [];
     const locals: Array<{ name: string; at: number }> = [];
     for (const match of matches) {
@@ -140,6 +141,13 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number): Ex
           if (REFERENCE_PRECEDENCE[kind] > REFERENCE_PRECEDENCE[known.kind]) known.kind = kind;
           known.qualifier ??= qualifier;
         }
+        continue;
+      }
+      if (role === 'impl') {
+        // A Rust `impl Trait for Type` block: the type (defined in this file) implements the trait.
+        const trait = capture(match.captures, 'impl.trait');
+        const type = capture(match.captures, 'impl.type');
+        if (trait && type) impls.push({ trait: bareType(trait.text), type: bareType(type.text) });
         continue;
       }
       if (role === 'supertype' || role === 'implements') {
@@ -190,6 +198,12 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number): Ex
     const found = [...byNameNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
     const symbols = nest(grammar.name, found);
     attachSupertypes(symbols, found, supertypes);
+    for (const { trait, type } of impls) {
+      const owner = symbols.find((sym) => sym.name === type && sym.parent === -1 && (CLASS_LIKE.has(sym.kind) || sym.kind === 'enum'));
+      if (!owner || !trait) continue;
+      const list = (owner.implements ??= []);
+      if (!list.includes(trait)) list.push(trait);
+    }
     for (const record of imports.values()) {
       if (record.bindings.length === 0 && options.moduleAlias && !record.reexport) {
         record.bindings.push({
@@ -311,11 +325,16 @@ function attachSupertypes(
       if (d.node.startIndex > node.startIndex) break;
       if (d.node.endIndex >= node.endIndex && CLASS_LIKE.has(symbols[i]!.kind)) owner = i;
     }
-    const name = /([\p{L}_$][\p{L}\p{N}_$]*)\s*(<[^]*)?$/u.exec(node.text.replace(/\[[^]*$|\([^]*$/, ''))?.[1];
+    const name = bareType(node.text);
     if (owner < 0 || !name) continue;
     const list = implemented ? (symbols[owner]!.implements ??= []) : (symbols[owner]!.supertypes ??= []);
     if (!list.includes(name)) list.push(name);
   }
+}
+
+/** A type as written → its bare name (`pkg.Base<T>` → `Base`, `*Base` → `Base`, `a::b::Trait` → `Trait`). */
+function bareType(text: string): string | undefined {
+  return /([\p{L}_$][\p{L}\p{N}_$]*)\s*(<[^]*)?$/u.exec(text.replace(/\[[^]*$|\([^]*$/, ''))?.[1];
 }
 
 function kindOf(raw: string, node: Node): SymbolKind {

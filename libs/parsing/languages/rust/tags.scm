@@ -1,4 +1,4 @@
-; Rust: definitions, imports, references and locals, in that order.
+; Rust: definitions, supertypes, imports, references and locals, in that order.
 ; Definitions: @definition.<kind> on the node, @name on its name. A function in an `impl` block is a method of the impl's type.
 
 (function_item name: (identifier) @name) @definition.function
@@ -17,6 +17,11 @@
 (macro_definition name: (identifier) @name) @definition.function
 (field_declaration name: (field_identifier) @name) @definition.field
 (enum_variant name: (identifier) @name) @definition.constant
+
+; Supertypes: @supertype on a trait's supertraits; @impl on an `impl Trait for Type` block (@impl.trait, @impl.type): a type
+; of this file implements the trait.
+(trait_item bounds: (trait_bounds [(type_identifier) (scoped_type_identifier) (generic_type)] @supertype))
+(impl_item trait: (_) @impl.trait type: (_) @impl.type) @impl
 
 ; Imports: @import (@reexport for a `pub use` at the top level) on the declaration, @module on what the symbol indexer's
 ; `rust` resolver reads. A `use`: the path as written up to the name it binds (`crate::a::b::C` binds `C`), or a group's
