@@ -290,6 +290,8 @@ describe('indexing pipeline (embedded)', () => {
   it('refuses a new workspace with workspace_limit_exceeded while every auto-discovered one is indexing', async () => {
     // Two workspaces big enough to keep their jobs running for a while hold both slots (the cap is 2).
     const busy = [makeWorkspace(roots, 'busy-a', 3_000), makeWorkspace(roots, 'busy-b', 3_000)];
+    // Making them blocked this process for seconds: let the client see the server close its idle connection before reusing it.
+    await new Promise((r) => setTimeout(r, 200));
     const jobs = [];
     for (const dir of busy) {
       const job = await callTool<JobBody>(client, 'index_repo', { workspace: dir });
@@ -530,6 +532,41 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
     assert.deepEqual(
       deps.body.dependencies.map((d) => d.path),
       ['lib/part1.ts'],
+    );
+    // The other six symbol tools, over the bus, against symbol-indexer's own process.
+    type Def = { path: string; name: string };
+    const hierarchy = await callTool<{ symbol: Def; parents: Def[]; children: Def[] }>(client, 'get_symbol_hierarchy', {
+      name: 'fresh',
+      repo: library,
+    });
+    assert.deepEqual([hierarchy.body.symbol.path, hierarchy.body.parents, hierarchy.body.children], ['lib/new.ts', [], []]);
+    const related = await callTool<{ callers: Def[] }>(client, 'find_related_symbols', { name: 'part1', repo: library });
+    assert.deepEqual(
+      related.body.callers.map((d) => `${d.path} ${d.name}`),
+      ['lib/new.ts fresh'],
+    );
+    const context = await callTool<{ definition: string; imports: string[] }>(client, 'get_code_context', { name: 'fresh', repo: library });
+    assert.deepEqual([context.body.definition, context.body.imports], ['export const fresh = part1 + 1;', ['./part1']]);
+    const impact = await callTool<{ dependents: Array<{ path: string; depth: number }> }>(client, 'analyze_change_impact', {
+      files: ['lib/part1.ts'],
+      repository: library,
+    });
+    assert.deepEqual(
+      impact.body.dependents.map((d) => `${d.depth} ${d.path}`),
+      ['1 lib/new.ts'],
+    );
+    const recent = await callTool<{ files: Array<{ repo: string }> }>(client, 'list_recent_files', { limit: 3 });
+    assert.deepEqual(
+      recent.body.files.map((f) => f.repo),
+      [library, library, library],
+    );
+    const spec = await callTool<{ valid: boolean; errors: Array<{ kind: string; target: string }> }>(client, 'validate_implementation_spec', {
+      files_to_create: ['lib/new.ts'],
+      repository: library,
+    });
+    assert.deepEqual(
+      [spec.body.valid, spec.body.errors.map((e) => `${e.kind} ${e.target}`)],
+      [false, ['file_exists lib/new.ts']],
     );
   });
 

@@ -146,6 +146,66 @@ describe('checkouts', () => {
         'javascript',
       ]);
     });
+
+    // Proves symlinks are lstat'ed, never followed: a loop (a → b → a) and a link to its own parent neither hang nor crash the walk.
+    it('walks a workspace with symlink loops, listing its regular files and skipping the links', async () => {
+      const loops = join(base, 'loops');
+      mkdirSync(loops);
+      git(loops, 'init', '-q', '--initial-branch=main');
+      writeTree(loops, {
+        'src/real.ts': 'export const r = 1;\n',
+        'src/a': { symlink: 'b' },
+        'src/b': { symlink: 'a' },
+        'src/up': { symlink: '..' },
+      });
+      git(loops, 'add', 'src/a', 'src/b'); // a tracked loop, and an untracked link to its own parent
+      const stats = newWalkStats();
+      const files = await collect(walkFiles(runner, loops, { maxFileBytes: 1_000, includeUntracked: true }, stats));
+      assert.deepEqual(
+        files.map((f) => f.path),
+        ['src/real.ts'],
+      );
+      assert.equal(stats.listed, 4);
+      assert.equal(stats.skipped.not_regular, 3);
+    });
+
+    // Proves a file deleted after git listed it (before its lstat) or after its lstat (before its read) is skipped as unreadable, not fatal.
+    it('skips files that disappear during a scan', async () => {
+      const vanishing = join(base, 'vanishing');
+      mkdirSync(vanishing);
+      git(vanishing, 'init', '-q', '--initial-branch=main');
+      writeTree(vanishing, { 'keep.ts': 'k\n', 'listed-then-gone.ts': 'l\n', 'statted-then-gone.ts': 's\n' });
+      // Deletes one file as soon as git has listed it.
+      const deletingRunner = {
+        run: async (args: readonly string[], options?: { cwd?: string; timeoutMs?: number }) => {
+          const out = await runner.run(args, options);
+          if (args[0] === 'ls-files') rmSync(join(vanishing, 'listed-then-gone.ts'));
+          return out;
+        },
+      };
+      const skipped: string[] = [];
+      const stats = newWalkStats();
+      const files = await collect(
+        walkFiles(
+          deletingRunner,
+          vanishing,
+          {
+            maxFileBytes: 1_000,
+            includeUntracked: true,
+            // `known` is asked right after a file's lstat and before its read: delete the file there.
+            known: (path) => void (path === 'statted-then-gone.ts' && rmSync(join(vanishing, path))),
+            onSkipped: (file) => skipped.push(`${file.path}:${file.skipped}`),
+          },
+          stats,
+        ),
+      );
+      assert.deepEqual(
+        files.map((f) => f.path),
+        ['keep.ts'],
+      );
+      assert.equal(stats.skipped.unreadable, 2);
+      assert.deepEqual(skipped, ['statted-then-gone.ts:unreadable']);
+    });
   });
 
   it('lists what changed between two commits, a rename as delete + add; undefined for a commit it does not have', async () => {

@@ -32,6 +32,8 @@ export interface ParsePoolOptions {
   timeoutMs: number;
   /** Larger files are not parsed. */
   maxBytes: number;
+  /** The worker module (default: `pool-worker.js`); its default export takes a `ParseTask`. Tests give one that misbehaves. */
+  workerFile?: URL;
 }
 
 /**
@@ -46,7 +48,7 @@ export class ParsePool {
   constructor(private readonly options: ParsePoolOptions) {
     const threads = options.threads ?? availableParallelism();
     this.pool = new Piscina({
-      filename: new URL('./pool-worker.js', import.meta.url).href,
+      filename: (options.workerFile ?? new URL('./pool-worker.js', import.meta.url)).href,
       // One thread stays, with its grammars loaded: a one-file sync after a quiet spell does not wait for a thread to start.
       minThreads: 1,
       maxThreads: threads,

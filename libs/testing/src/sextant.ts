@@ -57,9 +57,14 @@ export async function startGateway(
   return { url: (await process.waitFor(READY.gateway))[1], process };
 }
 
-/** One service as its own process (`services/<name>/dist/main.js`), ready once subscribed on NATS. */
+/**
+ * One service as its own process (`services/<name>/dist/main.js`), ready once subscribed on NATS. It runs in the
+ * system's temporary directory, as a service in a container would, not in this checkout: workspace-registry takes
+ * the git repository it runs in as its default workspace.
+ */
 export function startService(name: string, env: Record<string, string | undefined>): Promise<RunningProcess> {
   return startNode(`services/${name}/dist/main.js`, [], {
+    cwd: tmpdir(),
     env: { LOG_LEVEL: 'info', ...env },
     readyWhen: READY.service,
     timeoutMs: 30_000,
