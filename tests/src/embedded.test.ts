@@ -4,6 +4,7 @@
  * with PGlite. Plus raw HTTP for what a well-behaved client never sends.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callTool, httpClient, postRaw, startEmbedded, startNode, type Sextant } from '@sextant/testing';
+import { callTool, httpClient, postRaw, repoPath, startEmbedded, startNode, type Sextant } from '@sextant/testing';
 import { assertToolList, expectToolError, projectBadInputs, projectLifecycle } from './scenarios.js';
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -407,5 +408,45 @@ describe('embedded mode against slow, silent and too many clients', () => {
     for (const s of held) s.destroy();
     await new Promise((r) => setTimeout(r, 200));
     assert.equal((await fetch(sextant.url.replace('/mcp', '/livez'))).status, 200);
+  });
+});
+
+describe('npm start, as a user types it', () => {
+  it('serves on an already built tree within seconds, and SIGTERM to npm stops the server with it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sextant-npm-start-'));
+    const started = performance.now();
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: repoPath('.'),
+      env: { ...process.env, SEXTANT_PORT: '0', SEXTANT_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not ready after 60 s:\n${output}`)), 60_000);
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString();
+          const ready = /MCP endpoint ready at (http:\/\/\S+\/mcp)/.exec(output);
+          if (ready) {
+            clearTimeout(timer);
+            resolve(ready[1]!);
+          }
+        };
+        child.stdout!.on('data', onData);
+        child.stderr!.on('data', onData);
+      });
+      const readyMs = performance.now() - started;
+      assert.ok(readyMs < 30_000, `ready after ${Math.round(readyMs)} ms`);
+      assert.ok(output.split('\n').filter(Boolean).every((line) => line.startsWith('{')), `only JSON lines:\n${output}`);
+      assert.equal((await fetch(url.replace('/mcp', '/livez'))).status, 200);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      // Nothing of it is left listening.
+      await assert.rejects(fetch(url.replace('/mcp', '/livez'), { signal: AbortSignal.timeout(2_000) }));
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -20,7 +20,7 @@ describe('tracing across processes', () => {
     };
     stack = await distributedStack();
     await stack.startService('projects', otel);
-    await stack.startGateway(otel);
+    await stack.startGateway({ ...otel, LOG_LEVEL: 'debug' });
   });
   after(async () => {
     await stack?.stop();
@@ -48,5 +48,10 @@ describe('tracing across processes', () => {
     assert.equal(send.parentSpanId, call.spanId);
     assert.equal(process.parentSpanId, send.spanId, 'the service continued the trace from the NATS headers');
     assert.equal(db.parentSpanId, process.spanId);
+
+    // The gateway's log line of the call is JSON and carries the same trace id.
+    const line = await stack.gateway!.process.waitFor(/"msg":"tools\/call get_project ok in/);
+    const entry = JSON.parse(line.input!) as { level: string; trace_id?: string };
+    assert.deepEqual([entry.level, entry.trace_id], ['debug', traceId]);
   });
 });

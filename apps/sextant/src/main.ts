@@ -3,6 +3,7 @@ import { startTelemetry } from '@sextant/telemetry';
 
 const telemetry = startTelemetry({ serviceName: 'sextant', env: process.env });
 
+const { Logger } = await import('@nestjs/common');
 const { runMain } = await import('@sextant/runtime');
 const { startEmbedded, withFlags } = await import('./embedded.js');
 
@@ -19,7 +20,7 @@ runMain(async () => {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    await embedded.close().catch((error: Error) => process.stderr.write(`shutdown: ${error.message}\n`));
+    await embedded.close().catch((error: Error) => new Logger('Shutdown').error(`shutdown failed: ${error.message}`));
     await telemetry.shutdown();
     process.exit(code);
   };

@@ -94,9 +94,13 @@ export class ToolDispatcher {
           request_id: requestId,
           trace_id: currentTraceId(),
         });
+        let outcome = 'ok';
         try {
           const input = safeParseInput(tool.input, args ?? {});
-          if (!input.ok) return failure(input.error, metadata());
+          if (!input.ok) {
+            outcome = input.error.code;
+            return failure(input.error, metadata());
+          }
           let output = tool.subject
             ? await this.bus.request<Record<string, unknown>>(tool.subject, input.value, { headers: { [REQUEST_ID_HEADER]: requestId } })
             : ((await this.local[tool.name](input.value as never)) as Record<string, unknown>);
@@ -104,9 +108,12 @@ export class ToolDispatcher {
           return success(output, metadata());
         } catch (error) {
           const busFailure = error instanceof BusRequestError ? error.error : this.unexpected(error, requestId);
+          outcome = busFailure.code;
           markSpanError(span, busFailure.code, busFailure.message);
           return failure(busFailure, metadata());
         } finally {
+          // One line per call at debug level (an access log), inside the call's span: it carries the trace id.
+          this.logger.debug(`tools/call ${name} ${outcome} in ${Math.round(performance.now() - started)} ms (request ${requestId})`);
           span.end();
         }
       },

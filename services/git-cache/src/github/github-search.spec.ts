@@ -174,6 +174,15 @@ describe('search_repositories: GitHubSearch against a GitHub stand-in', () => {
     github.fail([{ status: 400, body: { message: `bad\n${'x'.repeat(5_000)}\u0007` } }]);
     const long = await failure(search(client(), { query: 'x' }));
     assert.ok(long.message.length < 400 && !long.message.includes('\n'), long.message);
+    // GitHub's own JSON message naming a server path: the path is not passed on, a documentation URL is.
+    github.fail([{ status: 422, body: { message: 'failed at /srv/ghe/internal/search.rb:12 and C:\\ghe\\x.cs; see https://docs.github.com/rest/search' } }]);
+    const pathy = await failure(search(client(), { query: 'x' }));
+    assert.doesNotMatch(pathy.message, /srv|ghe\\|internal/);
+    assert.match(pathy.message, /failed at <path>.*https:\/\/docs\.github\.com\/rest\/search/);
+    // An error body of any size: only its start is read.
+    github.fail([{ status: 500, body: { message: 'm'.repeat(2_000_000) } }]);
+    const huge = await failure(search(client({ retries: 0 }), { query: 'x' }));
+    assert.match(huge.message, /no JSON error message/);
   });
 
   it('times out a GitHub that does not answer', async () => {

@@ -82,8 +82,11 @@ export class GitHubSearch {
       );
     }
     const rateLimit = readRateLimit(response.headers);
-    const body = await response.text();
-    if (response.ok) return toResponse(parseJson(body), request, rateLimit, this.options.maxResultBytes);
+    const { text: body, cut } = await readCapped(response, response.ok ? MAX_ANSWER_BYTES : MAX_ERROR_BYTES);
+    if (response.ok) {
+      if (cut) throw ServiceError.of('api_error', `GitHub answered more than ${MAX_ANSWER_BYTES >> 20} MiB for one page; ask for fewer (per_page).`);
+      return toResponse(parseJson(body), request, rateLimit, this.options.maxResultBytes);
+    }
     throw this.failure(response, body, rateLimit);
   }
 
@@ -133,6 +136,29 @@ function parseJson(body: string): Json {
   }
 }
 
+/** A search page is read whole up to this (100 results of GitHub's own size are well under 1 MiB). */
+const MAX_ANSWER_BYTES = 32 << 20;
+/** Of an error body, this much is read: enough for GitHub's JSON, not for a proxy's page of any size. */
+const MAX_ERROR_BYTES = 64 << 10;
+
+/** The body as text, read up to `limit` bytes (the rest is not downloaded); `cut` when there was more. */
+async function readCapped(response: Response, limit: number): Promise<{ text: string; cut: boolean }> {
+  if (!response.body) return { text: '', cut: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { text: Buffer.concat(chunks).toString('utf8'), cut: false };
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return { text: Buffer.concat(chunks).subarray(0, limit).toString('utf8'), cut: true };
+    }
+  }
+}
+
 /**
  * GitHub's own error text (`message` and `errors[].message` of its JSON
  * body), on one short printable line. Anything else (an HTML error page of a
@@ -150,7 +176,12 @@ function githubMessage(body: string): string {
   const parts = [json.message, ...(Array.isArray(json.errors) ? json.errors.map((e) => e?.message) : [])].filter(
     (m): m is string => typeof m === 'string' && m.length > 0,
   );
-  return oneLine(parts.join('; ') || 'no message', 300);
+  return oneLine(withoutPaths(parts.join('; ') || 'no message'), 300);
+}
+
+/** File paths (`/srv/app/lib/x.rb`, `C:\\app\\x.cs`) in an upstream message are the server's business, not the caller's; URLs stay. */
+function withoutPaths(text: string): string {
+  return text.replace(/(?<![\w.:/\\-])(?:\/[\w.@-]+){2,}\/?|\b[A-Za-z]:\\[^\s'"]+/g, '<path>');
 }
 
 /** Printable text on one line, at most `max` characters (cut with "…"). */
