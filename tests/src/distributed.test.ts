@@ -97,5 +97,10 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
     assert.equal(full.body.status, 'ready');
     for (const service of Object.values(full.body.services)) assert.equal(service.status, 'up');
     await assertToolList(client, true);
+
+    // Persistent clones take one process: a second symbol-indexer (or registry) on the same data directory says who holds it.
+    for (const name of ['symbol-indexer', 'workspace-registry']) {
+      await assert.rejects(stack.startService(name, { SEXTANT_DATA_DIR: dataDir }), /is in use by another Sextant process \(pid \d+/);
+    }
   });
 });

@@ -4,7 +4,7 @@ import { StageWorker } from '@sextant/jobs';
 import { BUS_CLIENT, RegistryClient, Scopes, type BusClient, type StageBatch } from '@sextant/messaging';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
-import { createHealthController, HEALTH_PROBES } from '@sextant/runtime';
+import { createHealthController, HEALTH_PROBES, lockDataDir, type DataDirLock } from '@sextant/runtime';
 import type { SymbolIndexerConfig } from './config.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { SymbolController } from './symbols/symbol.controller.js';
@@ -25,16 +25,25 @@ class StageLifecycle implements OnModuleInit, OnApplicationShutdown {
     private readonly pool: ParsePool,
     private readonly clones: CloneCache,
     private readonly spawner: LauncherSpawner,
+    private readonly checkoutsDir: string,
   ) {}
+  private lock: DataDirLock | undefined;
+
   async onModuleInit(): Promise<void> {
+    // Persistent clones take one process: a second one on the same directory is told who holds it.
+    this.lock = lockDataDir(this.checkoutsDir);
     await this.clones.start();
     this.worker.start();
   }
   async onApplicationShutdown(): Promise<void> {
-    await this.worker.stop();
-    await this.pool.close();
-    await this.clones.stop();
-    await this.spawner.close();
+    try {
+      await this.worker.stop();
+      await this.pool.close();
+      await this.clones.stop();
+      await this.spawner.close();
+    } finally {
+      this.lock?.release();
+    }
   }
 }
 
@@ -83,6 +92,7 @@ export class SymbolIndexerModule {
               pool,
               clones,
               spawner,
+              config.checkoutsDir,
             ),
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },

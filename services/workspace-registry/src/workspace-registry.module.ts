@@ -2,7 +2,7 @@ import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleIn
 import { persistentCheckouts, type CloneCache, type LauncherSpawner } from '@sextant/checkouts';
 import { JobStore } from '@sextant/jobs';
 import { Database, DatabaseModule } from '@sextant/persistence';
-import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, type HealthDetails } from '@sextant/runtime';
+import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, lockDataDir, type DataDirLock, type HealthDetails } from '@sextant/runtime';
 import type { WorkspaceRegistryConfig } from './config.js';
 import { Coordinator } from './indexing/coordinator.js';
 import { Discovery } from './indexing/discovery.js';
@@ -22,15 +22,24 @@ class IndexingLifecycle implements OnModuleInit, OnApplicationShutdown {
     private readonly clones: CloneCache,
     private readonly coordinator: Coordinator,
     private readonly spawner: LauncherSpawner,
+    private readonly checkoutsDir: string,
   ) {}
+  private lock: DataDirLock | undefined;
+
   async onModuleInit(): Promise<void> {
+    // Persistent clones take one process: a second one on the same directory is told who holds it.
+    this.lock = lockDataDir(this.checkoutsDir);
     await this.clones.start();
     this.coordinator.start();
   }
   async onApplicationShutdown(): Promise<void> {
-    await this.coordinator.stop();
-    await this.clones.stop();
-    await this.spawner.close();
+    try {
+      await this.coordinator.stop();
+      await this.clones.stop();
+      await this.spawner.close();
+    } finally {
+      this.lock?.release();
+    }
   }
 }
 
@@ -82,7 +91,7 @@ export class WorkspaceRegistryModule {
         {
           provide: IndexingLifecycle,
           inject: [Coordinator],
-          useFactory: (coordinator: Coordinator) => new IndexingLifecycle(clones, coordinator, spawner),
+          useFactory: (coordinator: Coordinator) => new IndexingLifecycle(clones, coordinator, spawner, config.checkoutsDir),
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
         {

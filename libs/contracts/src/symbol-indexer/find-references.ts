@@ -11,7 +11,12 @@ export const Request = z
     path: FilePath.optional().describe('With `line`: the file of the definition whose references are wanted (extension).'),
     line: intIn(1, 10_000_000).optional().describe("1-based line of the definition's name."),
     column: intIn(0, 100_000).optional().describe('0-based column of the name, when one line defines several.'),
-    include_definitions: z.boolean().default(false).describe('Also list the definition sites (kind "definition").'),
+    include_definitions: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Also list the definition sites (kind "definition"). Declarations of a member that override it, or that it overrides, are listed either way, as kind "definition", as a language server lists them.',
+      ),
     ...scopeFields,
     limit: boundedInt(1, 1000, 100),
   })
