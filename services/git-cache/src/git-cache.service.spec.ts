@@ -342,6 +342,35 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
         ['src/nested/deep/util.js'],
       );
     });
+
+    it('excludes a directory with a non-ASCII name, and gives the neighbouring lines as context even when they match (both engines)', async () => {
+      const remote = createSampleRepository(join(workspace, 'remotes'), 'adjacent');
+      try {
+        remote.commit('main', {
+          'données/notes.txt': 'todo in a folder to leave out\n',
+          'src/list.txt': 'alpha\ntodo one\ntodo two\nomega\n',
+        });
+        for (const engine of [new RipgrepEngine(rg, spawner), new GitGrepEngine(baseEnv, spawner)]) {
+          const hx = harness({ engine });
+          const all = await grep(hx, { repository: remote.fileUrl, pattern: 'todo', file_extensions: ['txt'] });
+          assert.ok(paths(all).includes('données/notes.txt'), JSON.stringify(paths(all)));
+          const excluded = await grep(hx, { repository: remote.fileUrl, pattern: 'todo', file_extensions: ['txt'], exclude_dirs: ['données'] });
+          assert.ok(!paths(excluded).includes('données/notes.txt'), `${engine.constructor.name}: ${JSON.stringify(paths(excluded))}`);
+          const context = await grep(hx, { repository: remote.fileUrl, pattern: 'todo', context_lines: 1, exclude_dirs: ['données'] });
+          const lines = context.matches.find((m) => m.path === 'src/list.txt')!.line_matches;
+          assert.deepEqual(
+            lines.map((l) => [l.line_number, l.context_before, l.context_after]),
+            [
+              [2, ['alpha'], ['todo two']],
+              [3, ['todo one'], ['omega']],
+            ],
+            engine.constructor.name,
+          );
+        }
+      } finally {
+        remote.dispose();
+      }
+    });
   });
 
   describe('clone cache policy', () => {
