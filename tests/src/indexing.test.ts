@@ -298,7 +298,12 @@ describe('indexing pipeline (embedded)', () => {
       assert.equal(job.isError, false, JSON.stringify(job.body));
       jobs.push(job.body.job_id);
     }
-    const body = await expectToolError(client, 'index_repo', { workspace: makeWorkspace(roots, 'one-too-many', 1) }, 'workspace_limit_exceeded');
+    const body = await expectToolError(
+      client,
+      'index_repo',
+      { workspace: makeWorkspace(roots, 'one-too-many', 1) },
+      'workspace_limit_exceeded',
+    );
     assert.match(body.message, /2 auto-discovered workspaces/);
     for (const id of jobs) assert.equal((await waitForJob(client, id, 120_000)).status, 'completed');
   });
@@ -358,13 +363,18 @@ describe('indexing pipeline: a process killed in the middle of a job', () => {
     const workspace = makeWorkspace(base, 'service', 200);
     let second: Sextant | undefined;
     try {
-      // A stage no worker serves holds the job in its Parsing stage: the kill lands mid-job, every time.
-      const first = await startEmbedded({ SEXTANT_DATA_DIR: dataDir, SEXTANT_WORKSPACE: workspace, SEXTANT_INDEXING_STAGES: 'unserved' });
+      // The symbols stage writes every file's symbols, then a stage no worker serves holds the job in its Indexing stage:
+      // the kill lands mid-job, after the symbol index was written, every time.
+      const first = await startEmbedded({
+        SEXTANT_DATA_DIR: dataDir,
+        SEXTANT_WORKSPACE: workspace,
+        SEXTANT_INDEXING_STAGES: 'symbols,unserved',
+      });
       const c1 = await httpClient(first.url);
       const job = await callTool<JobBody>(c1, 'index_repo', {});
-      for (let i = 0; i < 100; i++) {
+      for (let i = 0; i < 300; i++) {
         const status = await callTool<JobStatusBody>(c1, 'get_index_job_status', { runId: job.body.job_id });
-        if (status.body.progress?.stage === 'parsing') break;
+        if (status.body.progress?.stage === 'indexing') break;
         await new Promise((r) => setTimeout(r, 100));
       }
       await c1.close().catch(() => undefined);
@@ -391,6 +401,12 @@ describe('indexing pipeline: a process killed in the middle of a job', () => {
       const projects = ((await (await fetch(second.url.replace('/mcp', '/health'))).json()) as { projects: Array<{ file_count: number }> })
         .projects;
       assert.equal(projects[0]!.file_count, 201, 'each file once');
+      // The symbols the killed job wrote were replaced, not added to: each definition once.
+      const found = await callTool<{ definitions: unknown[] }>(c2, 'locate_symbol', { name: 'value7' });
+      assert.equal(found.body.definitions.length, 1, JSON.stringify(found.body));
+      const symbols = ((await (await fetch(second.url.replace('/mcp', '/health'))).json()) as { projects: Array<{ symbol_count: number }> })
+        .projects[0]!.symbol_count;
+      assert.equal(symbols, 200);
       await c2.close();
     } finally {
       await second?.stop();
@@ -560,14 +576,15 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
       recent.body.files.map((f) => f.repo),
       [library, library, library],
     );
-    const spec = await callTool<{ valid: boolean; errors: Array<{ kind: string; target: string }> }>(client, 'validate_implementation_spec', {
-      files_to_create: ['lib/new.ts'],
-      repository: library,
-    });
-    assert.deepEqual(
-      [spec.body.valid, spec.body.errors.map((e) => `${e.kind} ${e.target}`)],
-      [false, ['file_exists lib/new.ts']],
+    const spec = await callTool<{ valid: boolean; errors: Array<{ kind: string; target: string }> }>(
+      client,
+      'validate_implementation_spec',
+      {
+        files_to_create: ['lib/new.ts'],
+        repository: library,
+      },
     );
+    assert.deepEqual([spec.body.valid, spec.body.errors.map((e) => `${e.kind} ${e.target}`)], [false, ['file_exists lib/new.ts']]);
   });
 
   it('fails the job of a repository that does not exist with a clear message', async () => {

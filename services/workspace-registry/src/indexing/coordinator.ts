@@ -205,7 +205,15 @@ export class Coordinator {
       return { discovered, symbols: counted };
     });
     const finalizing = performance.now();
-    const symbolCount = symbols.symbols === null ? null : Math.max(0, repository.symbolCount + symbols.symbols);
+    const { changes, scanned } = symbols.discovered;
+    // A job that staged every file counts the symbols itself; otherwise its stages' delta moves the count.
+    const everyFile = changes.added + changes.modified === scanned;
+    const symbolCount =
+      symbols.symbols === null
+        ? null
+        : everyFile && symbols.symbols.extracted !== null
+          ? symbols.symbols.extracted
+          : Math.max(0, repository.symbolCount + symbols.symbols.delta);
     const fileCount = await this.store.finalize(repository.id, job.id, symbols.discovered.commit, symbols.discovered.ref, symbolCount);
     this.discovery.commit(repository, job.id, symbols.discovered.delta);
     const seconds = (performance.now() - started) / 1000;
@@ -230,13 +238,14 @@ export class Coordinator {
   /**
    * Hands the changed files to each configured stage in batches and waits for
    * its workers; returns by how much the stages moved the repository's symbol
-   * count (null: no stage counts symbols).
+   * count and how many symbols they found in the job's files (null: no stage
+   * counts symbols).
    */
-  private async runStages(job: Job): Promise<number | null> {
+  private async runStages(job: Job): Promise<{ delta: number; extracted: number | null } | null> {
     const changed = await this.store.jobFiles(job.id);
     // Deleted files go to the stages too (their rows go), but are not files indexed.
     const total = changed.filter((c) => c.change !== 'deleted').length;
-    let symbols: number | null = null;
+    let symbols: { delta: number; extracted: number | null } | null = null;
     for (const [index, stage] of this.options.stages.entries()) {
       const range = stageRange(index, this.options.stages.length);
       const groups: Array<typeof changed> = [];
@@ -256,7 +265,10 @@ export class Coordinator {
         const stats = { files_indexed: files, ...counts.result };
         if (counts.done === counts.total) {
           await this.progress(job, { stage: phase, percent, message, stats }, true);
-          if (counts.result.symbols_delta !== undefined) symbols = Number(counts.result.symbols_delta);
+          if (counts.result.symbols_delta !== undefined) {
+            const extracted = counts.result.symbols_extracted;
+            symbols = { delta: Number(counts.result.symbols_delta), extracted: extracted === undefined ? null : Number(extracted) };
+          }
           break;
         }
         await this.progress(job, { stage: phase, percent, message, stats });

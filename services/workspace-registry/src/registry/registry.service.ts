@@ -249,11 +249,14 @@ export class RegistryService {
   }
 
   private async start(repository: Repository, mode: JobMode, params: Record<string, unknown>): Promise<Job> {
+    // After an interrupted job, whose stages may have written part of their files, the next one re-indexes every file:
+    // what the index holds and what the registry counts agree again.
+    const recovering = (await this.deps.jobs.interrupted(repository.id)).count > 0;
     // A job reports from its creation on: queued is Discovery at 0 %.
     const { job, created } = await this.deps.jobs.create(repository.id, {
       kind: 'index',
-      mode,
-      params,
+      mode: recovering ? 'full' : mode,
+      params: recovering ? { ...params, force: true } : params,
       stage: 'discovery',
       message: messages.discovery(0),
     });
