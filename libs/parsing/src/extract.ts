@@ -98,6 +98,14 @@ interface FoundReference {
  * file sees); a syntax error does not stop extraction (tree-sitter recovers).
  */
 export function extract(grammar: Grammar, source: string, timeoutMs: number): Extraction {
+  return extractWith(grammar, source, timeoutMs, (extraction) => extraction);
+}
+
+/**
+ * `extract`, then `use` of what it found and the file's syntax tree, before
+ * the tree is freed (the chunker splits long definitions on their statements).
+ */
+export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: number, use: (extraction: Extraction, root: Node) => T): T {
   const { options } = grammar;
   const deadline = performance.now() + timeoutMs;
   // Returning true cancels (the typings say void).
@@ -223,12 +231,13 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number): Ex
       uses.push(reference);
     }
     for (const [at, key] of memberKeys) if (!byNameNode.has(at)) uses.push(key);
-    return {
+    const extraction = {
       symbols,
       imports: [...imports.values()],
       references: enclose(uses, found),
       syntaxErrors: tree.rootNode.hasError,
     };
+    return use(extraction, tree.rootNode);
   } finally {
     tree.delete();
   }

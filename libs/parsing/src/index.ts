@@ -1,7 +1,9 @@
 export { parsedLanguages, LANGUAGES_DIR, type LanguageSpec } from './languages.js';
 export { Grammars, type Grammar } from './grammars.js';
+export { chunkParsed, chunkText, CHUNK_LIMITS, type Chunk, type ChunkLimits } from './chunk.js';
 export {
   extract,
+  extractWith,
   BudgetExceeded,
   SYMBOL_KINDS,
   type Extraction,
@@ -13,5 +15,5 @@ export {
   type ExtractedSymbol,
   type SymbolKind,
 } from './extract.js';
-export { ParsePool, type ParseOutcome, type ParsePoolOptions, type ParseTask, type SkipCause } from './pool.js';
+export { ParsePool, type ChunkOutcome, type ParseOutcome, type ParsePoolOptions, type ParseTask, type SkipCause } from './pool.js';
 export { packReferences, unpackOccurrences, type Occurrence, type PackedReferences } from './packed.js';

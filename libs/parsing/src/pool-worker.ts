@@ -6,10 +6,11 @@
 import { constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isBinary } from '@sextant/checkouts';
+import { chunkParsed, chunkText } from './chunk.js';
 import { BudgetExceeded, extract } from './extract.js';
 import { Grammars } from './grammars.js';
 import { packReferences } from './packed.js';
-import type { ParseTask, ParseOutcome } from './pool.js';
+import type { ChunkOutcome, ParseTask, ParseOutcome } from './pool.js';
 
 const grammars = new Grammars();
 
@@ -32,4 +33,31 @@ export default async function parseFile(task: ParseTask): Promise<ParseOutcome> 
     if (error instanceof BudgetExceeded) return { skipped: 'time_budget', reason: error.message };
     throw error;
   }
+}
+
+/**
+ * Chunks of one file for search (piscina task `chunkFile`): a parsed
+ * language by its definitions (`chunkParsed`), anything else — and a parsed
+ * file past its budget, or whose grammar failed to load — by its text
+ * (`chunkText`), so every text file stays searchable.
+ */
+export async function chunkFile(task: ParseTask): Promise<ChunkOutcome> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(task.path, { flag: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW });
+  } catch (error) {
+    return { skipped: 'unreadable', reason: (error as Error).message };
+  }
+  if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
+  if (isBinary(bytes)) return { skipped: 'binary' };
+  const source = bytes.toString('utf8');
+  const grammar = await grammars.get(task.language);
+  if (grammar && !('error' in grammar)) {
+    try {
+      return { chunks: chunkParsed(grammar, source, task.timeoutMs), parsed: true };
+    } catch (error) {
+      if (!(error instanceof BudgetExceeded)) throw error;
+    }
+  }
+  return { chunks: chunkText(task.path, source), parsed: false };
 }

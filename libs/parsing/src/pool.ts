@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import type { Chunk } from './chunk.js';
 import type { Extraction } from './extract.js';
 import type { PackedReferences } from './packed.js';
 
@@ -18,6 +19,9 @@ export type SkipCause =
 export type ParseOutcome =
   | (Omit<Extraction, 'references'> & { references: PackedReferences[]; referenceCount: number; bytes: number })
   | { skipped: SkipCause; reason?: string };
+
+/** A file's chunks for search (`parsed`: by its definitions, else by its text), or why it has none. */
+export type ChunkOutcome = { chunks: Chunk[]; parsed: boolean } | { skipped: SkipCause; reason?: string };
 
 /** Old-generation heap of each parse thread (the grammars' WebAssembly memory is apart). */
 const WORKER_HEAP_MB = 128;
@@ -65,6 +69,19 @@ export class ParsePool {
     try {
       // Twice the budget, and room for a new thread to load its grammar (about a second, more on a busy machine).
       return (await this.pool.run(task, { signal: AbortSignal.timeout(this.options.timeoutMs * 2 + HARD_STOP_SLACK_MS) })) as ParseOutcome;
+    } catch (error) {
+      return { skipped: 'worker_failed', reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /** The file's chunks for search (any text file: a language without a grammar is cut by its text). */
+  async chunk(path: string, language: string | null): Promise<ChunkOutcome> {
+    const task: ParseTask = { path, language: language ?? '', maxBytes: this.options.maxBytes, timeoutMs: this.options.timeoutMs };
+    try {
+      return (await this.pool.run(task, {
+        name: 'chunkFile',
+        signal: AbortSignal.timeout(this.options.timeoutMs * 2 + HARD_STOP_SLACK_MS),
+      })) as ChunkOutcome;
     } catch (error) {
       return { skipped: 'worker_failed', reason: error instanceof Error ? error.message : String(error) };
     }
