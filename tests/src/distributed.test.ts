@@ -85,13 +85,17 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
     assert.match(partial.body.services['git-cache'].error ?? '', /not running/);
     assert.deepEqual(
       Object.keys(partial.body.services).sort(),
-      ['git-cache', 'projects', 'symbol-indexer', 'workspace-registry'],
+      ['git-cache', 'projects', 'symbol-indexer', 'vector-search', 'workspace-registry'],
       'services without tools are not expected',
     );
     const only = await health(projectsOnly.url);
     assert.deepEqual([only.code, only.body.status, Object.keys(only.body.services)], [200, 'ready', ['projects']]);
 
-    await Promise.all([stack.startService('git-cache'), stack.startService('symbol-indexer', { SEXTANT_DATA_DIR: dataDir })]);
+    await Promise.all([
+      stack.startService('git-cache'),
+      stack.startService('symbol-indexer', { SEXTANT_DATA_DIR: dataDir }),
+      stack.startService('vector-search', { SEXTANT_DATA_DIR: dataDir }),
+    ]);
     const full = await health(stack.gateway!.url);
     assert.equal(full.code, 200);
     assert.equal(full.body.status, 'ready');
@@ -99,7 +103,7 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
     await assertToolList(client, true);
 
     // Persistent clones take one process: a second symbol-indexer (or registry) on the same data directory says who holds it.
-    for (const name of ['symbol-indexer', 'workspace-registry']) {
+    for (const name of ['symbol-indexer', 'vector-search', 'workspace-registry']) {
       await assert.rejects(stack.startService(name, { SEXTANT_DATA_DIR: dataDir }), /is in use by another Sextant process \(pid \d+/);
     }
   });

@@ -42,10 +42,10 @@ describe('embedded mode over Streamable HTTP', () => {
     projectBadInputs(client, 'embedded'));
 
   it('rejects an unknown tool with a JSON-RPC error', async () => {
-    await assert.rejects(client.callTool({ name: 'search_code', arguments: { query: 'x' } }), (error: unknown) => {
+    await assert.rejects(client.callTool({ name: 'search_everything', arguments: { query: 'x' } }), (error: unknown) => {
       assert.ok(error instanceof McpError);
       assert.equal(error.code, -32602);
-      assert.match(error.message, /Unknown tool: search_code/);
+      assert.match(error.message, /Unknown tool: search_everything/);
       return true;
     });
   });
@@ -105,7 +105,13 @@ describe('embedded mode over Streamable HTTP', () => {
     };
     assert.equal(health.status, 'ready');
     // Services without tools yet are not part of the installation (SEXTANT_SERVICES).
-    assert.deepEqual(Object.keys(health.services).sort(), ['git-cache', 'projects', 'symbol-indexer', 'workspace-registry']);
+    assert.deepEqual(Object.keys(health.services).sort(), [
+      'git-cache',
+      'projects',
+      'symbol-indexer',
+      'vector-search',
+      'workspace-registry',
+    ]);
     for (const service of Object.values(health.services) as Array<{ status: string }>) assert.equal(service.status, 'up');
     assert.equal(typeof health.uptime_seconds, 'number');
     // One entry per registered workspace (the project tests registered some), each indexed.
@@ -437,7 +443,13 @@ describe('npm start, as a user types it', () => {
       });
       const readyMs = performance.now() - started;
       assert.ok(readyMs < 30_000, `ready after ${Math.round(readyMs)} ms`);
-      assert.ok(output.split('\n').filter(Boolean).every((line) => line.startsWith('{')), `only JSON lines:\n${output}`);
+      assert.ok(
+        output
+          .split('\n')
+          .filter(Boolean)
+          .every((line) => line.startsWith('{')),
+        `only JSON lines:\n${output}`,
+      );
       assert.equal((await fetch(url.replace('/mcp', '/livez'))).status, 200);
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');

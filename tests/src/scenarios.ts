@@ -35,11 +35,17 @@ export const SYMBOL_TOOLS = [
 ];
 
 export const REGISTRY_TOOLS = ['index_repo', 'index_repository', 'sync_repo', 'index_status', 'get_index_job_status', 'list_repositories'];
+export const SEARCH_TOOLS = ['search_code', 'ask_code'];
 
 /** The tool list holds exactly the tools of the configured services (`all`: the default installation; else projects alone). */
 export async function assertToolList(client: Client, all = true): Promise<void> {
   const { tools } = await client.listTools();
-  const expected = [...PROJECT_TOOLS, ...(all ? [...GIT_TOOLS, ...REGISTRY_TOOLS, ...SYMBOL_TOOLS] : []), 'get_contract', 'health_check'];
+  const expected = [
+    ...PROJECT_TOOLS,
+    ...(all ? [...GIT_TOOLS, ...REGISTRY_TOOLS, ...SYMBOL_TOOLS, ...SEARCH_TOOLS] : []),
+    'get_contract',
+    'health_check',
+  ];
   assert.deepEqual(tools.map((t) => t.name).sort(), expected.sort());
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, 'object', tool.name);

@@ -40,7 +40,7 @@ export async function distributedStack(): Promise<Stack> {
       const process = await startService(name, {
         NATS_URL: infra.natsUrl,
         SEXTANT_NATS_PREFIX: prefix,
-        ...(name === 'projects' || name === 'workspace-registry' || name === 'symbol-indexer' ? { DATABASE_URL: database.url } : {}),
+        ...(['projects', 'workspace-registry', 'symbol-indexer', 'vector-search'].includes(name) ? { DATABASE_URL: database.url } : {}),
         // A registry alone runs jobs without stages; a suite that starts symbol-indexer says SEXTANT_INDEXING_STAGES=symbols.
         ...(name === 'workspace-registry' ? { SEXTANT_INDEXING_STAGES: 'none' } : {}),
         ...env,

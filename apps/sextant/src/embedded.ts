@@ -8,7 +8,7 @@ import { classifyDatabaseError, startEmbeddedPostgres, type EmbeddedPostgres } f
 import { loadConfig as loadProjectsConfig, ProjectsModule } from '@sextant/projects';
 import { JsonLogger, lockDataDir, ServiceRuntimeModule } from '@sextant/runtime';
 import { loadConfig as loadSymbolsConfig, SymbolIndexerModule } from '@sextant/symbol-indexer';
-import { VectorSearchModule } from '@sextant/vector-search';
+import { loadConfig as loadVectorConfig, VectorSearchModule } from '@sextant/vector-search';
 import { loadConfig as loadRegistryConfig, WorkspaceRegistryModule } from '@sextant/workspace-registry';
 import { loadConfig } from './config.js';
 
@@ -54,6 +54,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
   const gitCacheConfig = loadGitCacheConfig(env);
   const registryConfig = loadRegistryConfig(env);
   const symbolsConfig = loadSymbolsConfig(env);
+  const vectorConfig = loadVectorConfig(env);
   const logger = JsonLogger.install('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
 
   // One process per data directory (its PGlite files and clone cache); a second one is told who holds it.
@@ -71,7 +72,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
           ServiceRuntimeModule.forRoot(bus, bus, [classifyDatabaseError]),
           GatewayModule.register({ config: gatewayConfig, bus }),
           ProjectsModule.register({ database: { ...projectsConfig.database, url: databaseUrl } }),
-          VectorSearchModule.register(),
+          VectorSearchModule.register({ ...vectorConfig, database: { ...vectorConfig.database, url: databaseUrl } }),
           GitCacheModule.register(gitCacheConfig),
           SymbolIndexerModule.register({ ...symbolsConfig, database: { ...symbolsConfig.database, url: databaseUrl } }),
           WorkspaceRegistryModule.register({ ...registryConfig, database: { ...registryConfig.database, url: databaseUrl } }),

@@ -26,6 +26,8 @@ export async function startEmbedded(env: Record<string, string | undefined> = {}
   const ownDir = env.SEXTANT_DATA_DIR === undefined;
   const dataDir = env.SEXTANT_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'sextant-e2e-'));
   const process = await startNode('apps/sextant/dist/main.js', [], {
+    // Not in this checkout: a git repository it runs in would be its default workspace (give SEXTANT_WORKSPACE for one).
+    cwd: tmpdir(),
     env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     readyWhen: READY.embedded,
     timeoutMs: 60_000,

@@ -11,7 +11,7 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
  * those that implement tools in this release. A service joins this list in
  * the change that gives it its first tool.
  */
-export const DEFAULT_SERVICES: readonly ServiceName[] = ['projects', 'git-cache', 'workspace-registry', 'symbol-indexer'];
+export const DEFAULT_SERVICES: readonly ServiceName[] = ['projects', 'git-cache', 'workspace-registry', 'symbol-indexer', 'vector-search'];
 
 const serviceList = z
   .string()

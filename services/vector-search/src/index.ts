@@ -1,2 +1,2 @@
-export { VectorSearchModule } from './vector-search.module.js';
+export { VectorSearchModule, collectionName, type VectorSearchModuleOptions } from './vector-search.module.js';
 export { VectorSearchEnv, loadConfig, type VectorSearchConfig } from './config.js';

@@ -1,17 +1,19 @@
-// Tracing first: nothing else may be imported above this line.
+// Tracing first: nothing that loads `pg` may be imported above this line.
 import { startTelemetry } from '@sextant/telemetry';
 
 startTelemetry({ serviceName: 'sextant-vector-search', env: process.env });
 
 const { requireVariables, runMain, runService } = await import('@sextant/runtime');
+const { classifyDatabaseError } = await import('@sextant/persistence');
 const { loadConfig, VectorSearchModule } = await import('./index.js');
 
 runMain(async () => {
   const config = loadConfig(process.env);
-  requireVariables({ NATS_URL: config.natsUrl }, ['NATS_URL']);
+  requireVariables({ NATS_URL: config.natsUrl, DATABASE_URL: config.database.url }, ['NATS_URL', 'DATABASE_URL']);
   await runService({
     service: 'vector-search',
-    module: VectorSearchModule.register(config),
+    module: VectorSearchModule.register({ ...config, database: { ...config.database, url: config.database.url! } }),
     settings: config,
+    classifiers: [classifyDatabaseError],
   });
 });

@@ -1,13 +1,125 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { createHealthController } from '@sextant/runtime';
+import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { persistentCheckouts, type CloneCache, type LauncherSpawner } from '@sextant/checkouts';
+import { StageWorker } from '@sextant/jobs';
+import { BUS_CLIENT, RegistryClient, Scopes, type BusClient, type StageBatch } from '@sextant/messaging';
+import { ParsePool } from '@sextant/parsing';
+import { Database, DatabaseModule } from '@sextant/persistence';
+import { createHealthController, HEALTH_PROBES, lockDataDir, type DataDirLock } from '@sextant/runtime';
+import { AskService } from './answer/ask.service.js';
+import { OpenAiChatModel } from './answer/chat-model.js';
 import type { VectorSearchConfig } from './config.js';
+import type { Embedder } from './embedding/embedder.js';
+import { HashingEmbedder } from './embedding/hashing-embedder.js';
+import { VectorStage } from './indexing/vector-stage.js';
+import { MIGRATIONS, SCHEMA } from './migrations/index.js';
+import { SearchController } from './search/search.controller.js';
+import { SearchService } from './search/search.service.js';
+import { ChunkStore } from './store/chunk-store.js';
+
+export interface VectorSearchModuleOptions extends Omit<VectorSearchConfig, 'database'> {
+  database: { url: string; poolSize: number; connectTimeoutMs: number };
+}
+
+/** The embedder this installation uses (the built-in one until an embeddings endpoint is configured). */
+const EMBEDDER = Symbol('EMBEDDER');
+
+/** Starts the stage worker once the database is up; at shutdown finishes the batch in hand, then stops the pool and the clones. */
+class StageLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private lock: DataDirLock | undefined;
+
+  constructor(
+    private readonly worker: StageWorker<StageBatch>,
+    private readonly pool: ParsePool,
+    private readonly clones: CloneCache,
+    private readonly spawner: LauncherSpawner,
+    private readonly checkoutsDir: string,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    // Persistent clones take one process: a second one on the same directory is told who holds it.
+    this.lock = lockDataDir(this.checkoutsDir);
+    await this.clones.start();
+    this.worker.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    try {
+      await this.worker.stop();
+      await this.pool.close();
+      await this.clones.stop();
+      await this.spawner.close();
+    } finally {
+      this.lock?.release();
+    }
+  }
+}
+
+/** `<model>_<dimension>` in the characters a table name takes: two models never share a collection. */
+export function collectionName(embedder: Embedder): string {
+  const model = embedder.model
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 40);
+  return `${model}_${embedder.dimension}`;
+}
 
 /**
- * Semantic search and answers (search_code, ask_code): the tools arrive with their own issue; today the service answers its health subject.
+ * Search: the `vectors` stage of indexing jobs (chunks, lexemes and
+ * embeddings of each changed file, over the bus in either mode) and the
+ * tools search_code and ask_code, over its schema `vector_search`.
  */
 @Module({})
 export class VectorSearchModule {
-  static register(_config?: Partial<VectorSearchConfig>): DynamicModule {
-    return { module: VectorSearchModule, controllers: [createHealthController('vector-search')] };
+  static register(config: VectorSearchModuleOptions): DynamicModule {
+    const { policy, spawner, clones } = persistentCheckouts({ root: config.checkoutsDir, git: config.git, childEnv: config.childEnv });
+    const pool = new ParsePool({ threads: config.parseThreads, timeoutMs: config.fileTimeoutMs, maxBytes: config.maxFileBytes });
+    return {
+      module: VectorSearchModule,
+      imports: [DatabaseModule.forService({ ...config.database, schema: SCHEMA, migrations: MIGRATIONS })],
+      controllers: [SearchController, createHealthController('vector-search')],
+      providers: [
+        { provide: EMBEDDER, useFactory: (): Embedder => new HashingEmbedder(config.hashingDimension) },
+        {
+          provide: ChunkStore,
+          inject: [Database, EMBEDDER],
+          useFactory: (db: Database, embedder: Embedder) =>
+            new ChunkStore(db, collectionName(embedder), embedder.model, embedder.dimension),
+        },
+        { provide: RegistryClient, inject: [BUS_CLIENT], useFactory: (bus: BusClient) => new RegistryClient(bus) },
+        {
+          provide: SearchService,
+          inject: [Database, ChunkStore, EMBEDDER, RegistryClient, BUS_CLIENT],
+          useFactory: (db: Database, store: ChunkStore, embedder: Embedder, registry: RegistryClient, bus: BusClient) =>
+            new SearchService({
+              db,
+              store,
+              embedder,
+              // What the collection holds of a repository the registry no longer knows is dropped when a search meets it.
+              scopes: new Scopes(registry, bus, (ids) => store.purge(ids)),
+              allowGlobalScope: config.allowGlobalScope,
+            }),
+        },
+        {
+          provide: AskService,
+          inject: [SearchService],
+          useFactory: (search: SearchService) => new AskService(search, config.llm ? new OpenAiChatModel(config.llm) : undefined),
+        },
+        {
+          provide: StageLifecycle,
+          inject: [ChunkStore, EMBEDDER, RegistryClient],
+          useFactory: (store: ChunkStore, embedder: Embedder, registry: RegistryClient) =>
+            new StageLifecycle(
+              // Two batches in hand: one is stored while the next is chunked. Claims long-poll at the registry, so no idle pause.
+              new StageWorker(registry, new VectorStage({ store, embedder, pool, clones, policy }), { concurrency: 2, idleMs: 10 }),
+              pool,
+              clones,
+              spawner,
+              config.checkoutsDir,
+            ),
+        },
+        { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
+      ],
+    };
   }
 }

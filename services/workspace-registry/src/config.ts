@@ -38,7 +38,7 @@ export const WorkspaceRegistryEnv = CommonEnv.extend(DatabaseEnv.shape)
     // The default installation's stages; `none`: Discovery and Finalizing only.
     SEXTANT_INDEXING_STAGES: list(/,/)
       .transform((stages) => (stages.length === 1 && stages[0] === 'none' ? [] : stages))
-      .default(['symbols']),
+      .default(['symbols', 'vectors']),
     SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250),
     SEXTANT_HEAD_CACHE_MS: env.int(0, 24 * 3_600_000).default(60_000),
     INDEX_BATCH_FILES: env.int(1, 100_000).default(200),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { intIn } from '../common.js';
 import { defineTool } from '../tool.js';
-import { EffectiveScope, Evidence, SEARCH_LIMITS, normalizeScope, scopedQueryFields } from './common.js';
+import { EffectiveScope, Evidence, SEARCH_LIMITS, normalizeScope, scopedQueryFields, searchMetaFields } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'vector-search.ask.v1';
@@ -27,6 +27,7 @@ export const Response = z.object({
     totalMatches: z.int(),
     contextsUsed: z.int(),
     elapsedMs: z.number(),
+    ...searchMetaFields,
   }),
 });
 export type Response = z.output<typeof Response>;

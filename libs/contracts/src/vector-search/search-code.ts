@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { intIn, text } from '../common.js';
 import { defineTool } from '../tool.js';
-import { EffectiveScope, SEARCH_LIMITS, SearchHit, normalizeScope, scopedQueryFields } from './common.js';
+import { EffectiveScope, SEARCH_LIMITS, SearchHit, normalizeScope, scopedQueryFields, searchMetaFields } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'vector-search.search.v1';
@@ -37,7 +37,7 @@ export const Response = z.object({
     pathPrefix: z.string().nullable(),
     collection: z.string(),
     mode: z.enum(['hybrid', 'semantic', 'lexical']),
-    warnings: z.array(z.string()).optional(),
+    ...searchMetaFields,
   }),
 });
 export type Response = z.output<typeof Response>;

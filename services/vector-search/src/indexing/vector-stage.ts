@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { languageOf, parseRepository, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
+import type { IndexingStage } from '@sextant/jobs';
+import type { StageBatch } from '@sextant/messaging';
+import type { ParsePool } from '@sextant/parsing';
+import type { Embedder } from '../embedding/embedder.js';
+import { lexemes } from '../lexical/lexemes.js';
+import type { ChunkRow, ChunkStore } from '../store/chunk-store.js';
+
+/** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */
+export const VECTORS_STAGE = 'vectors';
+
+/** Texts per embedder call. */
+const EMBED_BATCH = 64;
+
+/**
+ * The vectors stage of an indexing job: each changed file is cut into
+ * chunks in the parse pool (by its definitions where a grammar parses it,
+ * else by its text), each chunk gets its lexemes and its embedding (of its
+ * header — path and symbol — and text), and the batch's files are replaced
+ * in the collection at once (a deleted file's chunks go).
+ */
+export class VectorStage implements IndexingStage<StageBatch> {
+  readonly name = VECTORS_STAGE;
+  private readonly log = new Logger('VectorStage');
+
+  constructor(
+    private readonly deps: { store: ChunkStore; embedder: Embedder; pool: ParsePool; clones: CloneCache; policy: LocatorPolicy },
+  ) {}
+
+  async process(batch: StageBatch): Promise<Record<string, number>> {
+    const { repository } = batch;
+    if (repository.kind === 'local') return this.index(batch, repository.locator, batch.commit);
+    const locator = parseRepository(repository.locator, this.deps.policy);
+    return this.deps.clones.withCheckout(
+      locator,
+      repository.ref ?? undefined,
+      (checkout) => this.index(batch, checkout.dir, checkout.commit),
+      {
+        current: batch.commit ?? undefined,
+      },
+    );
+  }
+
+  private async index(batch: StageBatch, dir: string, commit: string | null): Promise<Record<string, number>> {
+    const deleted = batch.items.filter((f) => f.change === 'deleted').map((f) => f.path);
+    const skipped: Record<string, number> = {};
+    const files = await Promise.all(
+      batch.items
+        .filter((f) => f.change !== 'deleted')
+        .map(async ({ path }) => {
+          const language = languageOf(path);
+          const outcome = await this.deps.pool.chunk(join(dir, path), language);
+          if ('skipped' in outcome) {
+            skipped[`vector_skipped_${outcome.skipped}`] = (skipped[`vector_skipped_${outcome.skipped}`] ?? 0) + 1;
+            if (outcome.skipped === 'worker_failed') this.log.warn(`${batch.repository.name}/${path}: not chunked (${outcome.reason})`);
+            return { path, language, chunks: [] };
+          }
+          return { path, language, chunks: outcome.chunks };
+        }),
+    );
+    const pending = files.flatMap((f) => f.chunks.map((chunk, ordinal) => ({ file: f, chunk, ordinal })));
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < pending.length; i += EMBED_BATCH) {
+      const slice = pending.slice(i, i + EMBED_BATCH);
+      vectors.push(
+        ...(await this.deps.embedder.embed(slice.map(({ file, chunk }) => `${file.path} ${chunk.symbol ?? ''}\n${chunk.text}`))),
+      );
+    }
+    const rows = new Map<string, ChunkRow[]>(files.map((f) => [f.path, []]));
+    pending.forEach(({ file, chunk, ordinal }, i) => {
+      rows.get(file.path)!.push({
+        path: file.path,
+        ordinal,
+        startLine: chunk.startLine,
+        endLine: chunk.endLine,
+        language: file.language,
+        symbol: chunk.symbol,
+        content: chunk.text,
+        lexemes: lexemes(file.path, chunk.symbol, chunk.text),
+        embedding: vectors[i]!,
+      });
+    });
+    await this.deps.store.replace(
+      batch.repository.id,
+      commit,
+      [...rows].map(([path, chunks]) => ({ path, chunks })),
+      deleted,
+    );
+    return { ...skipped, chunks_indexed: pending.length, files_chunked: files.length - Object.values(skipped).reduce((a, b) => a + b, 0) };
+  }
+}

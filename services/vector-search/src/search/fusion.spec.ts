@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pathTokens } from '../lexical/tokenizer.js';
+import type { Hit } from '../store/chunk-store.js';
+import { fuse, withoutOverlaps } from './fusion.js';
+
+const hit = (path: string, startLine = 1, endLine = 10, symbol: string | null = null): Hit => ({
+  repositoryId: 'r',
+  path,
+  ordinal: startLine,
+  startLine,
+  endLine,
+  language: 'typescript',
+  symbol,
+  commit: null,
+  content: '',
+  score: 0,
+});
+
+describe('fusion', () => {
+  it('ranks what both lists agree on first, scaled to 0–1', () => {
+    const a = hit('a.ts');
+    const b = hit('b.ts');
+    const c = hit('c.ts');
+    const ranked = fuse(
+      [
+        [a, b],
+        [b, c],
+      ],
+      new Set(),
+      pathTokens,
+    );
+    assert.deepEqual(
+      ranked.map((r) => r.path),
+      ['b.ts', 'a.ts', 'c.ts'],
+    );
+    assert.ok(ranked.every((r) => r.score > 0 && r.score <= 1));
+  });
+
+  it('lifts a chunk whose symbol the query names, or whose path holds its words', () => {
+    const plain = hit('src/a.ts', 1, 5, 'other');
+    const named = hit('src/b.ts', 1, 5, 'Queue.retryAll');
+    const pathed = hit('src/retryall/c.ts', 1, 5, null);
+    const ranked = fuse([[plain, named, pathed]], new Set(['retryall']), pathTokens);
+    assert.deepEqual(
+      ranked.map((r) => r.path),
+      ['src/b.ts', 'src/retryall/c.ts', 'src/a.ts'],
+    );
+  });
+
+  it('drops a chunk that overlaps a better one of the same file', () => {
+    const kept = withoutOverlaps([hit('a.ts', 1, 60), hit('a.ts', 59, 118), hit('b.ts', 59, 118), hit('a.ts', 119, 130)]);
+    assert.deepEqual(
+      kept.map((h) => `${h.path}:${h.startLine}`),
+      ['a.ts:1', 'b.ts:59', 'a.ts:119'],
+    );
+  });
+});

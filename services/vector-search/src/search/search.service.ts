@@ -1,0 +1,218 @@
+import type { Freshness, RegisteredRepository, SearchCode } from '@sextant/contracts';
+import { BusRequestError, ServiceError, type Scope, type Scopes } from '@sextant/messaging';
+import type { Database } from '@sextant/persistence';
+import type { Embedder } from '../embedding/embedder.js';
+import { quote } from '../lexical/lexemes.js';
+import { pathTokens, tokenize } from '../lexical/tokenizer.js';
+import { indexedCollections, type ChunkStore, type Hit } from '../store/chunk-store.js';
+import { fuse, withoutOverlaps, type Ranked } from './fusion.js';
+
+export type SearchMode = 'hybrid' | 'semantic' | 'lexical';
+
+/** What search_code and ask_code share: the query and where to look. */
+export interface SearchInput {
+  query: string;
+  scope?: SearchCode.Request['scope'];
+  repo?: string;
+  workspace?: string;
+  pathPrefix?: string;
+  vector?: number[];
+  mode: SearchMode;
+  topK: number;
+}
+
+/** A search's findings and what its answer says about them. */
+export interface Found {
+  results: Array<Ranked & { repo: string }>;
+  /** Chunks that scored, before the cut to topK (after overlaps went). */
+  total: number;
+  scope: SearchCode.Response['meta']['scope'];
+  warnings: string[];
+  freshness: Freshness;
+}
+
+/** Query words used at most (the rarest first). */
+const MAX_TERMS = 16;
+/** The lexical candidates are the chunks holding the rarest query words, up to about this many. */
+const CANDIDATE_BUDGET = 5_000;
+/** Each side of a hybrid search contributes this many candidates at least. */
+const MIN_DEPTH = 50;
+/** Characters of a chunk returned as its snippet. */
+const SNIPPET_MAX = 2_000;
+
+export interface SearchServiceDeps {
+  db: Database;
+  store: ChunkStore;
+  embedder: Embedder;
+  scopes: Scopes;
+  allowGlobalScope: boolean;
+}
+
+/**
+ * Hybrid search over one collection: lexical (the code tokenizer's terms,
+ * BM25-style weights over Postgres full-text ranking) and dense (the
+ * embedder's vectors, nearest by cosine), fused by reciprocal rank with
+ * symbol and path signals, overlapping chunks dropped, over the repositories
+ * a scope names (resolved by the registry and projects).
+ */
+export class SearchService {
+  constructor(private readonly deps: SearchServiceDeps) {}
+
+  get collection(): string {
+    return this.deps.store.collection;
+  }
+
+  get embeddings(): { model: string; kind: 'lexical' | 'semantic'; dimension: number } {
+    const { model, kind, dimension } = this.deps.embedder;
+    return { model, kind, dimension };
+  }
+
+  async find(input: SearchInput): Promise<Found> {
+    const scope = await this.scopeOf(input);
+    const warnings: string[] = [];
+    const ids = scope.repositories?.map((r) => r.id) ?? null;
+    if (scope.repositories) await this.checkIndexed(scope.repositories, warnings);
+    if (input.vector && input.vector.length !== this.deps.embedder.dimension) {
+      throw ServiceError.invalid({
+        vector: `has ${input.vector.length} dimensions; this collection (${this.collection}, model ${this.deps.embedder.model}) takes ${this.deps.embedder.dimension}`,
+      });
+    }
+    const depth = Math.min(200, Math.max(MIN_DEPTH, input.topK * 4));
+    const filter = { repositoryIds: ids, pathPrefix: input.pathPrefix ?? null, limit: depth };
+    const words = [...new Set(tokenize(input.query))];
+    const lists: Hit[][] = [];
+    if (input.mode !== 'semantic') lists.push(await this.lexical(words, filter));
+    if (input.mode !== 'lexical') {
+      const vector = input.vector ? Float32Array.from(input.vector) : (await this.deps.embedder.embed([input.query]))[0]!;
+      lists.push(await this.deps.store.dense(vector, filter));
+    }
+    let ranked: Ranked[];
+    if (input.mode === 'hybrid') ranked = fuse(lists, new Set(words), pathTokens);
+    else if (input.mode === 'semantic') ranked = lists[0]!.map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
+    else ranked = lists[0]!.map((h) => ({ ...h, score: h.score / (h.score + 1) }));
+    ranked = withoutOverlaps(ranked);
+    const repositories = await this.deps.scopes.repositoriesOf(scope, ranked);
+    const known = ranked.filter((h) => repositories.has(h.repositoryId));
+    const answer = await this.deps.scopes.answer(scope, repositories);
+    for (const f of answer.freshness) {
+      if (f.behind_head)
+        warnings.push(`${f.repo}: the index reflects commit ${f.commit?.slice(0, 12)}; its branch has moved on (sync_repo).`);
+    }
+    if (answer.indexing_status)
+      warnings.push('The workspace was registered by this call: its indexing has just started, results are partial.');
+    return {
+      results: known.slice(0, input.topK).map((h) => ({
+        ...h,
+        repo: repositories.get(h.repositoryId)!.name,
+        content: h.content.length > SNIPPET_MAX ? `${h.content.slice(0, SNIPPET_MAX)}…` : h.content,
+      })),
+      total: known.length,
+      scope: effective(scope),
+      warnings,
+      freshness: answer.freshness,
+    };
+  }
+
+  /**
+   * BM25-style: each query word weighted by its inverse document frequency
+   * (words no chunk holds are dropped); candidates are the chunks holding the
+   * rarest words (a budget of about CANDIDATE_BUDGET), ranked on every word.
+   */
+  private async lexical(
+    words: readonly string[],
+    filter: { repositoryIds: readonly string[] | null; pathPrefix: string | null; limit: number },
+  ): Promise<Hit[]> {
+    if (words.length === 0) return [];
+    const terms = words.slice(0, MAX_TERMS * 2).map(quote);
+    const [df, n] = await Promise.all([this.deps.store.documentFrequencies(terms), this.deps.store.size()]);
+    const known = terms
+      .map((term) => ({ term, df: df.get(term) ?? 0 }))
+      .filter((t) => t.df > 0)
+      .sort((a, b) => a.df - b.df)
+      .slice(0, MAX_TERMS);
+    if (known.length === 0) return [];
+    const candidates: string[] = [];
+    let covered = 0;
+    for (const t of known) {
+      if (candidates.length > 0 && covered + t.df > CANDIDATE_BUDGET) break;
+      candidates.push(t.term);
+      covered += t.df;
+    }
+    const weights = known.map((t) => Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)));
+    return this.deps.store.lexical(
+      candidates.join(' | '),
+      known.map((t) => t.term),
+      weights,
+      filter,
+    );
+  }
+
+  /** `scope` wins over `repo`; neither: the workspace (the default one); `all` only where allowed. */
+  private async scopeOf(input: SearchInput): Promise<Scope> {
+    const { scope } = input;
+    if (scope?.type === 'all') {
+      if (!this.deps.allowGlobalScope) {
+        throw ServiceError.of(
+          'forbidden',
+          'scope {type: "all"} is not allowed on this server (ALLOW_GLOBAL_SCOPE is not true); name repositories or a project.',
+          {
+            scope: 'all',
+          },
+        );
+      }
+      return { repositories: null, partial: false, type: 'all' };
+    }
+    if (scope?.type === 'repo') return this.deps.scopes.of({ repo: scope.repo }, false);
+    if (scope?.type === 'repos') return this.deps.scopes.of({ repos: scope.repos }, false);
+    if (scope?.type === 'project') return this.deps.scopes.of({ project: scope.project }, false);
+    if (input.repo !== undefined) return this.deps.scopes.of({ repo: input.repo }, false);
+    try {
+      return await this.deps.scopes.of({ workspace: input.workspace }, false);
+    } catch (error) {
+      if (input.workspace === undefined && error instanceof BusRequestError && error.error.code === 'invalid_input') {
+        throw ServiceError.invalid({ scope: 'required: name a scope or repo; this server has no default workspace' });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Each repository of the scope is in this collection, or the answer says
+   * why not: not indexed for search yet (a warning), or indexed with another
+   * embedding model (`index_incompatible` when none of the scope is usable).
+   */
+  private async checkIndexed(repositories: readonly RegisteredRepository[], warnings: string[]): Promise<void> {
+    if (repositories.length === 0) return;
+    const indexed = await indexedCollections(
+      this.deps.db,
+      repositories.map((r) => r.id),
+    );
+    const incompatible: string[] = [];
+    let usable = 0;
+    for (const r of repositories) {
+      const collections = indexed.get(r.id) ?? [];
+      if (collections.some((c) => c.collection === this.collection)) usable++;
+      else if (collections.length > 0) {
+        incompatible.push(r.name);
+        warnings.push(
+          `${r.name} was indexed with another embedding model (collection ${collections[0]!.collection}); this server uses ${this.collection}: re-index it (index_repo {force: true}).`,
+        );
+      } else warnings.push(`${r.name} has no search index yet (index_status shows its indexing).`);
+    }
+    if (usable === 0 && incompatible.length > 0) {
+      throw ServiceError.of(
+        'index_incompatible',
+        `${incompatible.join(', ')} ${incompatible.length === 1 ? 'was' : 'were'} indexed with another embedding model than this server's (${this.deps.embedder.model}, collection ${this.collection}); re-index with index_repo {force: true} or index_repository.`,
+        { repos: incompatible, collection: this.collection },
+      );
+    }
+  }
+}
+
+/** The scope an answer reports: by type, with repository names (a workspace is its repository). */
+function effective(scope: Scope): SearchCode.Response['meta']['scope'] {
+  if (scope.type === 'all') return { type: 'all' };
+  const repos = (scope.repositories ?? []).map((r) => r.name);
+  if (scope.type === 'project') return { type: 'project', project: scope.project, repos };
+  return { type: scope.type === 'repos' ? 'repos' : 'repo', repos };
+}

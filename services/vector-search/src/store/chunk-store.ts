@@ -1,0 +1,324 @@
+import { Logger } from '@nestjs/common';
+import { Database, sql, type Statement } from '@sextant/persistence';
+
+/** A chunk as the vectors stage writes it. */
+export interface ChunkRow {
+  path: string;
+  ordinal: number;
+  startLine: number;
+  endLine: number;
+  language: string | null;
+  symbol: string | null;
+  content: string;
+  /** `tsvector` input (see `lexemes`). */
+  lexemes: string;
+  embedding: Float32Array;
+}
+
+/** A chunk found by a search, with the score of the list it came from. */
+export interface Hit {
+  repositoryId: string;
+  path: string;
+  ordinal: number;
+  startLine: number;
+  endLine: number;
+  language: string | null;
+  symbol: string | null;
+  commit: string | null;
+  content: string;
+  score: number;
+}
+
+export interface SearchFilter {
+  /** Repository ids; null: every repository of the collection. */
+  repositoryIds: readonly string[] | null;
+  pathPrefix: string | null;
+  limit: number;
+}
+
+/** How dense vectors are kept: pgvector (HNSW, cosine), or `real[]` scored by an exact scan where the server has no pgvector. */
+export type VectorColumn = 'pgvector' | 'array';
+
+/** Documents per collection counted at most this often (BM25's N). */
+const COUNT_TTL_MS = 30_000;
+/** A term's document frequency is counted up to this; past it, a term is common whatever its exact count. */
+const DF_CAP = 20_000;
+
+const COLUMNS = `repository_id AS "repositoryId", path, ordinal, start_line AS "startLine", end_line AS "endLine", language, symbol, commit, content`;
+
+/**
+ * One collection's chunks in Postgres (schema `vector_search`, table
+ * `chunks_<collection>`, made on first use): text, lexemes (`tsvector`,
+ * GIN) for the lexical side, and a dense vector (pgvector HNSW, or an exact
+ * scan over `real[]`). A batch replaces whole files in one transaction, so
+ * a search never sees half a file.
+ */
+export class ChunkStore {
+  private readonly log = new Logger('ChunkStore');
+  private readonly table: string;
+  private sql!: Record<string, Statement>;
+  private ready: Promise<void> | undefined;
+  private counted: { n: number; at: number } | undefined;
+  private column: VectorColumn | undefined;
+
+  constructor(
+    private readonly db: Database,
+    readonly collection: string,
+    private readonly model: string,
+    private readonly dimension: number,
+  ) {
+    if (!/^[a-z0-9_]{1,50}$/.test(collection)) throw new Error(`bad collection name ${collection}`);
+    this.table = `"vector_search"."chunks_${collection}"`;
+  }
+
+  /** How this collection keeps its vectors (known once the table is made). */
+  get vectors(): VectorColumn | undefined {
+    return this.column;
+  }
+
+  /** Makes the collection's table (once, under an advisory lock: replicas take turns) and prepares its statements. */
+  open(): Promise<void> {
+    this.ready ??= this.create().catch((error) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  private async create(): Promise<void> {
+    const source = this.db.dataSource;
+    const runner = source.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`sextant:collection:${this.collection}`]);
+      const known = (await runner.query(`SELECT vectors FROM "vector_search"."collections" WHERE name = $1`, [this.collection])) as Array<{
+        vectors: VectorColumn;
+      }>;
+      let column = known[0]?.vectors;
+      if (!column) {
+        column = (await this.pgvector(runner.query.bind(runner))) ? 'pgvector' : 'array';
+        const type = column === 'pgvector' ? `vector(${this.dimension})` : 'real[]';
+        await runner.query(`
+          CREATE TABLE IF NOT EXISTS ${this.table} (
+            repository_id text NOT NULL,
+            path text NOT NULL,
+            ordinal int NOT NULL,
+            start_line int NOT NULL,
+            end_line int NOT NULL,
+            language text,
+            symbol text,
+            commit text,
+            content text NOT NULL,
+            lexemes tsvector NOT NULL,
+            embedding ${type} NOT NULL,
+            PRIMARY KEY (repository_id, path, ordinal)
+          )`);
+        await runner.query(`CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_lexemes" ON ${this.table} USING gin (lexemes)`);
+        if (column === 'pgvector') {
+          await runner.query(
+            `CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_embedding" ON ${this.table} USING hnsw (embedding vector_cosine_ops)`,
+          );
+        }
+        await runner.query(
+          `INSERT INTO "vector_search"."collections" (name, model, dimension, vectors) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`,
+          [this.collection, this.model, this.dimension, column],
+        );
+      }
+      if (column === 'array') {
+        this.log.warn(
+          `collection ${this.collection}: this Postgres has no pgvector, so the dense side of search is an exact scan (fine for small indexes; install pgvector or set QDRANT_URL for large ones)`,
+        );
+      }
+      this.column = column;
+      this.sql = this.statements(column);
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`sextant:collection:${this.collection}`]).catch(() => undefined);
+      await runner.release();
+    }
+  }
+
+  /** Whether pgvector is there, or can be made so (`CREATE EXTENSION` needs the right to). */
+  private async pgvector(query: (text: string) => Promise<unknown>): Promise<boolean> {
+    const installed = (await query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)) as unknown[];
+    if (installed.length > 0) return true;
+    const available = (await query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`)) as unknown[];
+    if (available.length === 0) return false;
+    try {
+      await query('CREATE EXTENSION IF NOT EXISTS vector');
+      return true;
+    } catch (error) {
+      this.log.warn(`pgvector is available but could not be created (${(error as Error).message})`);
+      return false;
+    }
+  }
+
+  private statements(column: VectorColumn): Record<string, Statement> {
+    const t = this.table;
+    const c = this.collection;
+    const filter = `($2::text[] IS NULL OR repository_id = ANY($2::text[])) AND ($3::text IS NULL OR starts_with(path, $3))`;
+    const similarity = column === 'pgvector' ? `1 - (embedding <=> $1::vector)` : `"vector_search"."dot"(embedding, $1::real[])`;
+    const order = column === 'pgvector' ? `embedding <=> $1::vector` : `score DESC`;
+    return {
+      delete: sql(`chunks.${c}.delete`, `DELETE FROM ${t} WHERE repository_id = $1 AND path = ANY($2::text[])`),
+      insert: sql(
+        `chunks.${c}.insert`,
+        `INSERT INTO ${t} (repository_id, commit, path, ordinal, start_line, end_line, language, symbol, content, lexemes, embedding)
+         SELECT $1, $2, p, o, s, e, l, sy, ct, lx::tsvector, em::${column === 'pgvector' ? 'vector' : 'real[]'}
+         FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS u(p, o, s, e, l, sy, ct, lx, em)`,
+      ),
+      indexed: sql(
+        `chunks.${c}.indexed`,
+        `INSERT INTO "vector_search"."indexed" (repository_id, collection, commit, updated_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (repository_id, collection) DO UPDATE SET commit = excluded.commit, updated_at = now()`,
+      ),
+      count: sql(`chunks.${c}.count`, `SELECT count(*)::int AS n FROM ${t}`),
+      df: sql(
+        `chunks.${c}.df`,
+        `SELECT t AS term, (SELECT count(*) FROM (SELECT 1 FROM ${t} WHERE lexemes @@ t::tsquery LIMIT $2) x)::int AS df
+         FROM unnest($1::text[]) AS t`,
+      ),
+      lexical: sql(
+        `chunks.${c}.lexical`,
+        `SELECT ${COLUMNS},
+           (SELECT sum(w * ts_rank('{0.1,0.2,0.4,1.0}', lexemes, q::tsquery, 1)) FROM unnest($4::text[], $5::float8[]) AS u(q, w)) AS score
+         FROM ${t} WHERE lexemes @@ $1::tsquery AND ${filter} ORDER BY score DESC, path, ordinal LIMIT $6`,
+      ),
+      dense: sql(`chunks.${c}.dense`, `SELECT ${COLUMNS}, ${similarity} AS score FROM ${t} WHERE ${filter} ORDER BY ${order} LIMIT $4`),
+      exact: sql(
+        `chunks.${c}.exact`,
+        `SELECT ${COLUMNS}, ${column === 'pgvector' ? `1 - (embedding::vector <=> $1::vector)` : similarity} AS score
+         FROM ${t} WHERE ${filter} ORDER BY score DESC LIMIT $4`,
+      ),
+      purge: sql(`chunks.${c}.purge`, `DELETE FROM ${t} WHERE repository_id = ANY($1::text[])`),
+      purgeIndexed: sql(`chunks.${c}.purge-indexed`, `DELETE FROM "vector_search"."indexed" WHERE repository_id = ANY($1::text[])`),
+      setSearch: sql(`chunks.${c}.hnsw`, `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', $2, true)`),
+    };
+  }
+
+  /** Replaces the chunks of `files` (and removes `deleted`) for one repository at once; records the commit this collection reflects. */
+  async replace(
+    repositoryId: string,
+    commit: string | null,
+    files: ReadonlyArray<{ path: string; chunks: readonly ChunkRow[] }>,
+    deleted: readonly string[],
+  ): Promise<void> {
+    await this.open();
+    const paths = [...files.map((f) => f.path), ...deleted];
+    const rows = files.flatMap((f) => f.chunks);
+    await this.db.transaction(async (m) => {
+      if (paths.length > 0) await this.db.run(this.sql.delete!, [repositoryId, paths], m);
+      if (rows.length > 0) {
+        await this.db.run(
+          this.sql.insert!,
+          [
+            repositoryId,
+            commit,
+            rows.map((r) => r.path),
+            rows.map((r) => r.ordinal),
+            rows.map((r) => r.startLine),
+            rows.map((r) => r.endLine),
+            rows.map((r) => r.language),
+            rows.map((r) => r.symbol),
+            rows.map((r) => r.content),
+            rows.map((r) => r.lexemes),
+            rows.map((r) => vectorLiteral(r.embedding, this.column!)),
+          ],
+          m,
+        );
+      }
+      await this.db.run(this.sql.indexed!, [repositoryId, this.collection, commit], m);
+    });
+    this.counted = undefined;
+  }
+
+  /** Chunks in the collection (cached a few seconds): BM25's N. */
+  async size(): Promise<number> {
+    await this.open();
+    if (this.counted && Date.now() - this.counted.at < COUNT_TTL_MS) return this.counted.n;
+    const n = (await this.db.run<{ n: number }>(this.sql.count!, [])).rows[0]!.n;
+    this.counted = { n, at: Date.now() };
+    return n;
+  }
+
+  /** How many chunks hold each term (`'term'` tsquery literals), counted up to DF_CAP. */
+  async documentFrequencies(terms: readonly string[]): Promise<Map<string, number>> {
+    await this.open();
+    const { rows } = await this.db.run<{ term: string; df: number }>(this.sql.df!, [terms, DF_CAP]);
+    return new Map(rows.map((r) => [r.term, r.df]));
+  }
+
+  /**
+   * Chunks matching `candidates` (a tsquery), ranked by the sum over `terms`
+   * of weight × ts_rank (lexemes weighted A in the header, D in the body).
+   */
+  async lexical(candidates: string, terms: readonly string[], weights: readonly number[], filter: SearchFilter): Promise<Hit[]> {
+    await this.open();
+    const { rows } = await this.db.run<Hit>(this.sql.lexical!, [
+      candidates,
+      filter.repositoryIds,
+      filter.pathPrefix,
+      terms,
+      weights,
+      filter.limit,
+    ]);
+    return rows.map(numeric);
+  }
+
+  /** The nearest chunks by cosine similarity: approximate (HNSW) with pgvector, exact over `real[]` otherwise. */
+  async dense(vector: Float32Array, filter: SearchFilter): Promise<Hit[]> {
+    await this.open();
+    const values = [vectorLiteral(vector, this.column!), filter.repositoryIds, filter.pathPrefix, filter.limit];
+    if (this.column !== 'pgvector') return (await this.db.run<Hit>(this.sql.dense!, values)).rows.map(numeric);
+    // The HNSW search looks at enough candidates for the limit, and keeps looking past rows a filter drops (pgvector 0.8).
+    const filtered = filter.repositoryIds !== null || filter.pathPrefix !== null;
+    return this.db.transaction(async (m) => {
+      await this.db.run(this.sql.setSearch!, [String(Math.max(40, filter.limit * 2)), filtered ? 'relaxed_order' : 'off'], m);
+      return (await this.db.run<Hit>(this.sql.dense!, values, m)).rows.map(numeric);
+    });
+  }
+
+  /** The exact nearest chunks (no index): what the ANN is measured against. */
+  async exact(vector: Float32Array, filter: SearchFilter): Promise<Hit[]> {
+    await this.open();
+    const values = [vectorLiteral(vector, this.column!), filter.repositoryIds, filter.pathPrefix, filter.limit];
+    return (await this.db.run<Hit>(this.sql.exact!, values)).rows.map(numeric);
+  }
+
+  /** Drops what the collection holds of repositories the registry no longer knows. */
+  async purge(repositoryIds: readonly string[]): Promise<void> {
+    if (repositoryIds.length === 0) return;
+    await this.open();
+    await this.db.transaction(async (m) => {
+      await this.db.run(this.sql.purge!, [repositoryIds], m);
+      await this.db.run(this.sql.purgeIndexed!, [repositoryIds], m);
+    });
+    this.counted = undefined;
+  }
+}
+
+/** Which collection each repository was indexed into, and at which commit. */
+export async function indexedCollections(
+  db: Database,
+  repositoryIds: readonly string[],
+): Promise<Map<string, Array<{ collection: string; commit: string | null }>>> {
+  const { rows } = await db.run<{ repositoryId: string; collection: string; commit: string | null }>(INDEXED, [repositoryIds]);
+  const out = new Map<string, Array<{ collection: string; commit: string | null }>>();
+  for (const r of rows) out.set(r.repositoryId, [...(out.get(r.repositoryId) ?? []), { collection: r.collection, commit: r.commit }]);
+  return out;
+}
+
+const INDEXED = sql(
+  'indexed.of',
+  `SELECT repository_id AS "repositoryId", collection, commit FROM "vector_search"."indexed" WHERE repository_id = ANY($1::text[])`,
+);
+
+/** A vector as pgvector (`[…]`) or Postgres array (`{…}`) input text. */
+function vectorLiteral(vector: Float32Array, column: VectorColumn): string {
+  const body = Array.from(vector, (v) => (Number.isFinite(v) ? Number(v.toPrecision(7)) : 0)).join(',');
+  return column === 'pgvector' ? `[${body}]` : `{${body}}`;
+}
+
+function numeric(row: Hit): Hit {
+  return { ...row, score: Number(row.score) };
+}
