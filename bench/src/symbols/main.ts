@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   const db = await createTestDatabase(infra.postgresUrl, 'sextant_bench_symbols');
   try {
     const embedded = await startNode('apps/sextant/dist/main.js', [], {
-      env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: join(work, 'embedded'), SEXTANT_WORKSPACE: dir, LOG_LEVEL: 'info' },
+      env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: join(work, 'embedded'), SEXTANT_WORKSPACE: dir, SEXTANT_INDEXING_STAGES: 'symbols', LOG_LEVEL: 'info' },
       readyWhen: READY.embedded,
       timeoutMs: 60_000,
     });
@@ -162,7 +162,13 @@ async function main(): Promise<void> {
     await embedded.stop();
 
     const env = { NATS_URL: infra.natsUrl, DATABASE_URL: db.url, LOG_LEVEL: 'info' };
-    const registry = await startService('workspace-registry', { ...env, SEXTANT_WORKSPACE: dir, SEXTANT_DATA_DIR: join(work, 'registry') });
+    // The symbols stage alone: this bench measures it (search's vectors stage has its own bench).
+    const registry = await startService('workspace-registry', {
+      ...env,
+      SEXTANT_WORKSPACE: dir,
+      SEXTANT_DATA_DIR: join(work, 'registry'),
+      SEXTANT_INDEXING_STAGES: 'symbols',
+    });
     const symbols = await startService('symbol-indexer', { ...env, SEXTANT_DATA_DIR: join(work, 'symbols') });
     const gateway = await startGateway(infra.natsUrl, { SEXTANT_SERVICES: 'workspace-registry,symbol-indexer' });
     processes.push(registry, symbols, gateway.process);

@@ -403,7 +403,13 @@ async function main(): Promise<void> {
     for (const project of language.projects) {
       const { dir, files } = makeWorkspace(root, language, project);
       const sextant = await startNode('apps/sextant/dist/main.js', [], {
-        env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: join(root, `${project.name}-data`), SEXTANT_WORKSPACE: dir, LOG_LEVEL: 'info' },
+        env: {
+          SEXTANT_PORT: '0',
+          SEXTANT_DATA_DIR: join(root, `${project.name}-data`),
+          SEXTANT_WORKSPACE: dir,
+          SEXTANT_INDEXING_STAGES: 'symbols',
+          LOG_LEVEL: 'info',
+        },
         readyWhen: READY.embedded,
         timeoutMs: 60_000,
       });
