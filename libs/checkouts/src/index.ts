@@ -16,7 +16,13 @@ export {
   type Spawner,
 } from './process/spawner.js';
 export { CloneCache, type Checkout, type CloneCacheOptions, type CloneCacheStats } from './cache/clone-cache.js';
-export { gitProtocols, persistentCheckouts, type PersistentCheckouts } from './cache/persistent-checkouts.js';
+export {
+  atJobCommit,
+  gitProtocols,
+  persistentCheckouts,
+  type PersistentCheckouts,
+  type PinnedRepository,
+} from './cache/persistent-checkouts.js';
 export { changedFiles, type FileChange } from './git/changes.js';
 export {
   newWalkStats,

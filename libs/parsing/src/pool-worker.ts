@@ -10,7 +10,7 @@ import { chunkParsed, chunkText } from './chunk.js';
 import { BudgetExceeded, extract } from './extract.js';
 import { Grammars } from './grammars.js';
 import { packReferences } from './packed.js';
-import type { ChunkOutcome, ParseTask, ParseOutcome } from './pool.js';
+import type { ChunkOutcome, ParseTask, ParseOutcome, SkipCause } from './pool.js';
 
 const grammars = new Grammars();
 
@@ -18,14 +18,8 @@ export default async function parseFile(task: ParseTask): Promise<ParseOutcome> 
   const grammar = await grammars.get(task.language);
   if (!grammar) return { skipped: 'unsupported_language' };
   if ('error' in grammar) return { skipped: 'grammar_unavailable', reason: grammar.error };
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(task.path, { flag: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW });
-  } catch (error) {
-    return { skipped: 'unreadable', reason: (error as Error).message };
-  }
-  if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
-  if (isBinary(bytes)) return { skipped: 'binary' };
+  const bytes = await readSource(task);
+  if ('skipped' in bytes) return bytes;
   try {
     const { references, ...rest } = extract(grammar, bytes.toString('utf8'), task.timeoutMs);
     return { ...rest, references: packReferences(references), referenceCount: references.length, bytes: bytes.length };
@@ -42,14 +36,8 @@ export default async function parseFile(task: ParseTask): Promise<ParseOutcome> 
  * (`chunkText`), so every text file stays searchable.
  */
 export async function chunkFile(task: ParseTask): Promise<ChunkOutcome> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(task.path, { flag: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW });
-  } catch (error) {
-    return { skipped: 'unreadable', reason: (error as Error).message };
-  }
-  if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
-  if (isBinary(bytes)) return { skipped: 'binary' };
+  const bytes = await readSource(task);
+  if ('skipped' in bytes) return bytes;
   const source = bytes.toString('utf8');
   const grammar = await grammars.get(task.language);
   if (grammar && !('error' in grammar)) {
@@ -60,4 +48,17 @@ export async function chunkFile(task: ParseTask): Promise<ChunkOutcome> {
     }
   }
   return { chunks: chunkText(task.path, source), parsed: false };
+}
+
+/** A task's file, read without following a symbolic link or blocking on a FIFO; or why it is not parsed. */
+async function readSource(task: ParseTask): Promise<Buffer | { skipped: SkipCause; reason?: string }> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(task.path, { flag: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW });
+  } catch (error) {
+    return { skipped: 'unreadable', reason: (error as Error).message };
+  }
+  if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
+  if (isBinary(bytes)) return { skipped: 'binary' };
+  return bytes;
 }

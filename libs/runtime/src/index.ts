@@ -14,6 +14,8 @@ export {
 } from './config.js';
 export { DataDirEnv, dataDir, lockDataDir, processAlive, type DataDirLock } from './data-dir.js';
 export { JsonLogger } from './logger.js';
+export { ModuleLifecycle, type Lifecycle } from './lifecycle.js';
+export { databaseSettings, IndexingServiceEnv, indexingServiceSettings, type DatabaseSettings } from './indexing-env.js';
 export {
   createHealthController,
   HEALTH_DETAILS,

@@ -1,28 +1,21 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
-  CommonEnv,
-  commonSettings,
-  DatabaseEnv,
-  DataDirEnv,
+  type CommonSettings,
   dataDir,
   env,
-  IndexerEnv,
-  indexerSettings,
-  parseEnv,
-  type CommonSettings,
   type IndexerSettings,
+  IndexingServiceEnv,
+  indexingServiceSettings,
+  parseEnv,
 } from '@sextant/runtime';
 
 /** Every environment variable of the symbol-indexer service (documented in the README table). */
-export const SymbolIndexerEnv = CommonEnv.extend(DatabaseEnv.shape)
-  .extend(DataDirEnv.shape)
-  .extend(IndexerEnv.shape)
-  .extend({
-    SYMBOLS_CHECKOUTS_DIR: z.string().min(1).optional(),
-    SYMBOLS_PARSE_THREADS: env.int(1, 64).optional(),
-    SYMBOLS_FILE_TIMEOUT_MS: env.int(10, 600_000).default(2_000),
-  });
+export const SymbolIndexerEnv = IndexingServiceEnv.extend({
+  SYMBOLS_CHECKOUTS_DIR: z.string().min(1).optional(),
+  SYMBOLS_PARSE_THREADS: env.int(1, 64).optional(),
+  SYMBOLS_FILE_TIMEOUT_MS: env.int(10, 600_000).default(2_000),
+});
 
 export interface SymbolIndexerConfig extends CommonSettings, IndexerSettings {
   database: { url: string | undefined; poolSize: number; connectTimeoutMs: number };
@@ -37,9 +30,7 @@ export interface SymbolIndexerConfig extends CommonSettings, IndexerSettings {
 export function loadConfig(environment: NodeJS.ProcessEnv): SymbolIndexerConfig {
   const e = parseEnv(SymbolIndexerEnv, environment);
   return {
-    ...commonSettings(e),
-    ...indexerSettings(e, environment),
-    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
+    ...indexingServiceSettings(e, environment),
     checkoutsDir: resolve(e.SYMBOLS_CHECKOUTS_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'symbol-checkouts')),
     parseThreads: e.SYMBOLS_PARSE_THREADS,
     fileTimeoutMs: e.SYMBOLS_FILE_TIMEOUT_MS,

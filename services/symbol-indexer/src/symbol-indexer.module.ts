@@ -1,10 +1,10 @@
-import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { persistentCheckouts, type CloneCache, type LauncherSpawner } from '@sextant/checkouts';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { persistentCheckouts } from '@sextant/checkouts';
 import { StageWorker } from '@sextant/jobs';
-import { BUS_CLIENT, RegistryClient, Scopes, type BusClient, type StageBatch } from '@sextant/messaging';
+import { BUS_CLIENT, RegistryClient, Scopes, type BusClient } from '@sextant/messaging';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
-import { createHealthController, HEALTH_PROBES, lockDataDir, type DataDirLock } from '@sextant/runtime';
+import { createHealthController, HEALTH_PROBES, ModuleLifecycle } from '@sextant/runtime';
 import type { SymbolIndexerConfig } from './config.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { SymbolController } from './symbols/symbol.controller.js';
@@ -16,35 +16,6 @@ import { SymbolStore } from './symbols/symbol.store.js';
 
 export interface SymbolIndexerModuleOptions extends Omit<SymbolIndexerConfig, 'database'> {
   database: { url: string; poolSize: number; connectTimeoutMs: number };
-}
-
-/** Starts the stage worker once the database is up; at shutdown finishes the batch in hand, then stops the pool and the clones. */
-class StageLifecycle implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    private readonly worker: StageWorker<StageBatch>,
-    private readonly pool: ParsePool,
-    private readonly clones: CloneCache,
-    private readonly spawner: LauncherSpawner,
-    private readonly checkoutsDir: string,
-  ) {}
-  private lock: DataDirLock | undefined;
-
-  async onModuleInit(): Promise<void> {
-    // Persistent clones take one process: a second one on the same directory is told who holds it.
-    this.lock = lockDataDir(this.checkoutsDir);
-    await this.clones.start();
-    this.worker.start();
-  }
-  async onApplicationShutdown(): Promise<void> {
-    try {
-      await this.worker.stop();
-      await this.pool.close();
-      await this.clones.stop();
-      await this.spawner.close();
-    } finally {
-      this.lock?.release();
-    }
-  }
 }
 
 /**
@@ -83,17 +54,26 @@ export class SymbolIndexerModule {
           useFactory: (store: SymbolStore, scopes: Scopes) => new DependencyService(store, scopes),
         },
         {
-          provide: StageLifecycle,
+          provide: ModuleLifecycle,
           inject: [SymbolStore, RegistryClient],
-          useFactory: (store: SymbolStore, registry: RegistryClient) =>
-            new StageLifecycle(
-              // Two batches in hand: one is stored while the next is parsed. Claims long-poll at the registry, so no idle pause.
-              new StageWorker(registry, new SymbolStage({ store, pool, clones, policy }), { concurrency: 2, idleMs: 10 }),
-              pool,
-              clones,
-              spawner,
-              config.checkoutsDir,
-            ),
+          useFactory: (store: SymbolStore, registry: RegistryClient) => {
+            // Two batches in hand: one is stored while the next is parsed. Claims long-poll at the registry, so no idle pause.
+            const worker = new StageWorker(registry, new SymbolStage({ store, pool, clones, policy }), { concurrency: 2, idleMs: 10 });
+            return new ModuleLifecycle({
+              lockDir: config.checkoutsDir,
+              start: async () => {
+                await clones.start();
+                worker.start();
+              },
+              // The batch in hand is finished first.
+              stop: async () => {
+                await worker.stop();
+                await pool.close();
+                await clones.stop();
+                await spawner.close();
+              },
+            });
+          },
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
       ],

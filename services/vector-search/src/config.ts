@@ -1,35 +1,28 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
-  CommonEnv,
-  commonSettings,
+  type CommonSettings,
   ConfigError,
-  DatabaseEnv,
-  DataDirEnv,
   dataDir,
   env,
-  IndexerEnv,
-  indexerSettings,
-  parseEnv,
-  type CommonSettings,
   type IndexerSettings,
+  IndexingServiceEnv,
+  indexingServiceSettings,
+  parseEnv,
 } from '@sextant/runtime';
 
 /** Every environment variable of the vector-search service (documented in the README table). */
-export const VectorSearchEnv = CommonEnv.extend(DatabaseEnv.shape)
-  .extend(DataDirEnv.shape)
-  .extend(IndexerEnv.shape)
-  .extend({
-    ALLOW_GLOBAL_SCOPE: env.bool().default(false),
-    VECTORS_CHECKOUTS_DIR: z.string().min(1).optional(),
-    VECTORS_PARSE_THREADS: env.int(1, 64).optional(),
-    VECTORS_FILE_TIMEOUT_MS: env.int(10, 600_000).default(2_000),
-    EMBEDDINGS_DIMENSIONS: env.int(16, 8_192).default(256),
-    LLM_URL: env.url(['http', 'https']).optional(),
-    LLM_MODEL: z.string().min(1).max(200).optional(),
-    LLM_API_KEY: z.string().min(1).optional(),
-    LLM_TIMEOUT_MS: env.int(1_000, 600_000).default(60_000),
-  });
+export const VectorSearchEnv = IndexingServiceEnv.extend({
+  ALLOW_GLOBAL_SCOPE: env.bool().default(false),
+  VECTORS_CHECKOUTS_DIR: z.string().min(1).optional(),
+  VECTORS_PARSE_THREADS: env.int(1, 64).optional(),
+  VECTORS_FILE_TIMEOUT_MS: env.int(10, 600_000).default(2_000),
+  EMBEDDINGS_DIMENSIONS: env.int(16, 8_192).default(256),
+  LLM_URL: env.url(['http', 'https']).optional(),
+  LLM_MODEL: z.string().min(1).max(200).optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_TIMEOUT_MS: env.int(1_000, 600_000).default(60_000),
+});
 
 export interface VectorSearchConfig extends CommonSettings, IndexerSettings {
   database: { url: string | undefined; poolSize: number; connectTimeoutMs: number };
@@ -54,9 +47,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): VectorSearchConfig {
     });
   }
   return {
-    ...commonSettings(e),
-    ...indexerSettings(e, environment),
-    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
+    ...indexingServiceSettings(e, environment),
     allowGlobalScope: e.ALLOW_GLOBAL_SCOPE,
     checkoutsDir: resolve(e.VECTORS_CHECKOUTS_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'vector-checkouts')),
     parseThreads: e.VECTORS_PARSE_THREADS,

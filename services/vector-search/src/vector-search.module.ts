@@ -1,10 +1,10 @@
-import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { persistentCheckouts, type CloneCache, type LauncherSpawner } from '@sextant/checkouts';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { persistentCheckouts } from '@sextant/checkouts';
 import { StageWorker } from '@sextant/jobs';
-import { BUS_CLIENT, RegistryClient, Scopes, type BusClient, type StageBatch } from '@sextant/messaging';
+import { BUS_CLIENT, RegistryClient, Scopes, type BusClient } from '@sextant/messaging';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
-import { createHealthController, HEALTH_PROBES, lockDataDir, type DataDirLock } from '@sextant/runtime';
+import { createHealthController, HEALTH_PROBES, ModuleLifecycle } from '@sextant/runtime';
 import { AskService } from './answer/ask.service.js';
 import { OpenAiChatModel } from './answer/chat-model.js';
 import type { VectorSearchConfig } from './config.js';
@@ -22,37 +22,6 @@ export interface VectorSearchModuleOptions extends Omit<VectorSearchConfig, 'dat
 
 /** The embedder this installation uses (the built-in one until an embeddings endpoint is configured). */
 const EMBEDDER = Symbol('EMBEDDER');
-
-/** Starts the stage worker once the database is up; at shutdown finishes the batch in hand, then stops the pool and the clones. */
-class StageLifecycle implements OnModuleInit, OnApplicationShutdown {
-  private lock: DataDirLock | undefined;
-
-  constructor(
-    private readonly worker: StageWorker<StageBatch>,
-    private readonly pool: ParsePool,
-    private readonly clones: CloneCache,
-    private readonly spawner: LauncherSpawner,
-    private readonly checkoutsDir: string,
-  ) {}
-
-  async onModuleInit(): Promise<void> {
-    // Persistent clones take one process: a second one on the same directory is told who holds it.
-    this.lock = lockDataDir(this.checkoutsDir);
-    await this.clones.start();
-    this.worker.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    try {
-      await this.worker.stop();
-      await this.pool.close();
-      await this.clones.stop();
-      await this.spawner.close();
-    } finally {
-      this.lock?.release();
-    }
-  }
-}
 
 /** `<model>_<dimension>` in the characters a table name takes: two models never share a collection. */
 export function collectionName(embedder: Embedder): string {
@@ -106,17 +75,27 @@ export class VectorSearchModule {
           useFactory: (search: SearchService) => new AskService(search, config.llm ? new OpenAiChatModel(config.llm) : undefined),
         },
         {
-          provide: StageLifecycle,
+          provide: ModuleLifecycle,
           inject: [ChunkStore, EMBEDDER, RegistryClient],
-          useFactory: (store: ChunkStore, embedder: Embedder, registry: RegistryClient) =>
-            new StageLifecycle(
-              // Two batches in hand: one is stored while the next is chunked. Claims long-poll at the registry, so no idle pause.
-              new StageWorker(registry, new VectorStage({ store, embedder, pool, clones, policy }), { concurrency: 2, idleMs: 10 }),
-              pool,
-              clones,
-              spawner,
-              config.checkoutsDir,
-            ),
+          useFactory: (store: ChunkStore, embedder: Embedder, registry: RegistryClient) => {
+            // Two batches in hand: one is stored while the next is chunked. Claims long-poll at the registry, so no idle pause.
+            const stage = new VectorStage({ store, embedder, pool, clones, policy });
+            const worker = new StageWorker(registry, stage, { concurrency: 2, idleMs: 10 });
+            return new ModuleLifecycle({
+              lockDir: config.checkoutsDir,
+              start: async () => {
+                await clones.start();
+                worker.start();
+              },
+              // The batch in hand is finished first.
+              stop: async () => {
+                await worker.stop();
+                await pool.close();
+                await clones.stop();
+                await spawner.close();
+              },
+            });
+          },
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
       ],

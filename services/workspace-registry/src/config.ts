@@ -2,18 +2,14 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
-  CommonEnv,
-  commonSettings,
+  type CommonSettings,
   ConfigError,
-  DatabaseEnv,
-  DataDirEnv,
   dataDir,
   env,
-  IndexerEnv,
-  indexerSettings,
-  parseEnv,
-  type CommonSettings,
   type IndexerSettings,
+  IndexingServiceEnv,
+  indexingServiceSettings,
+  parseEnv,
 } from '@sextant/runtime';
 
 const HOUR = 3_600_000;
@@ -27,22 +23,19 @@ const list = (separator: RegExp) =>
   );
 
 /** Every environment variable of the workspace-registry service (documented in the README table). */
-export const WorkspaceRegistryEnv = CommonEnv.extend(DatabaseEnv.shape)
-  .extend(DataDirEnv.shape)
-  .extend(IndexerEnv.shape)
-  .extend({
-    SEXTANT_WORKSPACE: z.string().min(1).optional(),
-    SEXTANT_ALLOWED_ROOTS: list(/[,:]/).optional(),
-    SEXTANT_AUTO_WORKSPACES_MAX: env.int(1, 10_000).default(10),
-    SEXTANT_CHECKOUTS_DIR: z.string().min(1).optional(),
-    // The default installation's stages; `none`: Discovery and Finalizing only.
-    SEXTANT_INDEXING_STAGES: list(/,/)
-      .transform((stages) => (stages.length === 1 && stages[0] === 'none' ? [] : stages))
-      .default(['symbols', 'vectors']),
-    SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250),
-    SEXTANT_HEAD_CACHE_MS: env.int(0, 24 * 3_600_000).default(60_000),
-    INDEX_BATCH_FILES: env.int(1, 100_000).default(200),
-  });
+export const WorkspaceRegistryEnv = IndexingServiceEnv.extend({
+  SEXTANT_WORKSPACE: z.string().min(1).optional(),
+  SEXTANT_ALLOWED_ROOTS: list(/[,:]/).optional(),
+  SEXTANT_AUTO_WORKSPACES_MAX: env.int(1, 10_000).default(10),
+  SEXTANT_CHECKOUTS_DIR: z.string().min(1).optional(),
+  // The default installation's stages; `none`: Discovery and Finalizing only.
+  SEXTANT_INDEXING_STAGES: list(/,/)
+    .transform((stages) => (stages.length === 1 && stages[0] === 'none' ? [] : stages))
+    .default(['symbols', 'vectors']),
+  SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250),
+  SEXTANT_HEAD_CACHE_MS: env.int(0, 24 * 3_600_000).default(60_000),
+  INDEX_BATCH_FILES: env.int(1, 100_000).default(200),
+});
 
 export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings {
   database: { url: string | undefined; poolSize: number; connectTimeoutMs: number };
@@ -76,9 +69,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process
   });
   if (Object.keys(missing).length > 0) throw new ConfigError(missing);
   return {
-    ...commonSettings(e),
-    ...indexerSettings(e, environment),
-    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
+    ...indexingServiceSettings(e, environment),
     defaultWorkspace,
     allowedRoots,
     autoWorkspacesMax: e.SEXTANT_AUTO_WORKSPACES_MAX,

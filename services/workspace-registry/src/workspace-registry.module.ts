@@ -1,8 +1,8 @@
-import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { persistentCheckouts, type CloneCache, type LauncherSpawner } from '@sextant/checkouts';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { persistentCheckouts } from '@sextant/checkouts';
 import { JobStore } from '@sextant/jobs';
 import { Database, DatabaseModule } from '@sextant/persistence';
-import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, lockDataDir, type DataDirLock, type HealthDetails } from '@sextant/runtime';
+import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, ModuleLifecycle, type HealthDetails } from '@sextant/runtime';
 import type { WorkspaceRegistryConfig } from './config.js';
 import { Coordinator } from './indexing/coordinator.js';
 import { Discovery } from './indexing/discovery.js';
@@ -14,33 +14,6 @@ import { Workspaces } from './registry/workspaces.js';
 
 export interface WorkspaceRegistryModuleOptions extends Omit<WorkspaceRegistryConfig, 'database'> {
   database: { url: string; poolSize: number; connectTimeoutMs: number };
-}
-
-/** Starts the clone cache and the job coordinator with the module (after the database), stops them before it closes. */
-class IndexingLifecycle implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    private readonly clones: CloneCache,
-    private readonly coordinator: Coordinator,
-    private readonly spawner: LauncherSpawner,
-    private readonly checkoutsDir: string,
-  ) {}
-  private lock: DataDirLock | undefined;
-
-  async onModuleInit(): Promise<void> {
-    // Persistent clones take one process: a second one on the same directory is told who holds it.
-    this.lock = lockDataDir(this.checkoutsDir);
-    await this.clones.start();
-    this.coordinator.start();
-  }
-  async onApplicationShutdown(): Promise<void> {
-    try {
-      await this.coordinator.stop();
-      await this.clones.stop();
-      await this.spawner.close();
-    } finally {
-      this.lock?.release();
-    }
-  }
 }
 
 /**
@@ -89,9 +62,21 @@ export class WorkspaceRegistryModule {
             new RegistryService({ store, jobs, workspaces, coordinator, git, policy, headCacheMs: config.headCacheMs }),
         },
         {
-          provide: IndexingLifecycle,
+          provide: ModuleLifecycle,
           inject: [Coordinator],
-          useFactory: (coordinator: Coordinator) => new IndexingLifecycle(clones, coordinator, spawner, config.checkoutsDir),
+          useFactory: (coordinator: Coordinator) =>
+            new ModuleLifecycle({
+              lockDir: config.checkoutsDir,
+              start: async () => {
+                await clones.start();
+                coordinator.start();
+              },
+              stop: async () => {
+                await coordinator.stop();
+                await clones.stop();
+                await spawner.close();
+              },
+            }),
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
         {

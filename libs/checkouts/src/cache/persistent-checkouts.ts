@@ -1,6 +1,6 @@
 import { ProcessGitRunner } from '../git/git-runner.js';
 import { LauncherSpawner } from '../process/launcher.js';
-import type { LocatorPolicy } from '../repository/locator.js';
+import { parseRepository, type LocatorPolicy } from '../repository/locator.js';
 import { CloneCache } from './clone-cache.js';
 
 /** What an indexing service needs to read remote repositories: its git, its persistent clones, and the locator policy. */
@@ -45,4 +45,29 @@ export function persistentCheckouts(options: {
     persistent: true,
   });
   return { policy: { allowedHosts, allowFileUrls }, spawner, git, clones };
+}
+
+/** A repository as an indexing job pins it: a workspace (read where it is), or a remote one at the commit Discovery pinned. */
+export interface PinnedRepository {
+  repository: { kind: 'local' | 'remote'; locator: string; ref: string | null };
+  commit: string | null;
+}
+
+/**
+ * Runs `read` over the files of a job's repository: a workspace in place, a
+ * remote repository in the stage's persistent clone — fetched only when the
+ * clone is not at the job's commit yet (once per job, not per batch). `read`
+ * learns the commit the files are at.
+ */
+export function atJobCommit<T>(
+  checkouts: Pick<PersistentCheckouts, 'clones' | 'policy'>,
+  pinned: PinnedRepository,
+  read: (dir: string, commit: string | null) => Promise<T>,
+): Promise<T> {
+  const { repository } = pinned;
+  if (repository.kind === 'local') return read(repository.locator, pinned.commit);
+  const locator = parseRepository(repository.locator, checkouts.policy);
+  return checkouts.clones.withCheckout(locator, repository.ref ?? undefined, (checkout) => read(checkout.dir, checkout.commit), {
+    current: pinned.commit ?? undefined,
+  });
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { languageOf, parseRepository, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
+import { atJobCommit, languageOf, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
 import type { IndexingStage } from '@sextant/jobs';
 import type { StageBatch } from '@sextant/messaging';
 import { parsedLanguages, type ParsePool } from '@sextant/parsing';
@@ -28,19 +28,8 @@ export class SymbolStage implements IndexingStage<StageBatch> {
 
   constructor(private readonly deps: { store: SymbolStore; pool: ParsePool; clones: CloneCache; policy: LocatorPolicy }) {}
 
-  async process(batch: StageBatch): Promise<Record<string, number>> {
-    const { repository } = batch;
-    if (repository.kind === 'local') return this.index(batch, repository.locator, batch.commit);
-    const locator = parseRepository(repository.locator, this.deps.policy);
-    // Fetched once per job (when the clone is not yet at the job's commit), not once per batch.
-    return this.deps.clones.withCheckout(
-      locator,
-      repository.ref ?? undefined,
-      (checkout) => this.index(batch, checkout.dir, checkout.commit),
-      {
-        current: batch.commit ?? undefined,
-      },
-    );
+  process(batch: StageBatch): Promise<Record<string, number>> {
+    return atJobCommit(this.deps, batch, (dir, commit) => this.index(batch, dir, commit));
   }
 
   /**

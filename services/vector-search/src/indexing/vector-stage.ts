@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { languageOf, parseRepository, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
+import { atJobCommit, languageOf, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
 import type { IndexingStage } from '@sextant/jobs';
 import type { StageBatch } from '@sextant/messaging';
 import type { ParsePool } from '@sextant/parsing';
@@ -29,18 +29,8 @@ export class VectorStage implements IndexingStage<StageBatch> {
     private readonly deps: { store: ChunkStore; embedder: Embedder; pool: ParsePool; clones: CloneCache; policy: LocatorPolicy },
   ) {}
 
-  async process(batch: StageBatch): Promise<Record<string, number>> {
-    const { repository } = batch;
-    if (repository.kind === 'local') return this.index(batch, repository.locator, batch.commit);
-    const locator = parseRepository(repository.locator, this.deps.policy);
-    return this.deps.clones.withCheckout(
-      locator,
-      repository.ref ?? undefined,
-      (checkout) => this.index(batch, checkout.dir, checkout.commit),
-      {
-        current: batch.commit ?? undefined,
-      },
-    );
+  process(batch: StageBatch): Promise<Record<string, number>> {
+    return atJobCommit(this.deps, batch, (dir, commit) => this.index(batch, dir, commit));
   }
 
   private async index(batch: StageBatch, dir: string, commit: string | null): Promise<Record<string, number>> {

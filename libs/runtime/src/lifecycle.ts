@@ -1,0 +1,35 @@
+import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { lockDataDir, type DataDirLock } from './data-dir.js';
+
+/** What a module starts once its providers exist (the database is up) and stops at shutdown. */
+export interface Lifecycle {
+  /** A directory only this process may use meanwhile (persistent clones): a second process is told who holds it. */
+  lockDir?: string;
+  start(): Promise<void> | void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The one lifecycle provider of the service modules that run background
+ * work (a job coordinator, a stage worker and its parse pool, a clone
+ * cache): takes the directory's lock, starts; at shutdown stops, then lets
+ * the lock go whatever stopping did.
+ */
+export class ModuleLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private lock: DataDirLock | undefined;
+
+  constructor(private readonly parts: Lifecycle) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.parts.lockDir) this.lock = lockDataDir(this.parts.lockDir);
+    await this.parts.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    try {
+      await this.parts.stop();
+    } finally {
+      this.lock?.release();
+    }
+  }
+}
