@@ -142,7 +142,13 @@ async function main(): Promise<void> {
   const db = await createTestDatabase(infra.postgresUrl, 'sextant_bench_symbols');
   try {
     const embedded = await startNode('apps/sextant/dist/main.js', [], {
-      env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: join(work, 'embedded'), SEXTANT_WORKSPACE: dir, SEXTANT_INDEXING_STAGES: 'symbols', LOG_LEVEL: 'info' },
+      env: {
+        SEXTANT_PORT: '0',
+        SEXTANT_DATA_DIR: join(work, 'embedded'),
+        SEXTANT_WORKSPACE: dir,
+        SEXTANT_INDEXING_STAGES: 'symbols',
+        LOG_LEVEL: 'info',
+      },
       readyWhen: READY.embedded,
       timeoutMs: 60_000,
     });

@@ -78,13 +78,15 @@ describe('what the schemas tell a model', () => {
   it('names only tools that exist (a description pointing at a missing tool sends an agent nowhere)', () => {
     const names = new Set<string>([...TOOLS.map((t) => t.name), ...ERROR_CODES]);
     // Tool names start with a verb; field names (repository_ids, ref_name) do not.
-    const toolLike = /\b(?:list|get|create|update|delete|add|remove|search|grep|open|index|sync|locate|find|analyze|validate|ask|health)_[a-z_]+\b/g;
-    const unknown = TOOLS.flatMap((tool) =>
-      [tool.description, JSON.stringify(inputJsonSchema(tool)), JSON.stringify(outputJsonSchema(tool))]
-        .join(' ')
-        .match(toolLike)
-        ?.filter((name) => !names.has(name))
-        .map((name) => `${tool.name} mentions ${name}`) ?? [],
+    const toolLike =
+      /\b(?:list|get|create|update|delete|add|remove|search|grep|open|index|sync|locate|find|analyze|validate|ask|health)_[a-z_]+\b/g;
+    const unknown = TOOLS.flatMap(
+      (tool) =>
+        [tool.description, JSON.stringify(inputJsonSchema(tool)), JSON.stringify(outputJsonSchema(tool))]
+          .join(' ')
+          .match(toolLike)
+          ?.filter((name) => !names.has(name))
+          .map((name) => `${tool.name} mentions ${name}`) ?? [],
     );
     assert.deepEqual(unknown, []);
   });

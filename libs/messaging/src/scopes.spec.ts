@@ -25,7 +25,10 @@ describe('Scopes', () => {
         return { project: { name: 'Both', repository_ids: ['r1', 'r2', 'gone'] } } as T;
       },
     };
-    const scopes = new Scopes(registry(() => ({ repository: repo('r1', 'shop'), discovered: false })), bus);
+    const scopes = new Scopes(
+      registry(() => ({ repository: repo('r1', 'shop'), discovered: false })),
+      bus,
+    );
     const both = await scopes.of({ repos: ['shop', 'tools', 'r1'] }, false);
     assert.deepEqual([both.type, both.repositories?.map((r) => r.id)], ['repos', ['r1', 'r2']]);
     await assert.rejects(scopes.of({ repos: ['shop', 'nope', 'zip'] }, false), (e: Error) => /"nope", "zip"/.test(e.message));

@@ -354,7 +354,12 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
           const hx = harness({ engine });
           const all = await grep(hx, { repository: remote.fileUrl, pattern: 'todo', file_extensions: ['txt'] });
           assert.ok(paths(all).includes('données/notes.txt'), JSON.stringify(paths(all)));
-          const excluded = await grep(hx, { repository: remote.fileUrl, pattern: 'todo', file_extensions: ['txt'], exclude_dirs: ['données'] });
+          const excluded = await grep(hx, {
+            repository: remote.fileUrl,
+            pattern: 'todo',
+            file_extensions: ['txt'],
+            exclude_dirs: ['données'],
+          });
           assert.ok(!paths(excluded).includes('données/notes.txt'), `${engine.constructor.name}: ${JSON.stringify(paths(excluded))}`);
           const context = await grep(hx, { repository: remote.fileUrl, pattern: 'todo', context_lines: 1, exclude_dirs: ['données'] });
           const lines = context.matches.find((m) => m.path === 'src/list.txt')!.line_matches;

@@ -175,7 +175,12 @@ describe('search_repositories: GitHubSearch against a GitHub stand-in', () => {
     const long = await failure(search(client(), { query: 'x' }));
     assert.ok(long.message.length < 400 && !long.message.includes('\n'), long.message);
     // GitHub's own JSON message naming a server path: the path is not passed on, a documentation URL is.
-    github.fail([{ status: 422, body: { message: 'failed at /srv/ghe/internal/search.rb:12 and C:\\ghe\\x.cs; see https://docs.github.com/rest/search' } }]);
+    github.fail([
+      {
+        status: 422,
+        body: { message: 'failed at /srv/ghe/internal/search.rb:12 and C:\\ghe\\x.cs; see https://docs.github.com/rest/search' },
+      },
+    ]);
     const pathy = await failure(search(client(), { query: 'x' }));
     assert.doesNotMatch(pathy.message, /srv|ghe\\|internal/);
     assert.match(pathy.message, /failed at <path>.*https:\/\/docs\.github\.com\/rest\/search/);

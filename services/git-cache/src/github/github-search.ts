@@ -84,7 +84,11 @@ export class GitHubSearch {
     const rateLimit = readRateLimit(response.headers);
     const { text: body, cut } = await readCapped(response, response.ok ? MAX_ANSWER_BYTES : MAX_ERROR_BYTES);
     if (response.ok) {
-      if (cut) throw ServiceError.of('api_error', `GitHub answered more than ${MAX_ANSWER_BYTES >> 20} MiB for one page; ask for fewer (per_page).`);
+      if (cut)
+        throw ServiceError.of(
+          'api_error',
+          `GitHub answered more than ${MAX_ANSWER_BYTES >> 20} MiB for one page; ask for fewer (per_page).`,
+        );
       return toResponse(parseJson(body), request, rateLimit, this.options.maxResultBytes);
     }
     throw this.failure(response, body, rateLimit);

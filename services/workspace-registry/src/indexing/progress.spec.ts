@@ -6,7 +6,10 @@ describe('job progress as a client sees it (seed 003)', () => {
   it('gives a lone stage Parsing then Indexing (10–95 %), and several stages Parsing first, then Indexing in turn', () => {
     const lone = stageRange(0, 1);
     assert.deepEqual([lone.from, lone.to], [10, 95]);
-    assert.deepEqual([phaseAt(lone, 10), phaseAt(lone, 69), phaseAt(lone, 70), phaseAt(lone, 95)], ['parsing', 'parsing', 'indexing', 'indexing']);
+    assert.deepEqual(
+      [phaseAt(lone, 10), phaseAt(lone, 69), phaseAt(lone, 70), phaseAt(lone, 95)],
+      ['parsing', 'parsing', 'indexing', 'indexing'],
+    );
     const [first, second, third] = [0, 1, 2].map((i) => stageRange(i, 3));
     assert.deepEqual(
       [first, second, third].map((r) => [r!.name, r!.from, r!.to]),
@@ -20,7 +23,10 @@ describe('job progress as a client sees it (seed 003)', () => {
   });
 
   it('keeps every percentage inside its stage', () => {
-    assert.deepEqual([percentOf('discovery', 0), percentOf('discovery', 2), percentOf('finalizing', 0), percentOf('finalizing', 1)], [0, 10, 95, 99]);
+    assert.deepEqual(
+      [percentOf('discovery', 0), percentOf('discovery', 2), percentOf('finalizing', 0), percentOf('finalizing', 1)],
+      [0, 10, 95, 99],
+    );
   });
 
   it("writes the seed's message patterns exactly", () => {
