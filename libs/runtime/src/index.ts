@@ -14,7 +14,7 @@ export {
 } from './config.js';
 export { DataDirEnv, dataDir, lockDataDir, processAlive, type DataDirLock } from './data-dir.js';
 export { JsonLogger } from './logger.js';
-export { ModuleLifecycle, type Lifecycle } from './lifecycle.js';
+export { ModuleLifecycle, stageLifecycle, type Lifecycle } from './lifecycle.js';
 export { databaseSettings, IndexingServiceEnv, indexingServiceSettings, type DatabaseSettings } from './indexing-env.js';
 export {
   createHealthController,

@@ -33,3 +33,32 @@ export class ModuleLifecycle implements OnModuleInit, OnApplicationShutdown {
     }
   }
 }
+
+/**
+ * The lifecycle of an indexing stage's service (symbol-indexer,
+ * vector-search): its persistent clones locked and started before the stage
+ * worker; at shutdown the worker finishes the batch in hand, then the parse
+ * pool, the clones and the launcher close.
+ */
+export function stageLifecycle(parts: {
+  lockDir: string;
+  worker: { start(): void; stop(): Promise<unknown> };
+  pool: { close(): Promise<unknown> };
+  clones: { start(): Promise<unknown>; stop(): Promise<unknown> };
+  spawner: { close(): Promise<unknown> };
+}): ModuleLifecycle {
+  const { worker, pool, clones, spawner } = parts;
+  return new ModuleLifecycle({
+    lockDir: parts.lockDir,
+    start: async () => {
+      await clones.start();
+      worker.start();
+    },
+    stop: async () => {
+      await worker.stop();
+      await pool.close();
+      await clones.stop();
+      await spawner.close();
+    },
+  });
+}

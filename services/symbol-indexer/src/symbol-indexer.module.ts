@@ -4,7 +4,7 @@ import { StageWorker } from '@sextant/jobs';
 import { BUS_CLIENT, RegistryClient, Scopes, type BusClient } from '@sextant/messaging';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
-import { createHealthController, HEALTH_PROBES, ModuleLifecycle } from '@sextant/runtime';
+import { createHealthController, HEALTH_PROBES, ModuleLifecycle, stageLifecycle } from '@sextant/runtime';
 import type { SymbolIndexerConfig } from './config.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { SymbolController } from './symbols/symbol.controller.js';
@@ -56,24 +56,15 @@ export class SymbolIndexerModule {
         {
           provide: ModuleLifecycle,
           inject: [SymbolStore, RegistryClient],
-          useFactory: (store: SymbolStore, registry: RegistryClient) => {
-            // Two batches in hand: one is stored while the next is parsed. Claims long-poll at the registry, so no idle pause.
-            const worker = new StageWorker(registry, new SymbolStage({ store, pool, clones, policy }), { concurrency: 2, idleMs: 10 });
-            return new ModuleLifecycle({
+          useFactory: (store: SymbolStore, registry: RegistryClient) =>
+            stageLifecycle({
               lockDir: config.checkoutsDir,
-              start: async () => {
-                await clones.start();
-                worker.start();
-              },
-              // The batch in hand is finished first.
-              stop: async () => {
-                await worker.stop();
-                await pool.close();
-                await clones.stop();
-                await spawner.close();
-              },
-            });
-          },
+              // Two batches in hand: one is stored while the next is parsed. Claims long-poll at the registry, so no idle pause.
+              worker: new StageWorker(registry, new SymbolStage({ store, pool, clones, policy }), { concurrency: 2, idleMs: 10 }),
+              pool,
+              clones,
+              spawner,
+            }),
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
       ],

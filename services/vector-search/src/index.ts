@@ -1,2 +1,2 @@
-export { VectorSearchModule, collectionName, type VectorSearchModuleOptions } from './vector-search.module.js';
+export { VectorSearchModule, type VectorSearchModuleOptions } from './vector-search.module.js';
 export { VectorSearchEnv, loadConfig, type VectorSearchConfig } from './config.js';

@@ -4,7 +4,7 @@ import { StageWorker } from '@sextant/jobs';
 import { BUS_CLIENT, RegistryClient, Scopes, type BusClient } from '@sextant/messaging';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
-import { createHealthController, HEALTH_PROBES, ModuleLifecycle } from '@sextant/runtime';
+import { createHealthController, HEALTH_PROBES, ModuleLifecycle, stageLifecycle } from '@sextant/runtime';
 import { AskService } from './answer/ask.service.js';
 import { OpenAiChatModel } from './answer/chat-model.js';
 import type { VectorSearchConfig } from './config.js';
@@ -22,16 +22,6 @@ export interface VectorSearchModuleOptions extends Omit<VectorSearchConfig, 'dat
 
 /** The embedder this installation uses (the built-in one until an embeddings endpoint is configured). */
 const EMBEDDER = Symbol('EMBEDDER');
-
-/** `<model>_<dimension>` in the characters a table name takes: two models never share a collection. */
-export function collectionName(embedder: Embedder): string {
-  const model = embedder.model
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 40);
-  return `${model}_${embedder.dimension}`;
-}
 
 /**
  * Search: the `vectors` stage of indexing jobs (chunks, lexemes and
@@ -52,8 +42,7 @@ export class VectorSearchModule {
         {
           provide: ChunkStore,
           inject: [Database, EMBEDDER],
-          useFactory: (db: Database, embedder: Embedder) =>
-            new ChunkStore(db, collectionName(embedder), embedder.model, embedder.dimension),
+          useFactory: (db: Database, embedder: Embedder) => new ChunkStore(db, embedder),
         },
         { provide: RegistryClient, inject: [BUS_CLIENT], useFactory: (bus: BusClient) => new RegistryClient(bus) },
         {
@@ -77,25 +66,15 @@ export class VectorSearchModule {
         {
           provide: ModuleLifecycle,
           inject: [ChunkStore, EMBEDDER, RegistryClient],
-          useFactory: (store: ChunkStore, embedder: Embedder, registry: RegistryClient) => {
-            // Two batches in hand: one is stored while the next is chunked. Claims long-poll at the registry, so no idle pause.
-            const stage = new VectorStage({ store, embedder, pool, clones, policy });
-            const worker = new StageWorker(registry, stage, { concurrency: 2, idleMs: 10 });
-            return new ModuleLifecycle({
+          useFactory: (store: ChunkStore, embedder: Embedder, registry: RegistryClient) =>
+            stageLifecycle({
               lockDir: config.checkoutsDir,
-              start: async () => {
-                await clones.start();
-                worker.start();
-              },
-              // The batch in hand is finished first.
-              stop: async () => {
-                await worker.stop();
-                await pool.close();
-                await clones.stop();
-                await spawner.close();
-              },
-            });
-          },
+              // Two batches in hand: one is stored while the next is chunked. Claims long-poll at the registry, so no idle pause.
+              worker: new StageWorker(registry, new VectorStage({ store, embedder, pool, clones, policy }), { concurrency: 2, idleMs: 10 }),
+              pool,
+              clones,
+              spawner,
+            }),
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
       ],

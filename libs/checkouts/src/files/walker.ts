@@ -100,7 +100,7 @@ export async function* walkFiles(
   const listed = options.paths
     ? [...options.paths]
     : (await git.run(listArgs, { cwd: dir, timeoutMs: options.timeoutMs })).split('\0').filter(Boolean);
-  // One regular expression, not a split per path: 20,000 paths in ~2 ms instead of ~40.
+  // One regular expression, not a split per path: 20,000 paths in 2–5 ms instead of 8–25.
   const vendored = vendoredPath(options.excludedDirectories ?? VENDORED_DIRECTORIES);
   // --cached and --others never overlap, but a path staged and deleted shows once; keep each path once.
   const paths = [...new Set(listed)].filter((path) => {

@@ -40,6 +40,7 @@ export class ToolDispatcher {
   private readonly tools: readonly ToolContract[];
   private readonly byName: ReadonlyMap<string, ToolContract>;
   private readonly jobs: JobFollower;
+  private readonly registry: RegistryClient;
 
   constructor(
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
@@ -49,6 +50,7 @@ export class ToolDispatcher {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.jobs = new JobFollower(bus, config.progress);
+    this.registry = new RegistryClient(bus);
     this.local = {
       [GetContract.tool.name]: (input: GetContract.Request) => this.getContract(input),
       [HealthCheck.tool.name]: (input: HealthCheck.Request) => this.healthCheck(input),
@@ -133,7 +135,7 @@ export class ToolDispatcher {
   private async healthCheck(input: HealthCheck.Request): Promise<HealthCheck.Response> {
     if (input.workspace === undefined) return this.health.report();
     // The workspace is resolved by the registry, with the rules (and errors) every tool's `workspace` follows.
-    const { repository } = await new RegistryClient(this.bus).workspace(input.workspace);
+    const { repository } = await this.registry.workspace(input.workspace);
     const report = await this.health.report();
     return { ...report, projects: report.projects.filter((p) => p.project_id === repository.id) };
   }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Database, sql, type Statement } from '@sextant/persistence';
+import type { Embedder } from '../embedding/embedder.js';
 
 /** A chunk as the vectors stage writes it. */
 export interface ChunkRow {
@@ -61,14 +62,24 @@ export class ChunkStore {
   private counted: { n: number; at: number } | undefined;
   private column: VectorColumn | undefined;
 
+  /** The collection of the embedder's vectors: `<model>_<dimension>`, so two models never share one. */
+  readonly collection: string;
+  private readonly model: string;
+  private readonly dimension: number;
+
   constructor(
     private readonly db: Database,
-    readonly collection: string,
-    private readonly model: string,
-    private readonly dimension: number,
+    embedder: Pick<Embedder, 'model' | 'dimension'>,
   ) {
-    if (!/^[a-z0-9_]{1,50}$/.test(collection)) throw new Error(`bad collection name ${collection}`);
-    this.table = `"vector_search"."chunks_${collection}"`;
+    const model = embedder.model
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 40);
+    this.collection = `${model}_${embedder.dimension}`;
+    this.model = embedder.model;
+    this.dimension = embedder.dimension;
+    this.table = `"vector_search"."chunks_${this.collection}"`;
   }
 
   /** How this collection keeps its vectors (known once the table is made). */
@@ -185,11 +196,6 @@ export class ChunkStore {
          FROM ${t} WHERE lexemes @@ $1::tsquery AND ${filter} ORDER BY score DESC, path, ordinal LIMIT $6`,
       ),
       dense: sql(`chunks.${c}.dense`, `SELECT ${COLUMNS}, ${similarity} AS score FROM ${t} WHERE ${filter} ORDER BY ${order} LIMIT $4`),
-      exact: sql(
-        `chunks.${c}.exact`,
-        `SELECT ${COLUMNS}, ${column === 'pgvector' ? `1 - (embedding::vector <=> $1::vector)` : similarity} AS score
-         FROM ${t} WHERE ${filter} ORDER BY score DESC LIMIT $4`,
-      ),
       purge: sql(`chunks.${c}.purge`, `DELETE FROM ${t} WHERE repository_id = ANY($1::text[])`),
       purgeIndexed: sql(`chunks.${c}.purge-indexed`, `DELETE FROM "vector_search"."indexed" WHERE repository_id = ANY($1::text[])`),
       setSearch: sql(`chunks.${c}.hnsw`, `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', $2, true)`),
@@ -276,13 +282,6 @@ export class ChunkStore {
       await this.db.run(this.sql.setSearch!, [String(Math.max(40, filter.limit * 2)), filtered ? 'relaxed_order' : 'off'], m);
       return (await this.db.run<Hit>(this.sql.dense!, values, m)).rows.map(numeric);
     });
-  }
-
-  /** The exact nearest chunks (no index): what the ANN is measured against. */
-  async exact(vector: Float32Array, filter: SearchFilter): Promise<Hit[]> {
-    await this.open();
-    const values = [vectorLiteral(vector, this.column!), filter.repositoryIds, filter.pathPrefix, filter.limit];
-    return (await this.db.run<Hit>(this.sql.exact!, values)).rows.map(numeric);
   }
 
   /** Drops what the collection holds of repositories the registry no longer knows. */

@@ -246,7 +246,6 @@ export class Coordinator {
     // Deleted files go to the stages too (their rows go), but are not files indexed.
     const total = changed.filter((c) => c.change !== 'deleted').length;
     let symbols: { delta: number; extracted: number | null } | null = null;
-    let symbolsFound = 0;
     for (const [index, stage] of this.options.stages.entries()) {
       const range = stageRange(index, this.options.stages.length);
       const groups: Array<typeof changed> = [];
@@ -260,14 +259,13 @@ export class Coordinator {
         if (counts.failed > 0) throw new Error(`the ${stage} stage failed on ${counts.failed} batch(es) of files: ${counts.error}`);
         const files = counts.done === counts.total ? total : Math.min(total, counts.done * this.options.batchFiles);
         // Symbols found so far: this stage's, or (a later stage, which counts none) what the earlier ones found.
-        const found = counts.result.symbols_extracted ?? symbolsFound;
+        const found = counts.result.symbols_extracted ?? symbols?.extracted ?? 0;
         const percent = Math.floor(range.from + (range.to - range.from) * (counts.total === 0 ? 1 : counts.done / counts.total));
         const phase = phaseAt(range, percent);
         const message = phase === 'parsing' ? messages.parsing(files, total) : messages.indexing(files, total, found);
         const stats = { files_indexed: files, ...counts.result };
         if (counts.done === counts.total) {
           await this.progress(job, { stage: phase, percent, message, stats }, true);
-          if (counts.result.symbols_extracted !== undefined) symbolsFound = Number(counts.result.symbols_extracted);
           if (counts.result.symbols_delta !== undefined) {
             const extracted = counts.result.symbols_extracted;
             symbols = { delta: Number(counts.result.symbols_delta), extracted: extracted === undefined ? null : Number(extracted) };
