@@ -15,5 +15,13 @@ export {
   type ExtractedSymbol,
   type SymbolKind,
 } from './extract.js';
-export { ParsePool, type ChunkOutcome, type ParseOutcome, type ParsePoolOptions, type ParseTask, type SkipCause } from './pool.js';
+export {
+  ParsePool,
+  type ChunkHook,
+  type ChunkOutcome,
+  type ParseOutcome,
+  type ParsePoolOptions,
+  type ParseTask,
+  type SkipCause,
+} from './pool.js';
 export { packReferences, unpackOccurrences, type Occurrence, type PackedReferences } from './packed.js';

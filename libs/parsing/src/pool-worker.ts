@@ -6,11 +6,11 @@
 import { constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isBinary } from '@sextant/checkouts';
-import { chunkParsed, chunkText } from './chunk.js';
+import { chunkParsed, chunkText, type Chunk } from './chunk.js';
 import { BudgetExceeded, extract } from './extract.js';
 import { Grammars } from './grammars.js';
 import { packReferences } from './packed.js';
-import type { ChunkOutcome, ParseTask, ParseOutcome, SkipCause } from './pool.js';
+import type { ChunkHook, ChunkOutcome, ParseTask, ParseOutcome, SkipCause } from './pool.js';
 
 const grammars = new Grammars();
 
@@ -40,14 +40,30 @@ export async function chunkFile(task: ParseTask): Promise<ChunkOutcome> {
   if ('skipped' in bytes) return bytes;
   const source = bytes.toString('utf8');
   const grammar = await grammars.get(task.language);
+  let outcome: { chunks: Chunk[]; parsed: boolean } | undefined;
   if (grammar && !('error' in grammar)) {
     try {
-      return { chunks: chunkParsed(grammar, source, task.timeoutMs), parsed: true };
+      outcome = { chunks: chunkParsed(grammar, source, task.timeoutMs), parsed: true };
     } catch (error) {
       if (!(error instanceof BudgetExceeded)) throw error;
     }
   }
-  return { chunks: chunkText(task.path, source), parsed: false };
+  outcome ??= { chunks: chunkText(task.path, source), parsed: false };
+  if (!task.hook) return outcome;
+  const hook = await hookOf(task.hook.module);
+  return { ...outcome, chunks: hook(outcome.chunks, { path: task.hook.path }, task.hook.options) };
+}
+
+const hooks = new Map<string, Promise<ChunkHook>>();
+
+/** A chunk hook module, imported once per worker. */
+function hookOf(module: string): Promise<ChunkHook> {
+  let hook = hooks.get(module);
+  if (!hook) {
+    hook = import(module).then((m: { default: ChunkHook }) => m.default);
+    hooks.set(module, hook);
+  }
+  return hook;
 }
 
 /** A task's file, read without following a symbolic link or blocking on a FIFO; or why it is not parsed. */

@@ -10,7 +10,17 @@ export interface ParseTask {
   language: string;
   maxBytes: number;
   timeoutMs: number;
+  /** For `chunkFile`: the hook the chunks go through in the worker, and the file's path as the hook sees it (in its repository). */
+  hook?: { module: string; options: unknown; path: string };
 }
+
+/**
+ * Work a consumer of chunks does on each file's chunks inside the parse
+ * worker (the default export of a module given as `ParsePoolOptions.chunkHook`):
+ * CPU work per chunk — lexemes, built-in embeddings — off the service's event
+ * loop. It returns the chunks with what it added.
+ */
+export type ChunkHook<T extends Chunk = Chunk> = (chunks: Chunk[], file: { path: string }, options: unknown) => T[];
 
 export type SkipCause =
   'unsupported_language' | 'grammar_unavailable' | 'unreadable' | 'too_large' | 'binary' | 'time_budget' | 'worker_failed';
@@ -21,7 +31,7 @@ export type ParseOutcome =
   | { skipped: SkipCause; reason?: string };
 
 /** A file's chunks for search (`parsed`: by its definitions, else by its text), or why it has none. */
-export type ChunkOutcome = { chunks: Chunk[]; parsed: boolean } | { skipped: SkipCause; reason?: string };
+export type ChunkOutcome<T extends Chunk = Chunk> = { chunks: T[]; parsed: boolean } | { skipped: SkipCause; reason?: string };
 
 /** Old-generation heap of each parse thread (the grammars' WebAssembly memory is apart). */
 const WORKER_HEAP_MB = 128;
@@ -38,6 +48,8 @@ export interface ParsePoolOptions {
   maxBytes: number;
   /** The worker module (default: `pool-worker.js`); its default export takes a `ParseTask`. Tests give one that misbehaves. */
   workerFile?: URL;
+  /** A module whose default export is a `ChunkHook`, run in the worker on every file's chunks, with these options. */
+  chunkHook?: { module: URL; options: unknown };
 }
 
 /**
@@ -48,9 +60,14 @@ export interface ParsePoolOptions {
  */
 export class ParsePool {
   private readonly pool: Piscina;
+  /** Tasks handed to piscina at most: a file's time limit starts when it is handed over, so the rest wait here. */
+  private readonly slots: number;
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
 
   constructor(private readonly options: ParsePoolOptions) {
     const threads = options.threads ?? availableParallelism();
+    this.slots = threads * 2;
     this.pool = new Piscina({
       filename: (options.workerFile ?? new URL('./pool-worker.js', import.meta.url)).href,
       // One thread stays, with its grammars loaded: a one-file sync after a quiet spell does not wait for a thread to start.
@@ -66,25 +83,47 @@ export class ParsePool {
 
   async parse(path: string, language: string): Promise<ParseOutcome> {
     const task: ParseTask = { path, language, maxBytes: this.options.maxBytes, timeoutMs: this.options.timeoutMs };
+    return this.run<ParseOutcome>(task, undefined);
+  }
+
+  /**
+   * Runs a task in a worker once a slot is free; a task past twice its
+   * budget and room for a new thread to load its grammar (about a second,
+   * more on a busy machine) is stopped, and reported as `worker_failed`.
+   */
+  private async run<T>(task: ParseTask, name: string | undefined): Promise<T | { skipped: 'worker_failed'; reason: string }> {
+    // A slot is taken, or handed over by the task that frees it.
+    if (this.running < this.slots) this.running++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
-      // Twice the budget, and room for a new thread to load its grammar (about a second, more on a busy machine).
-      return (await this.pool.run(task, { signal: AbortSignal.timeout(this.options.timeoutMs * 2 + HARD_STOP_SLACK_MS) })) as ParseOutcome;
+      return (await this.pool.run(task, {
+        ...(name ? { name } : {}),
+        signal: AbortSignal.timeout(this.options.timeoutMs * 2 + HARD_STOP_SLACK_MS),
+      })) as T;
     } catch (error) {
       return { skipped: 'worker_failed', reason: error instanceof Error ? error.message : String(error) };
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
     }
   }
 
-  /** The file's chunks for search (any text file: a language without a grammar is cut by its text). */
-  async chunk(path: string, language: string | null): Promise<ChunkOutcome> {
-    const task: ParseTask = { path, language: language ?? '', maxBytes: this.options.maxBytes, timeoutMs: this.options.timeoutMs };
-    try {
-      return (await this.pool.run(task, {
-        name: 'chunkFile',
-        signal: AbortSignal.timeout(this.options.timeoutMs * 2 + HARD_STOP_SLACK_MS),
-      })) as ChunkOutcome;
-    } catch (error) {
-      return { skipped: 'worker_failed', reason: error instanceof Error ? error.message : String(error) };
-    }
+  /**
+   * The file's chunks for search (any text file: a language without a grammar
+   * is cut by its text), through the pool's chunk hook if it has one (`label`:
+   * the file's path as the hook sees it; default `path`).
+   */
+  async chunk<T extends Chunk = Chunk>(path: string, language: string | null, label = path): Promise<ChunkOutcome<T>> {
+    const hook = this.options.chunkHook;
+    const task: ParseTask = {
+      path,
+      language: language ?? '',
+      maxBytes: this.options.maxBytes,
+      timeoutMs: this.options.timeoutMs,
+      ...(hook ? { hook: { module: hook.module.href, options: hook.options, path: label } } : {}),
+    };
+    return this.run<ChunkOutcome<T>>(task, 'chunkFile');
   }
 
   close(): Promise<void> {
