@@ -4,7 +4,7 @@ import type { ToolCaller } from '@sextant/testing';
 export interface JobStatus {
   status: string;
   error_message: string | null;
-  stats: { files_scanned?: number; files_indexed: number; symbols_extracted?: number };
+  stats: { files_scanned?: number; files_indexed: number; symbols_extracted?: number; chunks_indexed?: number };
   timings_ms?: { discovery?: number; finalizing?: number };
 }
 

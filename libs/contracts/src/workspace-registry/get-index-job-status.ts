@@ -23,6 +23,7 @@ export const Response = z.object({
       .int()
       .optional()
       .describe('Files kept at file level only: no grammar, binary, too large, past the time budget … (an extension).'),
+    chunks_indexed: z.int().optional().describe('Search chunks written by the vectors stage (an extension).'),
   }),
   warnings: z
     .array(z.string())

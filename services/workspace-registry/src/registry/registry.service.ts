@@ -101,6 +101,7 @@ export class RegistryService {
         references_extracted: job.stats.references_extracted ?? 0,
         ...(job.stats.files_scanned !== undefined ? { files_scanned: job.stats.files_scanned } : {}),
         ...(job.stats.files_skipped !== undefined ? { files_skipped: job.stats.files_skipped } : {}),
+        ...(job.stats.chunks_indexed !== undefined ? { chunks_indexed: job.stats.chunks_indexed } : {}),
       },
       ...warningsOf(job.stats),
       progress: { stage: job.stage, percentage: job.percent, message: job.message, title: title(job, name) },
