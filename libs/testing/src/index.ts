@@ -18,4 +18,5 @@ export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 export { repoPath } from './paths.js';
 export { BareRepository, GitDaemon, HangingServer, createSampleRepository, git, writeTree } from './git.js';
 export { startFakeGitHub, type FakeGitHub, type GitHubFault } from './fake-github.js';
+export { startFakeEmbeddings, type EmbeddingsFault, type FakeEmbeddings, type FakeEmbeddingsOptions } from './fake-embeddings.js';
 export { NatsServer } from './nats-server.js';

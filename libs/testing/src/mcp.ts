@@ -88,6 +88,7 @@ export function leanCaller(url: string): ToolCaller & { close(): void } {
         },
         (res) => {
           const chunks: Buffer[] = [];
+          res.on('error', reject);
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             try {

@@ -10,7 +10,13 @@ export interface Embedder {
   /** `lexical`: a feature-hashing embedder (no language model behind it); `semantic`: a real embedding model. */
   readonly kind: 'lexical' | 'semantic';
   /** One vector per text, in order, L2-normalized. */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+}
+
+/** How patient one call is (an endpoint's settings otherwise): a query is not retried for long, indexing is. */
+export interface EmbedOptions {
+  retries?: number;
+  timeoutMs?: number;
 }
 
 /** Scales a vector to length 1 (a zero vector stays zero). */

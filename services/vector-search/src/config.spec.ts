@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError } from '@sextant/runtime';
+import { loadConfig } from './config.js';
+
+describe('vector-search settings', () => {
+  it('uses the built-in embedder of 256 dimensions unless an endpoint is set', () => {
+    const config = loadConfig({});
+    assert.equal(config.embeddings, undefined);
+    assert.equal(config.hashingDimension, 256);
+  });
+
+  it('takes an OpenAI-compatible endpoint with its model and dimension, and its batching and retry settings', () => {
+    const config = loadConfig({
+      EMBEDDINGS_URL: 'http://localhost:11434/v1',
+      EMBEDDINGS_MODEL: 'nomic-embed-text',
+      EMBEDDINGS_DIMENSIONS: '768',
+      EMBEDDINGS_BATCH_SIZE: '32',
+      EMBEDDINGS_RETRIES: '0',
+    });
+    assert.deepEqual(
+      [
+        config.embeddings?.url,
+        config.embeddings?.model,
+        config.embeddings?.dimension,
+        config.embeddings?.batchSize,
+        config.embeddings?.retries,
+      ],
+      ['http://localhost:11434/v1', 'nomic-embed-text', 768, 32, 0],
+    );
+    assert.deepEqual([config.embeddings?.concurrency, config.embeddings?.timeoutMs, config.embeddings?.queryTimeoutMs], [4, 30_000, 5_000]);
+  });
+
+  it('names what is missing or wrong', () => {
+    const problems = (environment: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(environment);
+      } catch (error) {
+        assert.ok(error instanceof ConfigError, String(error));
+        return error.message;
+      }
+      return 'no error';
+    };
+    assert.match(problems({ EMBEDDINGS_URL: 'http://e/v1', EMBEDDINGS_DIMENSIONS: '8' }), /EMBEDDINGS_DIMENSIONS/);
+    assert.match(problems({ EMBEDDINGS_URL: 'http://e/v1', EMBEDDINGS_DIMENSIONS: '768' }), /EMBEDDINGS_MODEL .*go together/);
+    assert.match(problems({ EMBEDDINGS_MODEL: 'm' }), /EMBEDDINGS_URL .*go together/);
+    assert.match(
+      problems({ EMBEDDINGS_URL: 'http://e/v1', EMBEDDINGS_MODEL: 'm' }),
+      /EMBEDDINGS_DIMENSIONS is required with EMBEDDINGS_URL/,
+    );
+    assert.match(problems({ EMBEDDINGS_URL: 'ftp://e', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '8' }), /EMBEDDINGS_URL/);
+  });
+});
