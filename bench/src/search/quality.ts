@@ -1,0 +1,142 @@
+/**
+ * bench/search quality — R@10 and MRR of search_code (built-in embedder, embedded), lexical alone, semantic alone and
+ * hybrid, on two evaluations whose answers come from outside Sextant:
+ *   commits  this repository's own history, as the release check measures: each commit's subject is the query, the
+ *            files it changed (still present at HEAD) are the answer; a file counts when any returned chunk is in it
+ *   docs     date-fns' function files: each file's `@summary` is the query, the file the answer; every doc comment is
+ *            removed from the indexed copy, so the words of the query are not simply in the file
+ * and hybrid again with `scope: all` over both repositories indexed together (it may lose at most 0.05).
+ * Usage: npm run bench:search-quality   (corpus under $SEXTANT_BENCH_CORPUS, default <tmp>/sextant-bench-corpus)
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { git, leanCaller, READY, repoPath, startNode, type ToolCaller } from '@sextant/testing';
+import { buildCorpus } from '../grep/corpus.js';
+import { waitForJob } from '../jobs.js';
+
+interface Case {
+  query: string;
+  /** Paths (in the repository) that answer it. */
+  answers: string[];
+}
+
+/** Commits of this repository with 1–30 changed files still present: subject → those files. */
+function commitCases(dir: string): Case[] {
+  const log = execFileSync('git', ['log', '--no-merges', '--format=%x1e%s', '--name-only'], { cwd: dir, maxBuffer: 1 << 28 }).toString();
+  const present = new Set(
+    execFileSync('git', ['ls-files'], { cwd: dir, maxBuffer: 1 << 28 })
+      .toString()
+      .split('\n')
+      .filter(Boolean),
+  );
+  const cases: Case[] = [];
+  for (const entry of log.split('\x1e').slice(1)) {
+    const [subject, ...files] = entry.split('\n').filter((l) => l.trim());
+    const answers = files.filter((f) => present.has(f) && f !== 'package-lock.json');
+    if (subject && answers.length >= 1 && answers.length <= 30) cases.push({ query: subject, answers });
+  }
+  return cases;
+}
+
+/** date-fns' function files without their doc comments, as a repository; each file's `@summary` → the file. */
+function docsRepository(corpusRoot: string, dir: string): Case[] {
+  const source = join(corpusRoot, 'npm', 'date-fns');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  const cases: Case[] = [];
+  for (const name of readdirSync(source).filter((f) => f.endsWith('.mjs') && !f.endsWith('.d.mts'))) {
+    const text = readFileSync(join(source, name), 'utf8');
+    const summary = /@summary\s+(.+)/.exec(text)?.[1]?.trim();
+    const path = `src/${name}`;
+    writeFileSync(join(dir, path), text.replace(/\/\*\*[\s\S]*?\*\//g, ''));
+    if (summary) cases.push({ query: summary, answers: [path] });
+  }
+  git(dir, 'init', '-q', '--initial-branch=main');
+  git(dir, 'add', '-A');
+  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@sextant.invalid', 'commit', '-q', '-m', 'date-fns without doc comments');
+  return cases;
+}
+
+/** R@10 (share of a case's answers among the top 10 results' files) and MRR (first answer's file rank), averaged. */
+async function measure(
+  call: ToolCaller,
+  repo: string,
+  cases: readonly Case[],
+  mode: string,
+  scope: Record<string, unknown>,
+): Promise<{ recall: number; mrr: number }> {
+  let recall = 0;
+  let mrr = 0;
+  for (const c of cases) {
+    const found = await call<{ results: Array<{ repo: string; path: string }> }>('search_code', { query: c.query, scope, mode, topK: 10 });
+    if (found.isError) throw new Error(`search_code ${JSON.stringify(c.query)}: ${JSON.stringify(found.body)}`);
+    const files = [...new Set(found.body.results.filter((r) => r.repo === repo).map((r) => r.path))];
+    const answers = new Set(c.answers);
+    recall += files.filter((f) => answers.has(f)).length / answers.size;
+    const first = files.findIndex((f) => answers.has(f));
+    mrr += first < 0 ? 0 : 1 / (first + 1);
+  }
+  return { recall: recall / cases.length, mrr: mrr / cases.length };
+}
+
+async function main(): Promise<void> {
+  const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
+  await buildCorpus(corpusRoot);
+  const work = mkdtempSync(join(tmpdir(), 'sxq-'));
+  const self = join(work, 'sextant');
+  execFileSync('git', ['clone', '-q', '--no-local', repoPath('.'), self]);
+  const evaluations = [
+    { name: 'commits', repo: 'sextant', dir: self, cases: commitCases(self) },
+    {
+      name: 'docs',
+      repo: 'date-fns-docs',
+      dir: join(work, 'date-fns-docs'),
+      cases: docsRepository(corpusRoot, join(work, 'date-fns-docs')),
+    },
+  ];
+  const files = (dir: string) =>
+    execFileSync('git', ['ls-files'], { cwd: dir, maxBuffer: 1 << 28 })
+      .toString()
+      .split('\n').length - 1;
+  const embedded = await startNode('apps/sextant/dist/main.js', [], {
+    cwd: work,
+    env: {
+      SEXTANT_PORT: '0',
+      SEXTANT_DATA_DIR: join(work, 'data'),
+      SEXTANT_INDEXING_STAGES: 'vectors',
+      ALLOW_GLOBAL_SCOPE: 'true',
+      LOG_LEVEL: 'info',
+    },
+    readyWhen: READY.embedded,
+    timeoutMs: 60_000,
+  });
+  try {
+    const call = leanCaller((await embedded.waitFor(READY.embedded))[1]!);
+    for (const e of evaluations) {
+      const job = await call<{ runId: string }>('index_repository', { repository: e.repo, localPath: e.dir });
+      if (job.isError) throw new Error(JSON.stringify(job.body));
+      await waitForJob(call, job.body.runId, 100);
+    }
+    console.log('bench/search quality (built-in embedder; a file counts when any of the top 10 chunks is in it)\n');
+    console.log('evaluation  repository files  cases  mode       scope  R@10   MRR');
+    for (const e of evaluations) {
+      const rows: Array<[string, string, { recall: number; mrr: number }]> = [];
+      for (const mode of ['lexical', 'semantic', 'hybrid'])
+        rows.push([mode, 'repo', await measure(call, e.repo, e.cases, mode, { type: 'repo', repo: e.repo })]);
+      rows.push(['hybrid', 'all', await measure(call, e.repo, e.cases, 'hybrid', { type: 'all' })]);
+      for (const [mode, scope, m] of rows) {
+        console.log(
+          `${e.name.padEnd(11)} ${String(files(e.dir)).padStart(16)}  ${String(e.cases.length).padStart(5)}  ${mode.padEnd(9)}  ${scope.padEnd(5)}  ${m.recall.toFixed(3)}  ${m.mrr.toFixed(3)}`,
+        );
+      }
+    }
+    call.close();
+  } finally {
+    await embedded.stop();
+    if (existsSync(work)) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
