@@ -54,7 +54,8 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
   const gitCacheConfig = loadGitCacheConfig(env);
   const registryConfig = loadRegistryConfig(env);
   const symbolsConfig = loadSymbolsConfig(env);
-  const vectorConfig = loadVectorConfig(env);
+  // One process holds every service here, so search's vectors live in its own index files unless told otherwise (ADR 0021).
+  const vectorConfig = loadVectorConfig({ VECTOR_STORE: 'local', ...env });
   const logger = JsonLogger.install('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
 
   // One process per data directory (its PGlite files and clone cache); a second one is told who holds it.

@@ -3,8 +3,8 @@ import { lockDataDir, type DataDirLock } from './data-dir.js';
 
 /** What a module starts once its providers exist (the database is up) and stops at shutdown. */
 export interface Lifecycle {
-  /** A directory only this process may use meanwhile (persistent clones): a second process is told who holds it. */
-  lockDir?: string;
+  /** Directories only this process may use meanwhile (persistent clones, index files): a second process is told who holds them. */
+  lockDirs?: readonly string[];
   start(): Promise<void> | void;
   stop(): Promise<void>;
 }
@@ -16,12 +16,17 @@ export interface Lifecycle {
  * the lock go whatever stopping did.
  */
 export class ModuleLifecycle implements OnModuleInit, OnApplicationShutdown {
-  private lock: DataDirLock | undefined;
+  private readonly locks: DataDirLock[] = [];
 
   constructor(private readonly parts: Lifecycle) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.parts.lockDir) this.lock = lockDataDir(this.parts.lockDir);
+    try {
+      for (const dir of this.parts.lockDirs ?? []) this.locks.push(lockDataDir(dir));
+    } catch (error) {
+      for (const lock of this.locks.splice(0)) lock.release();
+      throw error;
+    }
     await this.parts.start();
   }
 
@@ -29,7 +34,7 @@ export class ModuleLifecycle implements OnModuleInit, OnApplicationShutdown {
     try {
       await this.parts.stop();
     } finally {
-      this.lock?.release();
+      for (const lock of this.locks.splice(0)) lock.release();
     }
   }
 }
@@ -38,18 +43,19 @@ export class ModuleLifecycle implements OnModuleInit, OnApplicationShutdown {
  * The lifecycle of an indexing stage's service (symbol-indexer,
  * vector-search): its persistent clones locked and started before the stage
  * worker; at shutdown the worker finishes the batch in hand, then the parse
- * pool, the clones and the launcher close.
+ * pool, the clones and the launcher close, then `closing` (e.g. index files saved).
  */
 export function stageLifecycle(parts: {
-  lockDir: string;
+  lockDirs: readonly string[];
   worker: { start(): void; stop(): Promise<unknown> };
   pool: { close(): Promise<unknown> };
   clones: { start(): Promise<unknown>; stop(): Promise<unknown> };
   spawner: { close(): Promise<unknown> };
+  closing?: () => Promise<unknown>;
 }): ModuleLifecycle {
   const { worker, pool, clones, spawner } = parts;
   return new ModuleLifecycle({
-    lockDir: parts.lockDir,
+    lockDirs: parts.lockDirs,
     start: async () => {
       await clones.start();
       worker.start();
@@ -59,6 +65,7 @@ export function stageLifecycle(parts: {
       await pool.close();
       await clones.stop();
       await spawner.close();
+      await parts.closing?.();
     },
   });
 }

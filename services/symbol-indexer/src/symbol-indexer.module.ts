@@ -58,7 +58,7 @@ export class SymbolIndexerModule {
           inject: [SymbolStore, RegistryClient],
           useFactory: (store: SymbolStore, registry: RegistryClient) =>
             stageLifecycle({
-              lockDir: config.checkoutsDir,
+              lockDirs: [config.checkoutsDir],
               // Two batches in hand: one is stored while the next is parsed. Claims long-poll at the registry, so no idle pause.
               worker: new StageWorker(registry, new SymbolStage({ store, pool, clones, policy }), { concurrency: 2, idleMs: 10 }),
               pool,

@@ -1,2 +1,6 @@
 export { VectorSearchModule, type VectorSearchModuleOptions } from './vector-search.module.js';
 export { VectorSearchEnv, loadConfig, type VectorSearchConfig } from './config.js';
+export type { Embedder, EmbedOptions } from './embedding/embedder.js';
+export { EmbeddingError, EndpointEmbedder, type EndpointEmbedderOptions } from './embedding/endpoint-embedder.js';
+export { HashingEmbedder } from './embedding/hashing-embedder.js';
+export { LocalVectors, type VectorSource } from './store/local-vectors.js';

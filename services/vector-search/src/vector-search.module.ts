@@ -9,7 +9,9 @@ import { AskService } from './answer/ask.service.js';
 import { OpenAiChatModel } from './answer/chat-model.js';
 import type { VectorSearchConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
+import { EndpointEmbedder } from './embedding/endpoint-embedder.js';
 import { HashingEmbedder } from './embedding/hashing-embedder.js';
+import type { ChunkHookOptions } from './indexing/chunk-hook.js';
 import { VectorStage } from './indexing/vector-stage.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { SearchController } from './search/search.controller.js';
@@ -32,17 +34,28 @@ const EMBEDDER = Symbol('EMBEDDER');
 export class VectorSearchModule {
   static register(config: VectorSearchModuleOptions): DynamicModule {
     const { policy, spawner, clones } = persistentCheckouts({ root: config.checkoutsDir, git: config.git, childEnv: config.childEnv });
-    const pool = new ParsePool({ threads: config.parseThreads, timeoutMs: config.fileTimeoutMs, maxBytes: config.maxFileBytes });
+    const hook: ChunkHookOptions = { hashingDimension: config.embeddings ? undefined : config.hashingDimension };
+    const pool = new ParsePool({
+      threads: config.parseThreads,
+      timeoutMs: config.fileTimeoutMs,
+      maxBytes: config.maxFileBytes,
+      // Lexemes and built-in embeddings are made in the parse workers, beside the chunks.
+      chunkHook: { module: new URL('./indexing/chunk-hook.js', import.meta.url), options: hook },
+    });
     return {
       module: VectorSearchModule,
       imports: [DatabaseModule.forService({ ...config.database, schema: SCHEMA, migrations: MIGRATIONS })],
       controllers: [SearchController, createHealthController('vector-search')],
       providers: [
-        { provide: EMBEDDER, useFactory: (): Embedder => new HashingEmbedder(config.hashingDimension) },
+        {
+          provide: EMBEDDER,
+          useFactory: (): Embedder =>
+            config.embeddings ? new EndpointEmbedder(config.embeddings) : new HashingEmbedder(config.hashingDimension),
+        },
         {
           provide: ChunkStore,
           inject: [Database, EMBEDDER],
-          useFactory: (db: Database, embedder: Embedder) => new ChunkStore(db, embedder),
+          useFactory: (db: Database, embedder: Embedder) => new ChunkStore(db, embedder, config.vectorStore),
         },
         { provide: RegistryClient, inject: [BUS_CLIENT], useFactory: (bus: BusClient) => new RegistryClient(bus) },
         {
@@ -56,6 +69,8 @@ export class VectorSearchModule {
               // What the collection holds of a repository the registry no longer knows is dropped when a search meets it.
               scopes: new Scopes(registry, bus, (ids) => store.purge(ids)),
               allowGlobalScope: config.allowGlobalScope,
+              // A query waits for its embedding briefly, once: past that, search answers lexically (with a warning).
+              queryEmbedding: { retries: 0, timeoutMs: config.embeddings?.queryTimeoutMs ?? 5_000 },
             }),
         },
         {
@@ -68,12 +83,14 @@ export class VectorSearchModule {
           inject: [ChunkStore, EMBEDDER, RegistryClient],
           useFactory: (store: ChunkStore, embedder: Embedder, registry: RegistryClient) =>
             stageLifecycle({
-              lockDir: config.checkoutsDir,
+              lockDirs: [config.checkoutsDir, ...(config.vectorStore.kind === 'local' ? [config.vectorStore.dir] : [])],
               // Two batches in hand: one is stored while the next is chunked. Claims long-poll at the registry, so no idle pause.
               worker: new StageWorker(registry, new VectorStage({ store, embedder, pool, clones, policy }), { concurrency: 2, idleMs: 10 }),
               pool,
               clones,
               spawner,
+              // The local vector indexes are saved once the last batch is stored.
+              closing: () => store.close(),
             }),
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },

@@ -66,7 +66,7 @@ export class WorkspaceRegistryModule {
           inject: [Coordinator],
           useFactory: (coordinator: Coordinator) =>
             new ModuleLifecycle({
-              lockDir: config.checkoutsDir,
+              lockDirs: [config.checkoutsDir],
               start: async () => {
                 await clones.start();
                 coordinator.start();

@@ -5,14 +5,11 @@ import type { IndexingStage } from '@sextant/jobs';
 import type { StageBatch } from '@sextant/messaging';
 import type { ParsePool } from '@sextant/parsing';
 import type { Embedder } from '../embedding/embedder.js';
-import { lexemes } from '../lexical/lexemes.js';
+import { embeddingText, type PreparedChunk } from './chunk-hook.js';
 import type { ChunkRow, ChunkStore } from '../store/chunk-store.js';
 
 /** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */
 export const VECTORS_STAGE = 'vectors';
-
-/** Texts per embedder call. */
-const EMBED_BATCH = 64;
 
 /**
  * The vectors stage of an indexing job: each changed file is cut into
@@ -41,7 +38,7 @@ export class VectorStage implements IndexingStage<StageBatch> {
         .filter((f) => f.change !== 'deleted')
         .map(async ({ path }) => {
           const language = languageOf(path);
-          const outcome = await this.deps.pool.chunk(join(dir, path), language);
+          const outcome = await this.deps.pool.chunk<PreparedChunk>(join(dir, path), language, path);
           if ('skipped' in outcome) {
             skipped[`vector_skipped_${outcome.skipped}`] = (skipped[`vector_skipped_${outcome.skipped}`] ?? 0) + 1;
             if (outcome.skipped === 'worker_failed') this.log.warn(`${batch.repository.name}/${path}: not chunked (${outcome.reason})`);
@@ -51,15 +48,14 @@ export class VectorStage implements IndexingStage<StageBatch> {
         }),
     );
     const pending = files.flatMap((f) => f.chunks.map((chunk, ordinal) => ({ file: f, chunk, ordinal })));
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < pending.length; i += EMBED_BATCH) {
-      const slice = pending.slice(i, i + EMBED_BATCH);
-      vectors.push(
-        ...(await this.deps.embedder.embed(slice.map(({ file, chunk }) => `${file.path} ${chunk.symbol ?? ''}\n${chunk.text}`))),
-      );
-    }
+    // The built-in embedder ran in the parse worker (the pool's chunk hook); an endpoint gets the batch's chunks in one call,
+    // which it cuts into requests and keeps several in flight.
+    const missing = pending.filter(({ chunk }) => !chunk.embedding);
+    const embedded =
+      missing.length > 0 ? await this.deps.embedder.embed(missing.map(({ file, chunk }) => embeddingText(file.path, chunk))) : [];
+    missing.forEach((p, i) => (p.chunk.embedding = embedded[i]));
     const rows = new Map<string, ChunkRow[]>(files.map((f) => [f.path, []]));
-    pending.forEach(({ file, chunk, ordinal }, i) => {
+    pending.forEach(({ file, chunk, ordinal }) => {
       rows.get(file.path)!.push({
         path: file.path,
         ordinal,
@@ -68,8 +64,8 @@ export class VectorStage implements IndexingStage<StageBatch> {
         language: file.language,
         symbol: chunk.symbol,
         content: chunk.text,
-        lexemes: lexemes(file.path, chunk.symbol, chunk.text),
-        embedding: vectors[i]!,
+        lexemes: chunk.lexemes,
+        embedding: chunk.embedding!,
       });
     });
     await this.deps.store.replace(

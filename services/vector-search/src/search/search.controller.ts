@@ -32,7 +32,7 @@ export class SearchController {
         topK: input.topK,
         pathPrefix: input.pathPrefix ?? null,
         collection: this.search.collection,
-        mode: input.mode,
+        mode: found.mode,
         ...(found.warnings.length > 0 ? { warnings: found.warnings } : {}),
         freshness: found.freshness,
         embeddings: this.search.embeddings,

@@ -1,7 +1,7 @@
 import type { Freshness, RegisteredRepository, SearchCode } from '@sextant/contracts';
 import { BusRequestError, ServiceError, type Scope, type Scopes } from '@sextant/messaging';
 import type { Database } from '@sextant/persistence';
-import type { Embedder } from '../embedding/embedder.js';
+import type { EmbedOptions, Embedder } from '../embedding/embedder.js';
 import { quote } from '../lexical/lexemes.js';
 import { pathTokens, tokenize } from '../lexical/tokenizer.js';
 import { indexedCollections, type ChunkStore, type Hit } from '../store/chunk-store.js';
@@ -27,6 +27,8 @@ export interface Found {
   /** Chunks that scored, before the cut to topK (after overlaps went). */
   total: number;
   scope: SearchCode.Response['meta']['scope'];
+  /** The mode the search ran in: `lexical` when the query could not be embedded. */
+  mode: SearchMode;
   warnings: string[];
   freshness: Freshness;
 }
@@ -46,7 +48,12 @@ export interface SearchServiceDeps {
   embedder: Embedder;
   scopes: Scopes;
   allowGlobalScope: boolean;
+  /** How long a query's embedding is waited for (an embeddings endpoint), and how often retried. */
+  queryEmbedding: EmbedOptions;
 }
+
+/** After a query's embedding failed, searches skip the dense side this long (the endpoint is not waited for on every call). */
+const EMBEDDINGS_PAUSE_MS = 10_000;
 
 /**
  * Hybrid search over one collection: lexical (the code tokenizer's terms,
@@ -56,6 +63,8 @@ export interface SearchServiceDeps {
  * a scope names (resolved by the registry and projects).
  */
 export class SearchService {
+  private embeddingsFailed: { at: number; reason: string } | undefined;
+
   constructor(private readonly deps: SearchServiceDeps) {}
 
   get collection(): string {
@@ -82,13 +91,18 @@ export class SearchService {
     const words = [...new Set(tokenize(input.query))];
     const lists: Hit[][] = [];
     if (input.mode !== 'semantic') lists.push(await this.lexical(words, filter));
-    if (input.mode !== 'lexical') {
-      const vector = input.vector ? Float32Array.from(input.vector) : (await this.deps.embedder.embed([input.query]))[0]!;
-      lists.push(await this.deps.store.dense(vector, filter));
+    let mode = input.mode;
+    if (mode !== 'lexical') {
+      const vector = input.vector ? Float32Array.from(input.vector) : await this.queryVector(input.query, warnings);
+      if (vector) lists.push(await this.deps.store.dense(vector, filter));
+      else if (mode === 'semantic') {
+        mode = 'lexical';
+        lists.push(await this.lexical(words, filter));
+      } else mode = 'lexical';
     }
     let ranked: Ranked[];
-    if (input.mode === 'hybrid') ranked = fuse(lists, new Set(words), pathTokens);
-    else if (input.mode === 'semantic') ranked = lists[0]!.map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
+    if (mode === 'hybrid') ranked = fuse(lists, new Set(words), pathTokens);
+    else if (mode === 'semantic') ranked = lists[0]!.map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
     else ranked = lists[0]!.map((h) => ({ ...h, score: h.score / (h.score + 1) }));
     ranked = withoutOverlaps(ranked);
     const repositories = await this.deps.scopes.repositoriesOf(scope, ranked);
@@ -108,9 +122,35 @@ export class SearchService {
       })),
       total: known.length,
       scope: effective(scope),
+      mode,
       warnings,
       freshness: answer.freshness,
     };
+  }
+
+  /**
+   * The query's embedding, or undefined (with a warning) when the embedder
+   * failed: search then answers from the lexical side alone. After a failure
+   * the endpoint is left alone for EMBEDDINGS_PAUSE_MS.
+   */
+  private async queryVector(query: string, warnings: string[]): Promise<Float32Array | undefined> {
+    const failed = this.embeddingsFailed;
+    if (failed && Date.now() - failed.at < EMBEDDINGS_PAUSE_MS) {
+      warnings.push(
+        `The embeddings endpoint failed ${Math.round((Date.now() - failed.at) / 1000)} s ago (${failed.reason}): these results are lexical only.`,
+      );
+      return undefined;
+    }
+    try {
+      const [vector] = await this.deps.embedder.embed([query], this.deps.queryEmbedding);
+      this.embeddingsFailed = undefined;
+      return vector;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.embeddingsFailed = { at: Date.now(), reason };
+      warnings.push(`The query could not be embedded (${reason}): these results are lexical only.`);
+      return undefined;
+    }
   }
 
   /**

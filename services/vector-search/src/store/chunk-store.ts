@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { Database, sql, type Statement } from '@sextant/persistence';
 import type { Embedder } from '../embedding/embedder.js';
+import { LocalVectors } from './local-vectors.js';
 
 /** A chunk as the vectors stage writes it. */
 export interface ChunkRow {
@@ -37,13 +39,29 @@ export interface SearchFilter {
   limit: number;
 }
 
-/** How dense vectors are kept: pgvector (HNSW, cosine), or `real[]` scored by an exact scan where the server has no pgvector. */
-export type VectorColumn = 'pgvector' | 'array';
+/**
+ * How dense vectors are kept: pgvector (HNSW, cosine) in the table; `real[]`
+ * scored by an exact scan where the server has no pgvector; or `local`: in
+ * this process's HNSW indexes (`LocalVectors`), with each vector also kept
+ * in the table (`bytea`) as the record they are rebuilt from.
+ */
+export type VectorColumn = 'pgvector' | 'array' | 'local';
+
+/** Where a new collection keeps its vectors (VECTOR_STORE): `local` files under `dir`, or `postgres` (pgvector, else exact scans). */
+export type VectorStorePreference = { kind: 'local'; dir: string } | { kind: 'postgres' };
 
 /** Documents per collection counted at most this often (BM25's N). */
 const COUNT_TTL_MS = 30_000;
 /** A term's document frequency is counted up to this; past it, a term is common whatever its exact count. */
 const DF_CAP = 20_000;
+/** With a path filter, the local index is asked for this many times the limit (at least PREFIX_MIN, at most PREFIX_MAX)… */
+const PREFIX_FACTOR = 8;
+const PREFIX_MIN = 400;
+const PREFIX_MAX = 4_096;
+/** …and when that leaves too few, the filtered chunks are scored exactly if there are at most this many. */
+const EXACT_MAX = 50_000;
+/** Chunks written per transaction, about (whole files). */
+const WRITE_ROWS = 500;
 
 const COLUMNS = `repository_id AS "repositoryId", path, ordinal, start_line AS "startLine", end_line AS "endLine", language, symbol, commit, content`;
 
@@ -61,6 +79,7 @@ export class ChunkStore {
   private ready: Promise<void> | undefined;
   private counted: { n: number; at: number } | undefined;
   private column: VectorColumn | undefined;
+  private local: LocalVectors | undefined;
 
   /** The collection of the embedder's vectors: `<model>_<dimension>`, so two models never share one. */
   readonly collection: string;
@@ -70,6 +89,7 @@ export class ChunkStore {
   constructor(
     private readonly db: Database,
     embedder: Pick<Embedder, 'model' | 'dimension'>,
+    private readonly store: VectorStorePreference = { kind: 'postgres' },
   ) {
     const model = embedder.model
       .toLowerCase()
@@ -107,8 +127,9 @@ export class ChunkStore {
       }>;
       let column = known[0]?.vectors;
       if (!column) {
-        column = (await this.pgvector(runner.query.bind(runner))) ? 'pgvector' : 'array';
-        const type = column === 'pgvector' ? `vector(${this.dimension})` : 'real[]';
+        if (this.store.kind === 'local') column = 'local';
+        else column = (await this.pgvector(runner.query.bind(runner))) ? 'pgvector' : 'array';
+        const type = column === 'pgvector' ? `vector(${this.dimension})` : column === 'local' ? 'bytea' : 'real[]';
         await runner.query(`
           CREATE TABLE IF NOT EXISTS ${this.table} (
             repository_id text NOT NULL,
@@ -122,6 +143,7 @@ export class ChunkStore {
             content text NOT NULL,
             lexemes tsvector NOT NULL,
             embedding ${type} NOT NULL,
+            ${column === 'local' ? 'key bigint GENERATED ALWAYS AS IDENTITY UNIQUE,' : ''}
             PRIMARY KEY (repository_id, path, ordinal)
           )`);
         await runner.query(`CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_lexemes" ON ${this.table} USING gin (lexemes)`);
@@ -135,6 +157,16 @@ export class ChunkStore {
           [this.collection, this.model, this.dimension, column],
         );
       }
+      if (column !== 'local' && this.store.kind === 'local') {
+        this.log.warn(
+          `collection ${this.collection} keeps its vectors in Postgres (${column}), as when it was made; VECTOR_STORE=local applies to new collections`,
+        );
+      }
+      if (column === 'local' && this.store.kind !== 'local') {
+        throw new Error(
+          `collection ${this.collection} keeps its vectors in local index files, which this server does not have (VECTOR_STORE=postgres): set VECTOR_STORE=local with the same data directory, or drop the collection and re-index`,
+        );
+      }
       if (column === 'array') {
         this.log.warn(
           `collection ${this.collection}: this Postgres has no pgvector, so the dense side of search is an exact scan (fine for small indexes; install pgvector or set QDRANT_URL for large ones)`,
@@ -142,6 +174,7 @@ export class ChunkStore {
       }
       this.column = column;
       this.sql = this.statements(column);
+      if (column === 'local') this.local = this.localVectors((this.store as { dir: string }).dir);
     } finally {
       await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`sextant:collection:${this.collection}`]).catch(() => undefined);
       await runner.release();
@@ -168,15 +201,19 @@ export class ChunkStore {
     const c = this.collection;
     const filter = `($2::text[] IS NULL OR repository_id = ANY($2::text[])) AND ($3::text IS NULL OR starts_with(path, $3))`;
     const similarity = column === 'pgvector' ? `1 - (embedding <=> $1::vector)` : `"vector_search"."dot"(embedding, $1::real[])`;
+    const returning = column === 'local' ? 'RETURNING key::text AS key, path, ordinal' : '';
     const order = column === 'pgvector' ? `embedding <=> $1::vector` : `score DESC`;
     return {
-      delete: sql(`chunks.${c}.delete`, `DELETE FROM ${t} WHERE repository_id = $1 AND path = ANY($2::text[])`),
+      delete: sql(
+        `chunks.${c}.delete`,
+        `DELETE FROM ${t} WHERE repository_id = $1 AND path = ANY($2::text[]) ${column === 'local' ? 'RETURNING key::text AS key' : ''}`,
+      ),
       insert: sql(
         `chunks.${c}.insert`,
         `INSERT INTO ${t} (repository_id, commit, path, ordinal, start_line, end_line, language, symbol, content, lexemes, embedding)
-         SELECT $1, $2, p, o, s, e, l, sy, ct, lx::tsvector, em::${column === 'pgvector' ? 'vector' : 'real[]'}
+         SELECT $1, $2, p, o, s, e, l, sy, ct, lx::tsvector, em::${column === 'pgvector' ? 'vector' : column === 'local' ? 'bytea' : 'real[]'}
          FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-           AS u(p, o, s, e, l, sy, ct, lx, em)`,
+           AS u(p, o, s, e, l, sy, ct, lx, em) ${returning}`,
       ),
       indexed: sql(
         `chunks.${c}.indexed`,
@@ -199,10 +236,27 @@ export class ChunkStore {
       purge: sql(`chunks.${c}.purge`, `DELETE FROM ${t} WHERE repository_id = ANY($1::text[])`),
       purgeIndexed: sql(`chunks.${c}.purge-indexed`, `DELETE FROM "vector_search"."indexed" WHERE repository_id = ANY($1::text[])`),
       setSearch: sql(`chunks.${c}.hnsw`, `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', $2, true)`),
+      hydrate: sql(`chunks.${c}.hydrate`, `SELECT ${COLUMNS}, key::text AS key FROM ${t} WHERE key = ANY($1::bigint[]) AND ${filter}`),
+      filtered: sql(`chunks.${c}.filtered`, `SELECT key::text AS key, embedding FROM ${t} WHERE true AND ${filter} LIMIT $1::int`),
+      tally: sql(
+        `chunks.${c}.tally`,
+        `SELECT count(*)::int AS count, coalesce(sum(key), 0)::text AS sum FROM ${t} WHERE repository_id = $1`,
+      ),
+      page: sql(
+        `chunks.${c}.page`,
+        `SELECT key::text AS key, embedding FROM ${t} WHERE repository_id = $1 AND key > $2::bigint ORDER BY key LIMIT $3`,
+      ),
+      repositories: sql(`chunks.${c}.repositories`, `SELECT repository_id AS id FROM "vector_search"."indexed" WHERE collection = $1`),
     };
   }
 
-  /** Replaces the chunks of `files` (and removes `deleted`) for one repository at once; records the commit this collection reflects. */
+  /**
+   * Replaces the chunks of `files` (and removes `deleted`) for one
+   * repository, whole files at a time in transactions of about WRITE_ROWS
+   * chunks (a search never sees half a file; a large batch does not hold the
+   * database — in embedded mode, the process — for seconds); records the
+   * commit this collection reflects.
+   */
   async replace(
     repositoryId: string,
     commit: string | null,
@@ -210,32 +264,68 @@ export class ChunkStore {
     deleted: readonly string[],
   ): Promise<void> {
     await this.open();
+    let group: Array<{ path: string; chunks: readonly ChunkRow[] }> = [];
+    let rows = 0;
+    let gone = deleted;
+    for (const file of files) {
+      if (group.length > 0 && rows + file.chunks.length > WRITE_ROWS) {
+        await this.write(repositoryId, commit, group, gone);
+        [group, rows, gone] = [[], 0, []];
+      }
+      group.push(file);
+      rows += file.chunks.length;
+    }
+    if (group.length > 0 || gone.length > 0) await this.write(repositoryId, commit, group, gone);
+    this.counted = undefined;
+  }
+
+  /** One transaction of `replace`, then the local index. */
+  private async write(
+    repositoryId: string,
+    commit: string | null,
+    files: ReadonlyArray<{ path: string; chunks: readonly ChunkRow[] }>,
+    deleted: readonly string[],
+  ): Promise<void> {
     const paths = [...files.map((f) => f.path), ...deleted];
     const rows = files.flatMap((f) => f.chunks);
-    await this.db.transaction(async (m) => {
-      if (paths.length > 0) await this.db.run(this.sql.delete!, [repositoryId, paths], m);
-      if (rows.length > 0) {
-        await this.db.run(
-          this.sql.insert!,
-          [
-            repositoryId,
-            commit,
-            rows.map((r) => r.path),
-            rows.map((r) => r.ordinal),
-            rows.map((r) => r.startLine),
-            rows.map((r) => r.endLine),
-            rows.map((r) => r.language),
-            rows.map((r) => r.symbol),
-            rows.map((r) => r.content),
-            rows.map((r) => r.lexemes),
-            rows.map((r) => vectorLiteral(r.embedding, this.column!)),
-          ],
-          m,
-        );
-      }
-      await this.db.run(this.sql.indexed!, [repositoryId, this.collection, commit], m);
-    });
-    this.counted = undefined;
+    const change = () =>
+      this.db.transaction(async (m) => {
+        const removed = paths.length > 0 ? (await this.db.run<{ key: string }>(this.sql.delete!, [repositoryId, paths], m)).rows : [];
+        let added: Array<{ key: string; path: string; ordinal: number }> = [];
+        if (rows.length > 0) {
+          added = (
+            await this.db.run<{ key: string; path: string; ordinal: number }>(
+              this.sql.insert!,
+              [
+                repositoryId,
+                commit,
+                rows.map((r) => r.path),
+                rows.map((r) => r.ordinal),
+                rows.map((r) => r.startLine),
+                rows.map((r) => r.endLine),
+                rows.map((r) => r.language),
+                rows.map((r) => r.symbol),
+                rows.map((r) => r.content),
+                rows.map((r) => r.lexemes),
+                rows.map((r) => vectorLiteral(r.embedding, this.column!)),
+              ],
+              m,
+            )
+          ).rows;
+        }
+        await this.db.run(this.sql.indexed!, [repositoryId, this.collection, commit], m);
+        return { removed, added };
+      });
+    if (this.local) {
+      const vectors = new Map(rows.map((r) => [`${r.path}\0${r.ordinal}`, r.embedding]));
+      await this.local.write(repositoryId, async () => {
+        const { removed, added } = await change();
+        return {
+          removed: removed.map((r) => BigInt(r.key)),
+          added: added.map((r) => ({ key: BigInt(r.key), vector: vectors.get(`${r.path}\0${r.ordinal}`)! })),
+        };
+      });
+    } else await change();
   }
 
   /** Chunks in the collection (cached a few seconds): BM25's N. */
@@ -271,9 +361,10 @@ export class ChunkStore {
     return rows.map(numeric);
   }
 
-  /** The nearest chunks by cosine similarity: approximate (HNSW) with pgvector, exact over `real[]` otherwise. */
+  /** The nearest chunks by cosine similarity: approximate (HNSW, pgvector's or local), or exact over `real[]`. */
   async dense(vector: Float32Array, filter: SearchFilter): Promise<Hit[]> {
     await this.open();
+    if (this.local) return this.localDense(this.local, vector, filter);
     const values = [vectorLiteral(vector, this.column!), filter.repositoryIds, filter.pathPrefix, filter.limit];
     if (this.column !== 'pgvector') return (await this.db.run<Hit>(this.sql.dense!, values)).rows.map(numeric);
     // The HNSW search looks at enough candidates for the limit, and keeps looking past rows a filter drops (pgvector 0.8).
@@ -284,6 +375,79 @@ export class ChunkStore {
     });
   }
 
+  /**
+   * The local indexes of the filter's repositories (each searched, merged),
+   * then the rows of the keys found. A path filter asks for more keys; when
+   * those still leave fewer than the limit, the filtered chunks are scored
+   * exactly (when there are at most EXACT_MAX of them).
+   */
+  private async localDense(local: LocalVectors, vector: Float32Array, filter: SearchFilter): Promise<Hit[]> {
+    const ids =
+      filter.repositoryIds ?? (await this.db.run<{ id: string }>(this.sql.repositories!, [this.collection])).rows.map((r) => r.id);
+    const k = filter.pathPrefix === null ? filter.limit : Math.min(PREFIX_MAX, Math.max(PREFIX_MIN, filter.limit * PREFIX_FACTOR));
+    let nearest = await local.nearest(ids, vector, k);
+    let hits = await this.hydrate(nearest, filter);
+    if (filter.pathPrefix !== null && hits.length < filter.limit && nearest.length >= k) {
+      const { rows } = await this.db.run<{ key: string; embedding: Buffer }>(this.sql.filtered!, [
+        EXACT_MAX + 1,
+        filter.repositoryIds,
+        filter.pathPrefix,
+      ]);
+      if (rows.length <= EXACT_MAX) {
+        nearest = rows
+          .map((r) => ({ key: BigInt(r.key), score: dot(floats(r.embedding), vector) }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, filter.limit);
+        hits = await this.hydrate(nearest, filter);
+      }
+    }
+    return hits.slice(0, filter.limit);
+  }
+
+  /** The rows of `nearest` that pass the filter, in its order, with its scores. */
+  private async hydrate(nearest: ReadonlyArray<{ key: bigint; score: number }>, filter: SearchFilter): Promise<Hit[]> {
+    if (nearest.length === 0) return [];
+    const scores = new Map(nearest.map((n) => [String(n.key), n.score]));
+    const { rows } = await this.db.run<Hit & { key: string }>(this.sql.hydrate!, [
+      nearest.map((n) => String(n.key)),
+      filter.repositoryIds,
+      filter.pathPrefix,
+    ]);
+    return rows
+      .map(({ key, ...hit }) => ({ ...hit, score: scores.get(key)! }))
+      .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.ordinal - b.ordinal);
+  }
+
+  /** The local indexes, backed by this table. */
+  private localVectors(dir: string): LocalVectors {
+    const local = new LocalVectors({
+      dir: join(dir, this.collection),
+      dimension: this.dimension,
+      source: {
+        tally: async (repositoryId) => {
+          const row = (await this.db.run<{ count: number; sum: string }>(this.sql.tally!, [repositoryId])).rows[0]!;
+          return { count: row.count, sum: BigInt(row.sum) };
+        },
+        page: async (repositoryId, after, limit) =>
+          (await this.db.run<{ key: string; embedding: Buffer }>(this.sql.page!, [repositoryId, String(after), limit])).rows.map((r) => ({
+            key: BigInt(r.key),
+            vector: floats(r.embedding),
+          })),
+      },
+    });
+    // Loaded (or rebuilt) ahead of the first search, in the background.
+    void this.db
+      .run<{ id: string }>(this.sql.repositories!, [this.collection])
+      .then(({ rows }) => local.warm(rows.map((r) => r.id)))
+      .catch((error: Error) => this.log.warn(`could not load the local vector indexes ahead of time (${error.message})`));
+    return local;
+  }
+
+  /** Saves the local indexes (at shutdown). */
+  async close(): Promise<void> {
+    await this.local?.close();
+  }
+
   /** Drops what the collection holds of repositories the registry no longer knows. */
   async purge(repositoryIds: readonly string[]): Promise<void> {
     if (repositoryIds.length === 0) return;
@@ -292,6 +456,7 @@ export class ChunkStore {
       await this.db.run(this.sql.purge!, [repositoryIds], m);
       await this.db.run(this.sql.purgeIndexed!, [repositoryIds], m);
     });
+    await this.local?.drop(repositoryIds);
     this.counted = undefined;
   }
 }
@@ -312,12 +477,26 @@ const INDEXED = sql(
   `SELECT repository_id AS "repositoryId", collection, commit FROM "vector_search"."indexed" WHERE repository_id = ANY($1::text[])`,
 );
 
-/** A vector as pgvector (`[…]`) or Postgres array (`{…}`) input text. */
+/** A vector as pgvector (`[…]`), Postgres array (`{…}`) or `bytea` (`\\x…`, float32 little-endian) input text. */
 function vectorLiteral(vector: Float32Array, column: VectorColumn): string {
+  if (column === 'local') return `\\x${Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('hex')}`;
   const body = Array.from(vector, (v) => (Number.isFinite(v) ? Number(v.toPrecision(7)) : 0)).join(',');
   return column === 'pgvector' ? `[${body}]` : `{${body}}`;
 }
 
 function numeric(row: Hit): Hit {
   return { ...row, score: Number(row.score) };
+}
+
+/** A `bytea` of float32 values (little-endian) as a vector. */
+function floats(bytes: Buffer): Float32Array {
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
 }

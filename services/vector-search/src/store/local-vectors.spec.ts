@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { LocalVectors, type VectorSource } from './local-vectors.js';
+
+const DIM = 8;
+
+/** A unit vector pointing mostly along axis `i`, so the nearest neighbour of axis `i` is known. */
+function axis(i: number, noise = 0): Float32Array {
+  const v = new Float32Array(DIM).fill(noise);
+  v[i % DIM] = 1;
+  return v;
+}
+
+/** The record the index must agree with: rows per repository, as Postgres would hold them. */
+class Rows implements VectorSource {
+  readonly byRepo = new Map<string, Map<bigint, Float32Array>>();
+  pagesRead = 0;
+
+  apply(repo: string, removed: bigint[], added: Array<{ key: bigint; vector: Float32Array }>) {
+    const rows = this.byRepo.get(repo) ?? new Map<bigint, Float32Array>();
+    for (const key of removed) rows.delete(key);
+    for (const a of added) rows.set(a.key, a.vector);
+    this.byRepo.set(repo, rows);
+    return { removed, added };
+  }
+
+  async tally(repo: string) {
+    const keys = [...(this.byRepo.get(repo)?.keys() ?? [])];
+    return { count: keys.length, sum: keys.reduce((s, k) => s + k, 0n) };
+  }
+
+  async page(repo: string, afterKey: bigint, limit: number) {
+    this.pagesRead++;
+    return [...(this.byRepo.get(repo) ?? new Map<bigint, Float32Array>()).entries()]
+      .filter(([key]) => key > afterKey)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .slice(0, limit)
+      .map(([key, vector]) => ({ key, vector }));
+  }
+}
+
+describe('LocalVectors (one HNSW index per repository, Postgres as the record)', () => {
+  const dirs: string[] = [];
+  const dir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'sextant-local-vectors-'));
+    dirs.push(d);
+    return d;
+  };
+  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('finds the nearest vectors across repositories and forgets removed keys', async () => {
+    const rows = new Rows();
+    const vectors = new LocalVectors({ dir: dir(), dimension: DIM, source: rows });
+    await vectors.write('a', async () => rows.apply('a', [], [0, 1, 2].map((i) => ({ key: BigInt(i + 1), vector: axis(i) }))));
+    await vectors.write('b', async () => rows.apply('b', [], [{ key: 10n, vector: axis(3) }]));
+
+    assert.deepEqual((await vectors.nearest(['a', 'b'], axis(3, 0.01), 1)).map((m) => m.key), [10n]);
+    assert.deepEqual((await vectors.nearest(['a'], axis(1, 0.01), 1)).map((m) => m.key), [2n]);
+
+    await vectors.write('a', async () => rows.apply('a', [2n], []));
+    const left = (await vectors.nearest(['a'], axis(1, 0.01), 3)).map((m) => m.key);
+    assert.ok(!left.includes(2n), `removed key still found: ${left.join(',')}`);
+    assert.equal(await vectors.size('a'), 2);
+    await vectors.close();
+  });
+
+  it('reopens a saved index without reading Postgres when its tally matches', async () => {
+    const rows = new Rows();
+    const d = dir();
+    const first = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    await first.write('a', async () => rows.apply('a', [], [{ key: 1n, vector: axis(0) }, { key: 2n, vector: axis(1) }]));
+    await first.close();
+
+    const second = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    assert.equal(await second.size('a'), 2);
+    assert.equal(rows.pagesRead, 0, 'a matching index must load from its file');
+    await second.close();
+  });
+
+  it('rebuilds from Postgres an index that missed a change (a crash before its save) or whose file is damaged', async () => {
+    const rows = new Rows();
+    const d = dir();
+    const first = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    await first.write('a', async () => rows.apply('a', [], [{ key: 1n, vector: axis(0) }]));
+    await first.close();
+    // Rows written after the last save: the file's tally no longer matches.
+    rows.apply('a', [], [{ key: 2n, vector: axis(1) }, { key: 3n, vector: axis(2) }]);
+
+    const second = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    assert.equal(await second.size('a'), 3);
+    assert.ok(rows.pagesRead > 0, 'a stale index must be rebuilt from the record');
+    assert.deepEqual((await second.nearest(['a'], axis(2, 0.01), 1)).map((m) => m.key), [3n]);
+    await second.close();
+
+    // A damaged tally file is a mismatch too, not a crash.
+    writeFileSync(join(d, 'a.json'), '{"count": 3, "sum": "999"}');
+    rows.pagesRead = 0;
+    const third = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    assert.equal(await third.size('a'), 3);
+    assert.ok(rows.pagesRead > 0);
+    await third.close();
+
+    // So are unreadable files.
+    writeFileSync(join(d, 'a.json'), 'not json');
+    writeFileSync(join(d, 'a.usearch'), 'not an index');
+    const fourth = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    assert.equal(await fourth.size('a'), 3);
+    await fourth.close();
+  });
+
+  it('drops a repository: its index and files', async () => {
+    const rows = new Rows();
+    const d = dir();
+    const vectors = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    await vectors.write('a', async () => rows.apply('a', [], [{ key: 1n, vector: axis(0) }]));
+    await vectors.save();
+    await vectors.drop(['a']);
+    rows.byRepo.delete('a');
+    assert.equal(await vectors.size('a'), 0);
+    assert.deepEqual(await vectors.nearest(['a'], axis(0), 5), []);
+    await vectors.close();
+  });
+});
