@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { HashingEmbedder, LocalVectors } from '@sextant/vector-search';
+import { HashingEmbedder, LocalIndex } from '@sextant/vector-search';
 import {
   createTestDatabase,
   infrastructure,
@@ -84,7 +84,7 @@ async function latency(call: ToolCaller, queries: readonly string[], mode: strin
 }
 
 /**
- * recall@10 of the local HNSW search as search_code runs it (LocalVectors over the index files the service saved,
+ * recall@10 of the local HNSW search as search_code runs it (LocalIndex over the index files the service saved,
  * asked for 50 neighbours as a topK-10 search asks, the first 10 kept) against the exact top 10: every chunk's
  * vector read back from Postgres and scored by a plain dot product here.
  */
@@ -110,7 +110,7 @@ async function annRecall(
     const all = new Float32Array(rows.length * dimension);
     rows.forEach((r, i) => all.set(new Float32Array(new Uint8Array(r.embedding).buffer), i * dimension));
     const repositories = [...new Set(rows.map((r) => r.repository_id))];
-    const local = new LocalVectors({
+    const local = new LocalIndex({
       dir: join(indexDir, name),
       dimension,
       source: {

@@ -3,4 +3,4 @@ export { VectorSearchEnv, loadConfig, type VectorSearchConfig } from './config.j
 export type { Embedder, EmbedOptions } from './embedding/embedder.js';
 export { EmbeddingError, EndpointEmbedder, type EndpointEmbedderOptions } from './embedding/endpoint-embedder.js';
 export { HashingEmbedder } from './embedding/hashing-embedder.js';
-export { LocalVectors, type VectorSource } from './store/local-vectors.js';
+export { LocalIndex, type ChunkSource } from './store/local-index.js';

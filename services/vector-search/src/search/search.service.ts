@@ -2,7 +2,6 @@ import type { Freshness, RegisteredRepository, SearchCode } from '@sextant/contr
 import { BusRequestError, ServiceError, type Scope, type Scopes } from '@sextant/messaging';
 import type { Database } from '@sextant/persistence';
 import type { EmbedOptions, Embedder } from '../embedding/embedder.js';
-import { quote } from '../lexical/lexemes.js';
 import { pathTokens, tokenize } from '../lexical/tokenizer.js';
 import { indexedCollections, type ChunkStore, type Hit } from '../store/chunk-store.js';
 import { fuse, withoutOverlaps, type Ranked } from './fusion.js';
@@ -33,10 +32,6 @@ export interface Found {
   freshness: Freshness;
 }
 
-/** Query words used at most (the rarest first). */
-const MAX_TERMS = 16;
-/** The lexical candidates are the chunks holding the rarest query words, up to about this many. */
-const CANDIDATE_BUDGET = 5_000;
 /** Each side of a hybrid search contributes this many candidates at least. */
 const MIN_DEPTH = 50;
 /** Characters of a chunk returned as its snippet. */
@@ -57,7 +52,7 @@ const EMBEDDINGS_PAUSE_MS = 10_000;
 
 /**
  * Hybrid search over one collection: lexical (the code tokenizer's terms,
- * BM25-style weights over Postgres full-text ranking) and dense (the
+ * ranked BM25-style by the store) and dense (the
  * embedder's vectors, nearest by cosine), fused by reciprocal rank with
  * symbol and path signals, overlapping chunks dropped, over the repositories
  * a scope names (resolved by the registry and projects).
@@ -90,14 +85,14 @@ export class SearchService {
     const filter = { repositoryIds: ids, pathPrefix: input.pathPrefix ?? null, limit: depth };
     const words = [...new Set(tokenize(input.query))];
     const lists: Hit[][] = [];
-    if (input.mode !== 'semantic') lists.push(await this.lexical(words, filter));
+    if (input.mode !== 'semantic') lists.push(await this.deps.store.lexical(words, filter));
     let mode = input.mode;
     if (mode !== 'lexical') {
       const vector = input.vector ? Float32Array.from(input.vector) : await this.queryVector(input.query, warnings);
       if (vector) lists.push(await this.deps.store.dense(vector, filter));
       else if (mode === 'semantic') {
         mode = 'lexical';
-        lists.push(await this.lexical(words, filter));
+        lists.push(await this.deps.store.lexical(words, filter));
       } else mode = 'lexical';
     }
     let ranked: Ranked[];
@@ -151,40 +146,6 @@ export class SearchService {
       warnings.push(`The query could not be embedded (${reason}): these results are lexical only.`);
       return undefined;
     }
-  }
-
-  /**
-   * BM25-style: each query word weighted by its inverse document frequency
-   * (words no chunk holds are dropped); candidates are the chunks holding the
-   * rarest words (a budget of about CANDIDATE_BUDGET), ranked on every word.
-   */
-  private async lexical(
-    words: readonly string[],
-    filter: { repositoryIds: readonly string[] | null; pathPrefix: string | null; limit: number },
-  ): Promise<Hit[]> {
-    if (words.length === 0) return [];
-    const terms = words.slice(0, MAX_TERMS * 2).map(quote);
-    const [df, n] = await Promise.all([this.deps.store.documentFrequencies(terms), this.deps.store.size()]);
-    const known = terms
-      .map((term) => ({ term, df: df.get(term) ?? 0 }))
-      .filter((t) => t.df > 0)
-      .sort((a, b) => a.df - b.df)
-      .slice(0, MAX_TERMS);
-    if (known.length === 0) return [];
-    const candidates: string[] = [];
-    let covered = 0;
-    for (const t of known) {
-      if (candidates.length > 0 && covered + t.df > CANDIDATE_BUDGET) break;
-      candidates.push(t.term);
-      covered += t.df;
-    }
-    const weights = known.map((t) => Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)));
-    return this.deps.store.lexical(
-      candidates.join(' | '),
-      known.map((t) => t.term),
-      weights,
-      filter,
-    );
   }
 
   /** `scope` wins over `repo`; neither: the workspace (the default one); `all` only where allowed. */

@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { Database, sql, type Statement } from '@sextant/persistence';
 import type { Embedder } from '../embedding/embedder.js';
-import { LocalVectors } from './local-vectors.js';
+import { quote } from '../lexical/lexemes.js';
+import { idf, termCounts } from '../lexical/postings.js';
+import { LocalIndex } from './local-index.js';
 
 /** A chunk as the vectors stage writes it. */
 export interface ChunkRow {
@@ -42,8 +44,9 @@ export interface SearchFilter {
 /**
  * How dense vectors are kept: pgvector (HNSW, cosine) in the table; `real[]`
  * scored by an exact scan where the server has no pgvector; or `local`: in
- * this process's HNSW indexes (`LocalVectors`), with each vector also kept
- * in the table (`bytea`) as the record they are rebuilt from.
+ * this process's indexes (`LocalIndex`: HNSW for vectors, postings for BM25),
+ * with each vector and its lexemes also kept in the table (`bytea`,
+ * `tsvector`) as the record they are rebuilt from.
  */
 export type VectorColumn = 'pgvector' | 'array' | 'local';
 
@@ -54,6 +57,10 @@ export type VectorStorePreference = { kind: 'local'; dir: string } | { kind: 'po
 const COUNT_TTL_MS = 30_000;
 /** A term's document frequency is counted up to this; past it, a term is common whatever its exact count. */
 const DF_CAP = 20_000;
+/** Query words used at most (the rarest first). */
+const MAX_TERMS = 16;
+/** In Postgres, the lexical candidates are the chunks holding the rarest query words, up to about this many. */
+const CANDIDATE_BUDGET = 5_000;
 /** With a path filter, the local index is asked for this many times the limit (at least PREFIX_MIN, at most PREFIX_MAX)… */
 const PREFIX_FACTOR = 8;
 const PREFIX_MIN = 400;
@@ -79,7 +86,7 @@ export class ChunkStore {
   private ready: Promise<void> | undefined;
   private counted: { n: number; at: number } | undefined;
   private column: VectorColumn | undefined;
-  private local: LocalVectors | undefined;
+  private local: LocalIndex | undefined;
 
   /** The collection of the embedder's vectors: `<model>_<dimension>`, so two models never share one. */
   readonly collection: string;
@@ -174,7 +181,7 @@ export class ChunkStore {
       }
       this.column = column;
       this.sql = this.statements(column);
-      if (column === 'local') this.local = this.localVectors((this.store as { dir: string }).dir);
+      if (column === 'local') this.local = this.localIndex((this.store as { dir: string }).dir);
     } finally {
       await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`sextant:collection:${this.collection}`]).catch(() => undefined);
       await runner.release();
@@ -244,7 +251,7 @@ export class ChunkStore {
       ),
       page: sql(
         `chunks.${c}.page`,
-        `SELECT key::text AS key, embedding FROM ${t} WHERE repository_id = $1 AND key > $2::bigint ORDER BY key LIMIT $3`,
+        `SELECT key::text AS key, embedding, path, lexemes::text AS lexemes FROM ${t} WHERE repository_id = $1 AND key > $2::bigint ORDER BY key LIMIT $3`,
       ),
       repositories: sql(`chunks.${c}.repositories`, `SELECT repository_id AS id FROM "vector_search"."indexed" WHERE collection = $1`),
     };
@@ -317,48 +324,73 @@ export class ChunkStore {
         return { removed, added };
       });
     if (this.local) {
-      const vectors = new Map(rows.map((r) => [`${r.path}\0${r.ordinal}`, r.embedding]));
+      const written = new Map(rows.map((r) => [`${r.path}\0${r.ordinal}`, r]));
       await this.local.write(repositoryId, async () => {
         const { removed, added } = await change();
         return {
           removed: removed.map((r) => BigInt(r.key)),
-          added: added.map((r) => ({ key: BigInt(r.key), vector: vectors.get(`${r.path}\0${r.ordinal}`)! })),
+          added: added.map((r) => {
+            const row = written.get(`${r.path}\0${r.ordinal}`)!;
+            return { key: BigInt(r.key), vector: row.embedding, path: r.path, terms: termCounts(row.lexemes) };
+          }),
         };
       });
     } else await change();
   }
 
   /** Chunks in the collection (cached a few seconds): BM25's N. */
-  async size(): Promise<number> {
-    await this.open();
+  private async size(): Promise<number> {
     if (this.counted && Date.now() - this.counted.at < COUNT_TTL_MS) return this.counted.n;
     const n = (await this.db.run<{ n: number }>(this.sql.count!, [])).rows[0]!.n;
     this.counted = { n, at: Date.now() };
     return n;
   }
 
-  /** How many chunks hold each term (`'term'` tsquery literals), counted up to DF_CAP. */
-  async documentFrequencies(terms: readonly string[]): Promise<Map<string, number>> {
-    await this.open();
-    const { rows } = await this.db.run<{ term: string; df: number }>(this.sql.df!, [terms, DF_CAP]);
-    return new Map(rows.map((r) => [r.term, r.df]));
-  }
-
   /**
-   * Chunks matching `candidates` (a tsquery), ranked by the sum over `terms`
-   * of weight × ts_rank (lexemes weighted A in the header, D in the body).
+   * The best chunks for the query's words (the code tokenizer's), BM25-style:
+   * each word weighted by its inverse document frequency, words no chunk
+   * holds dropped, at most MAX_TERMS (the rarest). Local indexes rank by BM25
+   * over their postings; in Postgres the candidates are the chunks holding
+   * the rarest words (about CANDIDATE_BUDGET of them), ranked on every word
+   * by weight × ts_rank (lexemes weighted A in the header, D in the body).
    */
-  async lexical(candidates: string, terms: readonly string[], weights: readonly number[], filter: SearchFilter): Promise<Hit[]> {
+  async lexical(words: readonly string[], filter: SearchFilter): Promise<Hit[]> {
     await this.open();
+    if (words.length === 0) return [];
+    if (this.local) {
+      const found = await this.local.lexical(await this.repositoriesOf(filter), words, filter.limit, filter.pathPrefix, MAX_TERMS);
+      return this.hydrate(found, filter);
+    }
+    const terms = words.slice(0, MAX_TERMS * 2).map(quote);
+    const [{ rows: counted }, n] = await Promise.all([this.db.run<{ term: string; df: number }>(this.sql.df!, [terms, DF_CAP]), this.size()]);
+    const df = new Map(counted.map((r) => [r.term, r.df]));
+    const known = terms
+      .map((term) => ({ term, df: df.get(term) ?? 0 }))
+      .filter((t) => t.df > 0)
+      .sort((a, b) => a.df - b.df)
+      .slice(0, MAX_TERMS);
+    if (known.length === 0) return [];
+    const candidates: string[] = [];
+    let covered = 0;
+    for (const t of known) {
+      if (candidates.length > 0 && covered + t.df > CANDIDATE_BUDGET) break;
+      candidates.push(t.term);
+      covered += t.df;
+    }
     const { rows } = await this.db.run<Hit>(this.sql.lexical!, [
-      candidates,
+      candidates.join(' | '),
       filter.repositoryIds,
       filter.pathPrefix,
-      terms,
-      weights,
+      known.map((t) => t.term),
+      known.map((t) => idf(n, t.df)),
       filter.limit,
     ]);
     return rows.map(numeric);
+  }
+
+  /** The filter's repositories, or every repository indexed into this collection. */
+  private async repositoriesOf(filter: SearchFilter): Promise<readonly string[]> {
+    return filter.repositoryIds ?? (await this.db.run<{ id: string }>(this.sql.repositories!, [this.collection])).rows.map((r) => r.id);
   }
 
   /** The nearest chunks by cosine similarity: approximate (HNSW, pgvector's or local), or exact over `real[]`. */
@@ -381,9 +413,8 @@ export class ChunkStore {
    * those still leave fewer than the limit, the filtered chunks are scored
    * exactly (when there are at most EXACT_MAX of them).
    */
-  private async localDense(local: LocalVectors, vector: Float32Array, filter: SearchFilter): Promise<Hit[]> {
-    const ids =
-      filter.repositoryIds ?? (await this.db.run<{ id: string }>(this.sql.repositories!, [this.collection])).rows.map((r) => r.id);
+  private async localDense(local: LocalIndex, vector: Float32Array, filter: SearchFilter): Promise<Hit[]> {
+    const ids = await this.repositoriesOf(filter);
     const k = filter.pathPrefix === null ? filter.limit : Math.min(PREFIX_MAX, Math.max(PREFIX_MIN, filter.limit * PREFIX_FACTOR));
     let nearest = await local.nearest(ids, vector, k);
     let hits = await this.hydrate(nearest, filter);
@@ -419,8 +450,8 @@ export class ChunkStore {
   }
 
   /** The local indexes, backed by this table. */
-  private localVectors(dir: string): LocalVectors {
-    const local = new LocalVectors({
+  private localIndex(dir: string): LocalIndex {
+    const local = new LocalIndex({
       dir: join(dir, this.collection),
       dimension: this.dimension,
       source: {
@@ -429,17 +460,20 @@ export class ChunkStore {
           return { count: row.count, sum: BigInt(row.sum) };
         },
         page: async (repositoryId, after, limit) =>
-          (await this.db.run<{ key: string; embedding: Buffer }>(this.sql.page!, [repositoryId, String(after), limit])).rows.map((r) => ({
-            key: BigInt(r.key),
-            vector: floats(r.embedding),
-          })),
+          (
+            await this.db.run<{ key: string; embedding: Buffer; path: string; lexemes: string }>(this.sql.page!, [
+              repositoryId,
+              String(after),
+              limit,
+            ])
+          ).rows.map((r) => ({ key: BigInt(r.key), vector: floats(r.embedding), path: r.path, terms: termCounts(r.lexemes) })),
       },
     });
     // Loaded (or rebuilt) ahead of the first search, in the background.
     void this.db
       .run<{ id: string }>(this.sql.repositories!, [this.collection])
       .then(({ rows }) => local.warm(rows.map((r) => r.id)))
-      .catch((error: Error) => this.log.warn(`could not load the local vector indexes ahead of time (${error.message})`));
+      .catch((error: Error) => this.log.warn(`could not load the local search indexes ahead of time (${error.message})`));
     return local;
   }
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { LocalVectors, type VectorSource } from './local-vectors.js';
+import { LocalIndex, type ChunkSource, type IndexedChunk } from './local-index.js';
 
 const DIM = 8;
 
@@ -15,16 +15,22 @@ function axis(i: number, noise = 0): Float32Array {
 }
 
 /** The record the index must agree with: rows per repository, as Postgres would hold them. */
-class Rows implements VectorSource {
-  readonly byRepo = new Map<string, Map<bigint, Float32Array>>();
+class Rows implements ChunkSource {
+  readonly byRepo = new Map<string, Map<bigint, IndexedChunk>>();
   pagesRead = 0;
 
-  apply(repo: string, removed: bigint[], added: Array<{ key: bigint; vector: Float32Array }>) {
-    const rows = this.byRepo.get(repo) ?? new Map<bigint, Float32Array>();
+  apply(repo: string, removed: bigint[], added: Array<{ key: bigint; vector: Float32Array; words?: string[] }>) {
+    const rows = this.byRepo.get(repo) ?? new Map<bigint, IndexedChunk>();
     for (const key of removed) rows.delete(key);
-    for (const a of added) rows.set(a.key, a.vector);
+    const chunks = added.map(({ key, vector, words = [] }) => ({
+      key,
+      vector,
+      path: `src/${key}.ts`,
+      terms: new Map(words.map((w) => [w, 1])),
+    }));
+    for (const c of chunks) rows.set(c.key, c);
     this.byRepo.set(repo, rows);
-    return { removed, added };
+    return { removed, added: chunks };
   }
 
   async tally(repo: string) {
@@ -34,15 +40,14 @@ class Rows implements VectorSource {
 
   async page(repo: string, afterKey: bigint, limit: number) {
     this.pagesRead++;
-    return [...(this.byRepo.get(repo) ?? new Map<bigint, Float32Array>()).entries()]
-      .filter(([key]) => key > afterKey)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .slice(0, limit)
-      .map(([key, vector]) => ({ key, vector }));
+    return [...(this.byRepo.get(repo)?.values() ?? [])]
+      .filter(({ key }) => key > afterKey)
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, limit);
   }
 }
 
-describe('LocalVectors (one HNSW index per repository, Postgres as the record)', () => {
+describe('LocalIndex (per repository: HNSW vectors and BM25 postings; Postgres as the record)', () => {
   const dirs: string[] = [];
   const dir = () => {
     const d = mkdtempSync(join(tmpdir(), 'sextant-local-vectors-'));
@@ -51,10 +56,10 @@ describe('LocalVectors (one HNSW index per repository, Postgres as the record)',
   };
   after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-  it('finds the nearest vectors across repositories and forgets removed keys', async () => {
+  it('finds the nearest vectors across repositories and forgets removed keys in both indexes', async () => {
     const rows = new Rows();
-    const vectors = new LocalVectors({ dir: dir(), dimension: DIM, source: rows });
-    await vectors.write('a', async () => rows.apply('a', [], [0, 1, 2].map((i) => ({ key: BigInt(i + 1), vector: axis(i) }))));
+    const vectors = new LocalIndex({ dir: dir(), dimension: DIM, source: rows });
+    await vectors.write('a', async () => rows.apply('a', [], [0, 1, 2].map((i) => ({ key: BigInt(i + 1), vector: axis(i), words: i === 1 ? ['gone'] : [] }))));
     await vectors.write('b', async () => rows.apply('b', [], [{ key: 10n, vector: axis(3) }]));
 
     assert.deepEqual((await vectors.nearest(['a', 'b'], axis(3, 0.01), 1)).map((m) => m.key), [10n]);
@@ -62,6 +67,7 @@ describe('LocalVectors (one HNSW index per repository, Postgres as the record)',
 
     await vectors.write('a', async () => rows.apply('a', [2n], []));
     const left = (await vectors.nearest(['a'], axis(1, 0.01), 3)).map((m) => m.key);
+    assert.deepEqual(await vectors.lexical(['a'], ['gone'], 3, null, 16), []);
     assert.ok(!left.includes(2n), `removed key still found: ${left.join(',')}`);
     assert.equal(await vectors.size('a'), 2);
     await vectors.close();
@@ -70,35 +76,45 @@ describe('LocalVectors (one HNSW index per repository, Postgres as the record)',
   it('reopens a saved index without reading Postgres when its tally matches', async () => {
     const rows = new Rows();
     const d = dir();
-    const first = new LocalVectors({ dir: d, dimension: DIM, source: rows });
-    await first.write('a', async () => rows.apply('a', [], [{ key: 1n, vector: axis(0) }, { key: 2n, vector: axis(1) }]));
+    const first = new LocalIndex({ dir: d, dimension: DIM, source: rows });
+    await first.write('a', async () =>
+      rows.apply('a', [], [
+        { key: 1n, vector: axis(0), words: ['queue'] },
+        { key: 2n, vector: axis(1), words: ['retry'] },
+      ]),
+    );
     await first.close();
 
-    const second = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    const second = new LocalIndex({ dir: d, dimension: DIM, source: rows });
     assert.equal(await second.size('a'), 2);
     assert.equal(rows.pagesRead, 0, 'a matching index must load from its file');
+    assert.deepEqual((await second.lexical(['a'], ['retry'], 5, null, 16)).map((m) => m.key), [2n]);
     await second.close();
   });
 
   it('rebuilds from Postgres an index that missed a change (a crash before its save) or whose file is damaged', async () => {
     const rows = new Rows();
     const d = dir();
-    const first = new LocalVectors({ dir: d, dimension: DIM, source: rows });
-    await first.write('a', async () => rows.apply('a', [], [{ key: 1n, vector: axis(0) }]));
+    const first = new LocalIndex({ dir: d, dimension: DIM, source: rows });
+    await first.write('a', async () => rows.apply('a', [], [{ key: 1n, vector: axis(0), words: ['webhook'] }]));
     await first.close();
     // Rows written after the last save: the file's tally no longer matches.
-    rows.apply('a', [], [{ key: 2n, vector: axis(1) }, { key: 3n, vector: axis(2) }]);
+    rows.apply('a', [], [
+      { key: 2n, vector: axis(1), words: ['retry', 'webhook'] },
+      { key: 3n, vector: axis(2) },
+    ]);
 
-    const second = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    const second = new LocalIndex({ dir: d, dimension: DIM, source: rows });
     assert.equal(await second.size('a'), 3);
     assert.ok(rows.pagesRead > 0, 'a stale index must be rebuilt from the record');
     assert.deepEqual((await second.nearest(['a'], axis(2, 0.01), 1)).map((m) => m.key), [3n]);
+    assert.deepEqual((await second.lexical(['a'], ['retry', 'webhook'], 5, null, 16)).map((m) => m.key), [2n, 1n]);
     await second.close();
 
     // A damaged tally file is a mismatch too, not a crash.
     writeFileSync(join(d, 'a.json'), '{"count": 3, "sum": "999"}');
     rows.pagesRead = 0;
-    const third = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    const third = new LocalIndex({ dir: d, dimension: DIM, source: rows });
     assert.equal(await third.size('a'), 3);
     assert.ok(rows.pagesRead > 0);
     await third.close();
@@ -106,7 +122,7 @@ describe('LocalVectors (one HNSW index per repository, Postgres as the record)',
     // So are unreadable files.
     writeFileSync(join(d, 'a.json'), 'not json');
     writeFileSync(join(d, 'a.usearch'), 'not an index');
-    const fourth = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    const fourth = new LocalIndex({ dir: d, dimension: DIM, source: rows });
     assert.equal(await fourth.size('a'), 3);
     await fourth.close();
   });
@@ -114,7 +130,7 @@ describe('LocalVectors (one HNSW index per repository, Postgres as the record)',
   it('drops a repository: its index and files', async () => {
     const rows = new Rows();
     const d = dir();
-    const vectors = new LocalVectors({ dir: d, dimension: DIM, source: rows });
+    const vectors = new LocalIndex({ dir: d, dimension: DIM, source: rows });
     await vectors.write('a', async () => rows.apply('a', [], [{ key: 1n, vector: axis(0) }]));
     await vectors.save();
     await vectors.drop(['a']);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { Logger } from '@nestjs/common';
 import type usearchModule from 'usearch';
+import { idf, Postings, type TermCounts, type WeightedTerm } from '../lexical/postings.js';
 
 // usearch's ESM build cannot find its native prebuild on Node 20 (it looks for `__dirname`, walks to `/` and
 // recurses forever); its CommonJS build resolves the prebuild next to itself, so we load that one.
@@ -14,18 +15,26 @@ export interface KeyTally {
   sum: bigint;
 }
 
-/** Where an index that does not agree with Postgres is rebuilt from: the repository's keys and vectors, page by page. */
-export interface VectorSource {
-  tally(repositoryId: string): Promise<KeyTally>;
-  /** Keys above `after`, ascending, with their vectors; at most `limit`. */
-  page(repositoryId: string, after: bigint, limit: number): Promise<Array<{ key: bigint; vector: Float32Array }>>;
+/** A chunk as the local index holds it: its key, dense vector, path and term counts. */
+export interface IndexedChunk {
+  key: bigint;
+  vector: Float32Array;
+  path: string;
+  terms: TermCounts;
 }
 
-export interface LocalVectorsOptions {
-  /** The collection's directory: one `<repository>.usearch` file (and its `.json` tally) per repository. */
+/** Where an index that does not agree with Postgres is rebuilt from: the repository's chunks, page by page. */
+export interface ChunkSource {
+  tally(repositoryId: string): Promise<KeyTally>;
+  /** Chunks with keys above `after`, ascending; at most `limit`. */
+  page(repositoryId: string, after: bigint, limit: number): Promise<IndexedChunk[]>;
+}
+
+export interface LocalIndexOptions {
+  /** The collection's directory: per repository, `<repository>.usearch` (vectors), `.postings` (terms) and `.json` (tally). */
   dir: string;
   dimension: number;
-  source: VectorSource;
+  source: ChunkSource;
   /** Changes are saved to disk this long after the last one (and at close). */
   saveDelayMs?: number;
 }
@@ -38,28 +47,32 @@ const REBUILD_PAGE = 5_000;
 
 interface RepositoryIndex {
   index: InstanceType<typeof usearch.Index>;
+  postings: Postings;
   tally: KeyTally;
   dirty: boolean;
 }
 
 /**
- * Dense vectors in this process: one HNSW index (USearch, cosine) per
- * repository and collection, in memory and saved to the data directory.
+ * Search indexes in this process, per repository and collection: an HNSW
+ * index of the dense vectors (USearch, cosine) and an inverted index of the
+ * terms for BM25 (`Postings`), in memory and saved to the data directory.
+ * The ranking a search merges across repositories weighs terms by the
+ * whole scope's document frequencies.
  * Postgres stays the record — every chunk row holds its key and vector —
  * and each index file carries the tally (count, sum of keys) of the rows it
  * holds: keys only grow, so a file that missed a change after a crash no
  * longer matches and is rebuilt from Postgres when opened. Writes for a
  * repository are serialized (`write`), so the row change and the index
  * change happen in one order. One writer: the process that holds the data
- * directory's lock (ADR 0021).
+ * directory's lock (ADRs 0021, 0022).
  */
-export class LocalVectors {
-  private readonly log = new Logger('LocalVectors');
+export class LocalIndex {
+  private readonly log = new Logger('LocalIndex');
   private readonly indexes = new Map<string, Promise<RepositoryIndex>>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private saveTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: LocalVectorsOptions) {
+  constructor(private readonly options: LocalIndexOptions) {
     mkdirSync(options.dir, { recursive: true });
   }
 
@@ -70,7 +83,7 @@ export class LocalVectors {
    */
   async write(
     repositoryId: string,
-    change: () => Promise<{ removed: readonly bigint[]; added: ReadonlyArray<{ key: bigint; vector: Float32Array }> }>,
+    change: () => Promise<{ removed: readonly bigint[]; added: readonly IndexedChunk[] }>,
   ): Promise<void> {
     const entry = await this.open(repositoryId);
     await this.exclusive(repositoryId, async () => {
@@ -80,21 +93,14 @@ export class LocalVectors {
         const present = entry.index.contains(keys) as boolean[];
         entry.index.remove(keys);
         removed.forEach((key, i) => {
+          entry.postings.remove(key);
           if (present[i]) {
             entry.tally.count--;
             entry.tally.sum -= key;
           }
         });
       }
-      if (added.length > 0) {
-        const matrix = new Float32Array(added.length * this.options.dimension);
-        added.forEach((a, i) => matrix.set(a.vector, i * this.options.dimension));
-        entry.index.add(BigUint64Array.from(added.map((a) => a.key)), matrix, 0);
-        for (const a of added) {
-          entry.tally.count++;
-          entry.tally.sum += a.key;
-        }
-      }
+      this.add(entry, added);
       entry.dirty = true;
     });
     this.scheduleSave();
@@ -113,6 +119,34 @@ export class LocalVectors {
     return found.sort((a, b) => b.score - a.score).slice(0, k);
   }
 
+  /**
+   * The best chunks for the query's words by BM25 across these
+   * repositories: each word weighted by its inverse document frequency over
+   * all of them (words none holds are dropped; at most `maxTerms`, the
+   * rarest), each repository's best `k` merged.
+   */
+  async lexical(
+    repositoryIds: readonly string[],
+    words: readonly string[],
+    k: number,
+    pathPrefix: string | null,
+    maxTerms: number,
+  ): Promise<Array<{ key: bigint; score: number }>> {
+    const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
+    const n = entries.reduce((sum, e) => sum + e.postings.size, 0);
+    const query: WeightedTerm[] = words
+      .map((term) => ({ term, df: entries.reduce((sum, e) => sum + e.postings.df(term), 0) }))
+      .filter((t) => t.df > 0)
+      .sort((a, b) => a.df - b.df)
+      .slice(0, maxTerms)
+      .map((t) => ({ term: t.term, idf: idf(Math.max(n, t.df), t.df) }));
+    if (query.length === 0) return [];
+    return entries
+      .flatMap((e) => e.postings.top(query, k, pathPrefix))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, k);
+  }
+
   /** Vectors the repository's index holds. */
   async size(repositoryId: string): Promise<number> {
     return (await this.open(repositoryId)).index.size();
@@ -124,6 +158,7 @@ export class LocalVectors {
       await this.exclusive(id, async () => {
         this.indexes.delete(id);
         rmSync(this.file(id), { force: true });
+        rmSync(this.postingsFile(id), { force: true });
         rmSync(this.tallyFile(id), { force: true });
       });
     }
@@ -141,7 +176,7 @@ export class LocalVectors {
     await this.save();
   }
 
-  /** Saves every changed index (file then tally, each written aside and renamed into place). */
+  /** Saves every changed index (its files then its tally, each written aside and renamed into place). */
   async save(): Promise<void> {
     for (const [id, pending] of this.indexes) {
       const entry = await pending.catch(() => undefined);
@@ -149,7 +184,9 @@ export class LocalVectors {
       await this.exclusive(id, async () => {
         entry.dirty = false;
         entry.index.save(`${this.file(id)}.tmp`);
+        writeFileSync(`${this.postingsFile(id)}.tmp`, entry.postings.serialize());
         renameSync(`${this.file(id)}.tmp`, this.file(id));
+        renameSync(`${this.postingsFile(id)}.tmp`, this.postingsFile(id));
         writeFileSync(`${this.tallyFile(id)}.tmp`, JSON.stringify({ count: entry.tally.count, sum: String(entry.tally.sum) }));
         renameSync(`${this.tallyFile(id)}.tmp`, this.tallyFile(id));
       });
@@ -160,7 +197,7 @@ export class LocalVectors {
     if (this.saveTimer) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
-      this.save().catch((error: Error) => this.log.warn(`could not save vector indexes (${error.message}); will try again`));
+      this.save().catch((error: Error) => this.log.warn(`could not save search indexes (${error.message}); will try again`));
     }, this.options.saveDelayMs ?? 2_000);
     this.saveTimer.unref();
   }
@@ -193,33 +230,43 @@ export class LocalVectors {
     const index = this.create();
     const expected = await this.options.source.tally(repositoryId);
     const file = this.file(repositoryId);
-    if (existsSync(file) && existsSync(this.tallyFile(repositoryId))) {
+    if (existsSync(file) && existsSync(this.postingsFile(repositoryId)) && existsSync(this.tallyFile(repositoryId))) {
       try {
         const saved = JSON.parse(readFileSync(this.tallyFile(repositoryId), 'utf8')) as { count: number; sum: string };
         if (saved.count === expected.count && BigInt(saved.sum) === expected.sum) {
           index.load(file);
-          if (index.size() === expected.count) return { index, tally: expected, dirty: false };
+          const postings = Postings.deserialize(readFileSync(this.postingsFile(repositoryId)));
+          if (index.size() === expected.count && postings.size === expected.count) {
+            return { index, postings, tally: expected, dirty: false };
+          }
         }
       } catch (error) {
-        this.log.warn(`vector index files of repository ${repositoryId} are unreadable (${(error as Error).message})`);
+        this.log.warn(`search index files of repository ${repositoryId} are unreadable (${(error as Error).message})`);
       }
     }
-    if (expected.count === 0) return { index, tally: expected, dirty: existsSync(file) };
-    this.log.warn(`vector index of repository ${repositoryId} does not match its ${expected.count} chunks: rebuilding it from Postgres`);
-    const tally: KeyTally = { count: 0, sum: 0n };
+    const entry: RepositoryIndex = { index, postings: new Postings(), tally: { count: 0, sum: 0n }, dirty: existsSync(file) };
+    if (expected.count === 0) return entry;
+    this.log.warn(`search index of repository ${repositoryId} does not match its ${expected.count} chunks: rebuilding it from Postgres`);
     for (let after = -1n; ;) {
       const rows = await this.options.source.page(repositoryId, after, REBUILD_PAGE);
       if (rows.length === 0) break;
-      const matrix = new Float32Array(rows.length * this.options.dimension);
-      rows.forEach((r, i) => matrix.set(r.vector, i * this.options.dimension));
-      index.add(BigUint64Array.from(rows.map((r) => r.key)), matrix, 0);
-      for (const r of rows) {
-        tally.count++;
-        tally.sum += r.key;
-      }
+      this.add(entry, rows);
       after = rows.at(-1)!.key;
     }
-    return { index, tally, dirty: true };
+    entry.dirty = true;
+    return entry;
+  }
+
+  private add(entry: RepositoryIndex, added: readonly IndexedChunk[]): void {
+    if (added.length === 0) return;
+    const matrix = new Float32Array(added.length * this.options.dimension);
+    added.forEach((a, i) => matrix.set(a.vector, i * this.options.dimension));
+    entry.index.add(BigUint64Array.from(added.map((a) => a.key)), matrix, 0);
+    for (const a of added) {
+      entry.postings.add(a.key, a.path, a.terms);
+      entry.tally.count++;
+      entry.tally.sum += a.key;
+    }
   }
 
   private create(): InstanceType<typeof usearch.Index> {
@@ -236,6 +283,10 @@ export class LocalVectors {
 
   private file(repositoryId: string): string {
     return join(this.options.dir, `${encodeURIComponent(repositoryId)}.usearch`);
+  }
+
+  private postingsFile(repositoryId: string): string {
+    return join(this.options.dir, `${encodeURIComponent(repositoryId)}.postings`);
   }
 
   private tallyFile(repositoryId: string): string {

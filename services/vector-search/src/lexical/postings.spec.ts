@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HEADER_WEIGHT, Postings, termCounts, type TermCounts } from './postings.js';
+
+/** BM25 written out from its definition over a plain list of documents: the oracle the postings are checked against. */
+function bm25(docs: ReadonlyArray<{ key: bigint; path: string; counts: TermCounts }>, words: string[], prefix: string | null) {
+  const n = docs.length;
+  const length = (c: TermCounts) => [...c.values()].reduce((a, b) => a + b, 0);
+  const average = docs.reduce((sum, d) => sum + length(d.counts), 0) / n;
+  const idfs = words.map((w) => {
+    const df = docs.filter((d) => d.counts.has(w)).length;
+    return { term: w, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) };
+  });
+  const scored = docs
+    .filter((d) => prefix === null || d.path.startsWith(prefix))
+    .map((d) => {
+      let score = 0;
+      for (const { term, idf } of idfs) {
+        const tf = d.counts.get(term) ?? 0;
+        score += (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * length(d.counts)) / average));
+      }
+      return { key: d.key, score };
+    })
+    .filter((d) => d.score > 0)
+    .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1));
+  return { idfs, scored };
+}
+
+/** A deterministic pseudo-random corpus: words w0…w39 (low numbers common), paths under two folders. */
+function corpus(size: number, seed = 7) {
+  let state = seed;
+  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return Array.from({ length: size }, (_, i) => {
+    const counts: TermCounts = new Map();
+    const words = 3 + Math.floor(random() * 12);
+    for (let j = 0; j < words; j++) {
+      const w = `w${Math.floor(random() ** 2 * 40)}`;
+      counts.set(w, (counts.get(w) ?? 0) + 1);
+    }
+    return { key: BigInt(100 + i), path: `${i % 3 === 0 ? 'lib' : 'src'}/f${i % 50}.ts`, counts };
+  });
+}
+
+function assertSameRanking(actual: Array<{ key: bigint; score: number }>, expected: Array<{ key: bigint; score: number }>, k: number) {
+  const want = expected.slice(0, k);
+  assert.equal(actual.length, want.length);
+  actual.forEach((a, i) => {
+    // Float32 accumulation: equal scores may swap, so compare scores, then keys where scores differ clearly.
+    assert.ok(Math.abs(a.score - want[i]!.score) < 1e-4, `rank ${i + 1}: score ${a.score} vs ${want[i]!.score}`);
+  });
+  const clear = want.filter((w, i) => i === 0 || Math.abs(w.score - want[i - 1]!.score) > 1e-3);
+  for (const w of clear.slice(0, -1)) assert.ok(actual.some((a) => a.key === w.key), `missing ${w.key}`);
+}
+
+describe('lexical postings (BM25)', () => {
+  it('reads term counts from our tsvector text and from Postgres output of it (header occurrences weigh more)', () => {
+    assert.deepEqual(
+      termCounts(`'retry':1A,5D,9D 'it''s':2D 'back\\\\slash':3D`),
+      new Map([
+        ['retry', HEADER_WEIGHT + 2],
+        ["it's", 1],
+        ['back\\slash', 1],
+      ]),
+    );
+    assert.deepEqual(
+      termCounts(`'retry':1A,5,9 'queue':4B 'x'`),
+      new Map([
+        ['retry', HEADER_WEIGHT + 2],
+        ['queue', HEADER_WEIGHT],
+        ['x', 1],
+      ]),
+    );
+    assert.deepEqual(termCounts(''), new Map());
+  });
+
+  it('ranks as BM25 does, through additions, removals, merges and a save and load', () => {
+    const docs = corpus(600);
+    const postings = new Postings();
+    for (const d of docs) postings.add(d.key, d.path, d.counts);
+    const check = (live: typeof docs, words: string[], prefix: string | null) => {
+      const { idfs, scored } = bm25(live, words, prefix);
+      assertSameRanking(postings.top(idfs, 10, prefix), scored, 10);
+    };
+    check(docs, ['w3', 'w17', 'w30'], null);
+    check(docs, ['w0'], null);
+    check(docs, ['w5', 'w25'], 'lib/');
+
+    // Remove a third: until a merge they are skipped, after it they are gone; the ranking is the same either way.
+    const removed = docs.filter((_, i) => i % 3 === 1);
+    for (const d of removed) assert.equal(postings.remove(d.key), true);
+    assert.equal(postings.remove(removed[0]!.key), false);
+    const live = docs.filter((_, i) => i % 3 !== 1);
+    assert.equal(postings.size, live.length);
+    check(live, ['w3', 'w17', 'w30'], null);
+    postings.merge();
+    check(live, ['w3', 'w17', 'w30'], null);
+    assert.equal(postings.df('w3'), live.filter((d) => d.counts.has('w3')).length);
+
+    // Re-adding a key replaces its chunk.
+    const changed = { ...live[0]!, counts: new Map([['w39', 4]]) };
+    postings.add(changed.key, changed.path, changed.counts);
+    const now = [changed, ...live.slice(1)];
+    check(now, ['w39'], null);
+
+    const loaded = Postings.deserialize(postings.serialize());
+    assert.equal(loaded.size, now.length);
+    const { idfs, scored } = bm25(now, ['w39', 'w2'], 'src/');
+    assertSameRanking(loaded.top(idfs, 10, 'src/'), scored, 10);
+  });
+
+  it('refuses a damaged file clearly', () => {
+    const postings = new Postings();
+    postings.add(1n, 'a.ts', new Map([['x', 1]]));
+    const bytes = postings.serialize();
+    assert.throws(() => Postings.deserialize(bytes.subarray(0, bytes.length - 3)), /truncated/);
+  });
+});

@@ -1,0 +1,376 @@
+/**
+ * An inverted index of one repository's chunks for BM25 ranking in this
+ * process (the `local` store, ADR 0022): for each term, the chunks holding it
+ * with the term's weighted frequency. Most postings sit in one compact
+ * array (CSR: terms → offsets → entries); recent additions sit in a small
+ * per-term tail that is merged in once it grows; removed chunks are skipped
+ * until a merge drops them. An entry packs a chunk's number and its term
+ * frequency into one integer (`doc << 8 | tf`).
+ */
+
+/** A term's weighted frequency in a chunk: body occurrences plus HEADER_WEIGHT × header (path, symbol) ones, at most 255. */
+export type TermCounts = Map<string, number>;
+
+/** A header occurrence (path words, the symbol's name) counts as this many body occurrences (BM25F-style field weight). */
+export const HEADER_WEIGHT = 3;
+/** BM25's term-frequency saturation and length normalization. */
+const K1 = 1.2;
+const B = 0.75;
+const MAX_TF = 255;
+/** Chunks per repository index: an entry keeps 24 bits for the chunk's number. */
+const MAX_DOCS = 1 << 24;
+/** The tail is merged in when it holds this many entries, or half as many as the compact part. */
+const TAIL_MIN = 1_000_000;
+/** Removed chunks are dropped by a merge once they are this share of all (and at least DEAD_MIN). */
+const DEAD_SHARE = 0.25;
+const DEAD_MIN = 10_000;
+const FORMAT = 1;
+
+/**
+ * The term counts of a `tsvector` text: ours (`'retry':1A,5D`) or Postgres's
+ * output of it (`'retry':1A,5`, weight D unwritten). Positions without a
+ * weight letter, or `D`, are body occurrences; A–C header ones.
+ */
+export function termCounts(tsvector: string): TermCounts {
+  const counts: TermCounts = new Map();
+  const n = tsvector.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && tsvector[i] === ' ') i++;
+    if (i >= n) break;
+    let term = '';
+    if (tsvector[i] === "'") {
+      i++;
+      while (i < n) {
+        const c = tsvector[i]!;
+        if (c === '\\' && i + 1 < n) {
+          term += tsvector[i + 1];
+          i += 2;
+        } else if (c === "'") {
+          if (tsvector[i + 1] === "'") {
+            term += "'";
+            i += 2;
+          } else {
+            i++;
+            break;
+          }
+        } else {
+          term += c;
+          i++;
+        }
+      }
+    } else {
+      const end = tsvector.indexOf(' ', i);
+      const stop = end < 0 ? n : end;
+      const colon = tsvector.lastIndexOf(':', stop);
+      term = tsvector.slice(i, colon > i ? colon : stop);
+      i = colon > i ? colon : stop;
+    }
+    let tf = 0;
+    if (tsvector[i] === ':') {
+      i++;
+      while (i < n && tsvector[i] !== ' ') {
+        while (i < n && tsvector[i]! >= '0' && tsvector[i]! <= '9') i++;
+        const weight = tsvector[i];
+        if (weight === 'A' || weight === 'B' || weight === 'C') {
+          tf += HEADER_WEIGHT;
+          i++;
+        } else {
+          tf += 1;
+          if (weight === 'D') i++;
+        }
+        if (tsvector[i] === ',') i++;
+      }
+    } else tf = 1;
+    if (term) counts.set(term, Math.min(MAX_TF, (counts.get(term) ?? 0) + tf));
+  }
+  return counts;
+}
+
+/** A query term with its inverse document frequency over the whole scope searched. */
+export interface WeightedTerm {
+  term: string;
+  idf: number;
+}
+
+/** BM25's inverse document frequency of a term held by `df` of `n` chunks. */
+export function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+export class Postings {
+  // Chunks, by number: key (the row's identity), path, length (sum of its term frequencies), whether present.
+  private keys = new Float64Array(1024);
+  private pathOf = new Uint32Array(1024);
+  private lengths = new Uint32Array(1024);
+  private alive = new Uint8Array(1024);
+  private docs = 0;
+  private live = 0;
+  private liveLength = 0;
+  private readonly docOfKey = new Map<number, number>();
+  private paths: string[] = [];
+  private pathIds = new Map<string, number>();
+  // The compact part: term → its number; offsets[t]..offsets[t + 1] are its entries.
+  private terms = new Map<string, number>();
+  private offsets = new Uint32Array(1);
+  private entries = new Uint32Array(0);
+  // The tail: entries added since the last merge.
+  private tail = new Map<string, number[]>();
+  private tailSize = 0;
+
+  /** Chunks present. */
+  get size(): number {
+    return this.live;
+  }
+
+  add(key: bigint, path: string, counts: TermCounts): void {
+    const k = Number(key);
+    if (this.docOfKey.has(k)) this.remove(key);
+    if (this.docs >= MAX_DOCS) this.merge();
+    if (this.docs >= MAX_DOCS) throw new Error(`a repository's lexical index holds at most ${MAX_DOCS} chunks`);
+    if (this.docs === this.keys.length) this.grow(this.docs * 2);
+    let pathId = this.pathIds.get(path);
+    if (pathId === undefined) {
+      pathId = this.paths.push(path) - 1;
+      this.pathIds.set(path, pathId);
+    }
+    const doc = this.docs++;
+    let length = 0;
+    for (const [term, tf] of counts) {
+      const entry = doc * 256 + Math.min(tf, MAX_TF);
+      const list = this.tail.get(term);
+      if (list) list.push(entry);
+      else this.tail.set(term, [entry]);
+      length += tf;
+    }
+    this.tailSize += counts.size;
+    this.keys[doc] = k;
+    this.pathOf[doc] = pathId;
+    this.lengths[doc] = length;
+    this.alive[doc] = 1;
+    this.docOfKey.set(k, doc);
+    this.live++;
+    this.liveLength += length;
+    if (this.tailSize >= Math.max(TAIL_MIN, this.entries.length / 2)) this.merge();
+  }
+
+  /** Whether the chunk was there. */
+  remove(key: bigint): boolean {
+    const k = Number(key);
+    const doc = this.docOfKey.get(k);
+    if (doc === undefined) return false;
+    this.docOfKey.delete(k);
+    this.alive[doc] = 0;
+    this.live--;
+    this.liveLength -= this.lengths[doc]!;
+    const dead = this.docs - this.live;
+    if (dead >= DEAD_MIN && dead >= this.docs * DEAD_SHARE) this.merge();
+    return true;
+  }
+
+  /** Chunks holding the term (removed ones still counted until the next merge: a close estimate). */
+  df(term: string): number {
+    const t = this.terms.get(term);
+    const compact = t === undefined ? 0 : this.offsets[t + 1]! - this.offsets[t]!;
+    return compact + (this.tail.get(term)?.length ?? 0);
+  }
+
+  /**
+   * The `k` best chunks by BM25 over `query` (idf given: it is the scope's,
+   * not this repository's), among those whose path starts with `pathPrefix`.
+   */
+  top(query: readonly WeightedTerm[], k: number, pathPrefix: string | null): Array<{ key: bigint; score: number }> {
+    if (this.live === 0 || k <= 0) return [];
+    const allowed = pathPrefix === null ? null : Uint8Array.from(this.paths, (p) => (p.startsWith(pathPrefix) ? 1 : 0));
+    const scores = new Float32Array(this.docs);
+    const average = this.liveLength / this.live;
+    const norm = new Float32Array(this.docs);
+    const { alive, pathOf, lengths } = this;
+    for (let d = 0; d < this.docs; d++) {
+      if (alive[d] && (allowed === null || allowed[pathOf[d]!])) norm[d] = K1 * (1 - B + (B * lengths[d]!) / average);
+    }
+    const add = (entry: number, weight: number) => {
+      const doc = entry >>> 8;
+      const n = norm[doc]!;
+      if (n === 0) return;
+      const tf = entry & 255;
+      scores[doc] += (weight * tf) / (tf + n);
+    };
+    for (const { term, idf: w } of query) {
+      const weight = w * (K1 + 1);
+      const t = this.terms.get(term);
+      if (t !== undefined) for (let i = this.offsets[t]!, end = this.offsets[t + 1]!; i < end; i++) add(this.entries[i]!, weight);
+      for (const entry of this.tail.get(term) ?? []) add(entry, weight);
+    }
+    return best(scores, k).map(({ doc, score }) => ({ key: BigInt(this.keys[doc]!), score }));
+  }
+
+  /** Merges the tail into the compact part and drops removed chunks (renumbering the rest). */
+  merge(): void {
+    const renumber = new Int32Array(this.docs).fill(-1);
+    const paths: string[] = [];
+    const pathIds = new Map<string, number>();
+    let next = 0;
+    for (let d = 0; d < this.docs; d++) {
+      if (!this.alive[d]) continue;
+      renumber[d] = next;
+      const path = this.paths[this.pathOf[d]!]!;
+      let id = pathIds.get(path);
+      if (id === undefined) {
+        id = paths.push(path) - 1;
+        pathIds.set(path, id);
+      }
+      this.keys[next] = this.keys[d]!;
+      this.pathOf[next] = id;
+      this.lengths[next] = this.lengths[d]!;
+      this.alive[next] = 1;
+      next++;
+    }
+    this.alive.fill(0, next);
+    const names = new Set([...this.terms.keys(), ...this.tail.keys()]);
+    const counted: Array<[string, number]> = [];
+    let total = 0;
+    const each = (term: string, visit: (entry: number) => void) => {
+      const t = this.terms.get(term);
+      if (t !== undefined) for (let i = this.offsets[t]!, end = this.offsets[t + 1]!; i < end; i++) visit(this.entries[i]!);
+      for (const entry of this.tail.get(term) ?? []) visit(entry);
+    };
+    for (const term of names) {
+      let n = 0;
+      each(term, (entry) => {
+        if (renumber[entry >>> 8]! >= 0) n++;
+      });
+      if (n > 0) {
+        counted.push([term, n]);
+        total += n;
+      }
+    }
+    const terms = new Map<string, number>();
+    const offsets = new Uint32Array(counted.length + 1);
+    const entries = new Uint32Array(total);
+    let at = 0;
+    counted.forEach(([term], t) => {
+      terms.set(term, t);
+      offsets[t] = at;
+      each(term, (entry) => {
+        const doc = renumber[entry >>> 8]!;
+        if (doc >= 0) entries[at++] = doc * 256 + (entry & 255);
+      });
+    });
+    offsets[counted.length] = at;
+    this.docOfKey.clear();
+    for (let d = 0; d < next; d++) this.docOfKey.set(this.keys[d]!, d);
+    Object.assign(this, { terms, offsets, entries, paths, pathIds, docs: next, tail: new Map(), tailSize: 0 });
+  }
+
+  /** The index as bytes (merged first): a JSON header, then its arrays. */
+  serialize(): Buffer {
+    this.merge();
+    const header = Buffer.from(
+      JSON.stringify({
+        format: FORMAT,
+        docs: this.docs,
+        liveLength: this.liveLength,
+        paths: this.paths,
+        terms: [...this.terms.keys()].join('\n'),
+        entries: this.entries.length,
+      }),
+    );
+    const arrays = [
+      this.keys.subarray(0, this.docs),
+      this.pathOf.subarray(0, this.docs),
+      this.lengths.subarray(0, this.docs),
+      this.offsets,
+      this.entries,
+    ];
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(header.length);
+    return Buffer.concat([length, header, ...arrays.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))]);
+  }
+
+  static deserialize(bytes: Buffer): Postings {
+    const headerLength = bytes.readUInt32LE(0);
+    const header = JSON.parse(bytes.subarray(4, 4 + headerLength).toString('utf8')) as {
+      format: number;
+      docs: number;
+      liveLength: number;
+      paths: string[];
+      terms: string;
+      entries: number;
+    };
+    if (header.format !== FORMAT) throw new Error(`lexical index format ${header.format}, expected ${FORMAT}`);
+    let at = 4 + headerLength;
+    const take = <T>(make: (buffer: ArrayBuffer) => T, bytesPer: number, count: number): T => {
+      const end = at + bytesPer * count;
+      if (end > bytes.length) throw new Error('lexical index file is truncated');
+      const copy = new Uint8Array(bytesPer * count);
+      copy.set(bytes.subarray(at, end));
+      at = end;
+      return make(copy.buffer);
+    };
+    const p = new Postings();
+    const docs = header.docs;
+    const capacity = Math.max(1024, docs);
+    p.grow(capacity);
+    p.keys.set(take((b) => new Float64Array(b), 8, docs));
+    p.pathOf.set(take((b) => new Uint32Array(b), 4, docs));
+    p.lengths.set(take((b) => new Uint32Array(b), 4, docs));
+    p.alive.fill(1, 0, docs);
+    const names = header.terms === '' ? [] : header.terms.split('\n');
+    p.offsets = take((b) => new Uint32Array(b), 4, names.length + 1);
+    p.entries = take((b) => new Uint32Array(b), 4, header.entries);
+    if (at !== bytes.length) throw new Error('lexical index file has trailing bytes');
+    names.forEach((term, t) => p.terms.set(term, t));
+    p.paths = header.paths;
+    header.paths.forEach((path, id) => p.pathIds.set(path, id));
+    for (let d = 0; d < docs; d++) p.docOfKey.set(p.keys[d]!, d);
+    Object.assign(p, { docs, live: docs, liveLength: header.liveLength });
+    return p;
+  }
+
+  private grow(capacity: number): void {
+    const keys = new Float64Array(capacity);
+    keys.set(this.keys.subarray(0, this.docs));
+    const pathOf = new Uint32Array(capacity);
+    pathOf.set(this.pathOf.subarray(0, this.docs));
+    const lengths = new Uint32Array(capacity);
+    lengths.set(this.lengths.subarray(0, this.docs));
+    const alive = new Uint8Array(capacity);
+    alive.set(this.alive.subarray(0, this.docs));
+    Object.assign(this, { keys, pathOf, lengths, alive });
+  }
+}
+
+/** The `k` highest positive scores, best first (a min-heap of size k). */
+function best(scores: Float32Array, k: number): Array<{ doc: number; score: number }> {
+  const heap: Array<{ doc: number; score: number }> = [];
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && heap[l]!.score < heap[m]!.score) m = l;
+      if (r < heap.length && heap[r]!.score < heap[m]!.score) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (let doc = 0; doc < scores.length; doc++) {
+    const score = scores[doc]!;
+    if (score <= 0) continue;
+    if (heap.length < k) {
+      heap.push({ doc, score });
+      for (let i = heap.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (heap[parent]!.score <= heap[i]!.score) break;
+        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+        i = parent;
+      }
+    } else if (score > heap[0]!.score) {
+      heap[0] = { doc, score };
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => b.score - a.score);
+}
