@@ -8,11 +8,17 @@ export interface JobStatus {
   timings_ms?: { discovery?: number; finalizing?: number };
 }
 
-/** Polls a job until it ends; throws unless it completed. */
-export async function waitForJob(call: ToolCaller, runId: string, pollMs = 20): Promise<JobStatus> {
+/** Polls a job until it ends (`onPoll` sees each status); throws unless it completed. */
+export async function waitForJob(
+  call: ToolCaller,
+  runId: string,
+  pollMs = 20,
+  onPoll?: (status: JobStatus) => Promise<void>,
+): Promise<JobStatus> {
   for (;;) {
     const status = await call<JobStatus>('get_index_job_status', { runId });
     if (status.isError) throw new Error(JSON.stringify(status.body));
+    await onPoll?.(status.body);
     if (['completed', 'failed', 'skipped'].includes(status.body.status)) {
       if (status.body.status !== 'completed') throw new Error(`job ${runId} ${status.body.status}: ${status.body.error_message}`);
       return status.body;
@@ -22,10 +28,13 @@ export async function waitForJob(call: ToolCaller, runId: string, pollMs = 20): 
 }
 
 /** `index_repo {force: true}` of the default workspace, followed to its end; with the client-side time. */
-export async function fullIndex(call: ToolCaller): Promise<JobStatus & { elapsedMs: number }> {
+export async function fullIndex(
+  call: ToolCaller,
+  onPoll?: (status: JobStatus) => Promise<void>,
+): Promise<JobStatus & { elapsedMs: number }> {
   const started = performance.now();
   const job = await call<{ job_id: string }>('index_repo', { force: true });
   if (job.isError) throw new Error(`index_repo: ${JSON.stringify(job.body)}`);
-  const status = await waitForJob(call, job.body.job_id, 20);
+  const status = await waitForJob(call, job.body.job_id, 20, onPoll);
   return { ...status, elapsedMs: performance.now() - started };
 }

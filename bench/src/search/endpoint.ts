@@ -83,7 +83,9 @@ async function main(): Promise<void> {
           `(${fake.requests.length} requests, ${(inputs / Math.max(1, fake.requests.length)).toFixed(1)} inputs each)`,
       );
       console.log('\ntargets:');
-      console.log(verdict(rate >= 0.9 * raw, 'indexing throughput ≥ 0.9× the endpoint’s raw batch throughput', `${(rate / raw).toFixed(2)}×`));
+      console.log(
+        verdict(rate >= 0.9 * raw, 'indexing throughput ≥ 0.9× the endpoint’s raw batch throughput', `${(rate / raw).toFixed(2)}×`),
+      );
     } finally {
       await embedded.stop();
     }

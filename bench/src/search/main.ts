@@ -229,7 +229,7 @@ async function main(): Promise<void> {
     const db = await createTestDatabase(infra.postgresUrl, 'sextant_bench_search');
     const env = { NATS_URL: infra.natsUrl, DATABASE_URL: db.url, LOG_LEVEL: 'info' };
     const processes: RunningProcess[] = [];
-    let distributed: { chunks: number; seconds: number; peak: number; hybrid: { p50: number; p99: number } };
+    let distributed: { chunks: number; seconds: number; peak: number; peakAt100k: number; hybrid: { p50: number; p99: number } };
     try {
       const registry = await startService('workspace-registry', {
         ...env,
@@ -245,9 +245,14 @@ async function main(): Promise<void> {
       for (let i = 0; i < 100 && (await fetch(gateway.url.replace('/mcp', '/health'))).status !== 200; i++)
         await new Promise((r) => setTimeout(r, 100));
       const remote = leanCaller(gateway.url);
-      const job = await fullIndex(remote);
+      // The target names 100,000 chunks; the corpus has more: the peak is read when the job passes 100,000, and at its end.
+      let peakAt100k = 0;
+      const job = await fullIndex(remote, async (status) => {
+        if (!peakAt100k && (status.stats.chunks_indexed ?? 0) >= 100_000) peakAt100k = (await memory(vectors.pid)).peak;
+      });
       const remoteChunks = job.stats.chunks_indexed ?? 0;
       const peak = (await memory(vectors.pid)).peak;
+      console.log(`vector-search peak RSS when 100,000 chunks were indexed: ${(peakAt100k / 2 ** 20).toFixed(0)} MB`);
       console.log(
         `full index, vectors stage (distributed) ${(job.elapsedMs / 1000).toFixed(1)} s, ${remoteChunks} chunks, ${(remoteChunks / (job.elapsedMs / 1000)).toFixed(0)} chunks/s, vector-search peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`,
       );
@@ -258,7 +263,7 @@ async function main(): Promise<void> {
         console.log(`search_code ${mode.padEnd(8)} (distributed) p50 ${t.p50.toFixed(2)} ms p99 ${t.p99.toFixed(2)} ms`);
       }
       remote.close();
-      distributed = { chunks: remoteChunks, seconds: job.elapsedMs / 1000, peak, hybrid: remoteModes.get('hybrid')! };
+      distributed = { chunks: remoteChunks, seconds: job.elapsedMs / 1000, peak, peakAt100k, hybrid: remoteModes.get('hybrid')! };
     } finally {
       for (const p of processes.reverse()) await p.stop();
       await db.drop();
@@ -285,9 +290,9 @@ async function main(): Promise<void> {
     );
     console.log(
       verdict(
-        distributed.peak < 2 ** 30,
-        'vector-search peak RSS < 1 GB while indexing (distributed)',
-        `${(distributed.peak / 2 ** 20).toFixed(0)} MB`,
+        distributed.peakAt100k > 0 && distributed.peakAt100k < 2 ** 30,
+        'vector-search peak RSS < 1 GB while indexing 100,000 chunks (distributed)',
+        `${(distributed.peakAt100k / 2 ** 20).toFixed(0)} MB (${(distributed.peak / 2 ** 20).toFixed(0)} MB at ${distributed.chunks} chunks)`,
       ),
     );
     console.log(`  (embedded, every service and PGlite in one process: peak RSS ${(indexPeak / 2 ** 20).toFixed(0)} MB)`);

@@ -29,7 +29,7 @@ function bm25(docs: ReadonlyArray<{ key: bigint; path: string; counts: TermCount
 /** A deterministic pseudo-random corpus: words w0…w39 (low numbers common), paths under two folders. */
 function corpus(size: number, seed = 7) {
   let state = seed;
-  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   return Array.from({ length: size }, (_, i) => {
     const counts: TermCounts = new Map();
     const words = 3 + Math.floor(random() * 12);
@@ -49,7 +49,11 @@ function assertSameRanking(actual: Array<{ key: bigint; score: number }>, expect
     assert.ok(Math.abs(a.score - want[i]!.score) < 1e-4, `rank ${i + 1}: score ${a.score} vs ${want[i]!.score}`);
   });
   const clear = want.filter((w, i) => i === 0 || Math.abs(w.score - want[i - 1]!.score) > 1e-3);
-  for (const w of clear.slice(0, -1)) assert.ok(actual.some((a) => a.key === w.key), `missing ${w.key}`);
+  for (const w of clear.slice(0, -1))
+    assert.ok(
+      actual.some((a) => a.key === w.key),
+      `missing ${w.key}`,
+    );
 }
 
 describe('lexical postings (BM25)', () => {
@@ -73,9 +77,14 @@ describe('lexical postings (BM25)', () => {
     assert.deepEqual(termCounts(''), new Map());
   });
 
-  it('ranks as BM25 does, through additions, removals, merges and a save and load', () => {
+  for (const tailMax of [1_000_000, 97]) {
+    it(`ranks as BM25 does, through additions, removals, merges and a save and load (tail of ${tailMax} entries)`, () => {
+      rankingSurvivesChanges(new Postings(tailMax));
+    });
+  }
+
+  function rankingSurvivesChanges(postings: Postings) {
     const docs = corpus(600);
-    const postings = new Postings();
     for (const d of docs) postings.add(d.key, d.path, d.counts);
     const check = (live: typeof docs, words: string[], prefix: string | null) => {
       const { idfs, scored } = bm25(live, words, prefix);
@@ -106,7 +115,7 @@ describe('lexical postings (BM25)', () => {
     assert.equal(loaded.size, now.length);
     const { idfs, scored } = bm25(now, ['w39', 'w2'], 'src/');
     assertSameRanking(loaded.top(idfs, 10, 'src/'), scored, 10);
-  });
+  }
 
   it('refuses a damaged file clearly', () => {
     const postings = new Postings();

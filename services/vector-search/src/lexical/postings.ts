@@ -1,11 +1,13 @@
 /**
  * An inverted index of one repository's chunks for BM25 ranking in this
  * process (the `local` store, ADR 0022): for each term, the chunks holding it
- * with the term's weighted frequency. Most postings sit in one compact
- * array (CSR: terms → offsets → entries); recent additions sit in a small
- * per-term tail that is merged in once it grows; removed chunks are skipped
- * until a merge drops them. An entry packs a chunk's number and its term
- * frequency into one integer (`doc << 8 | tf`).
+ * with the term's weighted frequency. Postings sit in a few compact segments
+ * (CSR: sorted term numbers → offsets → entries), each at most half the size
+ * of the one before, so an entry is copied a logarithmic number of times;
+ * new chunks collect in a small tail that becomes a segment once it fills.
+ * Removed chunks are skipped until they are a quarter of all, when every
+ * segment is merged into one without them. An entry packs a chunk's number
+ * and its term frequency into one integer (`doc << 8 | tf`).
  */
 
 /** A term's weighted frequency in a chunk: body occurrences plus HEADER_WEIGHT × header (path, symbol) ones, at most 255. */
@@ -19,9 +21,9 @@ const B = 0.75;
 const MAX_TF = 255;
 /** Chunks per repository index: an entry keeps 24 bits for the chunk's number. */
 const MAX_DOCS = 1 << 24;
-/** The tail is merged in when it holds this many entries, or half as many as the compact part. */
-const TAIL_MIN = 1_000_000;
-/** Removed chunks are dropped by a merge once they are this share of all (and at least DEAD_MIN). */
+/** The tail becomes a segment when it holds this many entries. */
+const TAIL_MAX = 200_000;
+/** Removed chunks are dropped by a full merge once they are this share of all (and at least DEAD_MIN). */
 const DEAD_SHARE = 0.25;
 const DEAD_MIN = 10_000;
 const FORMAT = 1;
@@ -98,6 +100,15 @@ export function idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
+/** Compact postings: `terms` (ascending term numbers); entries of `terms[i]` are `entries[offsets[i]..offsets[i + 1]]`. */
+interface Segment {
+  terms: Int32Array;
+  offsets: Uint32Array;
+  entries: Uint32Array;
+}
+
+const EMPTY: Segment = { terms: new Int32Array(0), offsets: new Uint32Array(1), entries: new Uint32Array(0) };
+
 export class Postings {
   // Chunks, by number: key (the row's identity), path, length (sum of its term frequencies), whether present.
   private keys = new Float64Array(1024);
@@ -110,13 +121,16 @@ export class Postings {
   private readonly docOfKey = new Map<number, number>();
   private paths: string[] = [];
   private pathIds = new Map<string, number>();
-  // The compact part: term → its number; offsets[t]..offsets[t + 1] are its entries.
-  private terms = new Map<string, number>();
-  private offsets = new Uint32Array(1);
-  private entries = new Uint32Array(0);
-  // The tail: entries added since the last merge.
-  private tail = new Map<string, number[]>();
+  // Terms, numbered in order of first sight.
+  private termIds = new Map<string, number>();
+  private termNames: string[] = [];
+  // Segments, largest first; the tail: term number → entries added since the last segment was made.
+  private segments: Segment[] = [];
+  private tail = new Map<number, number[]>();
   private tailSize = 0;
+
+  /** `tailMax`: entries the tail holds before it becomes a segment (TAIL_MAX; smaller in tests, to exercise merging). */
+  constructor(private readonly tailMax = TAIL_MAX) {}
 
   /** Chunks present. */
   get size(): number {
@@ -137,10 +151,15 @@ export class Postings {
     const doc = this.docs++;
     let length = 0;
     for (const [term, tf] of counts) {
+      let id = this.termIds.get(term);
+      if (id === undefined) {
+        id = this.termNames.push(term) - 1;
+        this.termIds.set(term, id);
+      }
       const entry = doc * 256 + Math.min(tf, MAX_TF);
-      const list = this.tail.get(term);
+      const list = this.tail.get(id);
       if (list) list.push(entry);
-      else this.tail.set(term, [entry]);
+      else this.tail.set(id, [entry]);
       length += tf;
     }
     this.tailSize += counts.size;
@@ -151,7 +170,7 @@ export class Postings {
     this.docOfKey.set(k, doc);
     this.live++;
     this.liveLength += length;
-    if (this.tailSize >= Math.max(TAIL_MIN, this.entries.length / 2)) this.merge();
+    if (this.tailSize >= this.tailMax) this.flush();
   }
 
   /** Whether the chunk was there. */
@@ -168,11 +187,16 @@ export class Postings {
     return true;
   }
 
-  /** Chunks holding the term (removed ones still counted until the next merge: a close estimate). */
+  /** Chunks holding the term (removed ones still counted until the next full merge: a close estimate). */
   df(term: string): number {
-    const t = this.terms.get(term);
-    const compact = t === undefined ? 0 : this.offsets[t + 1]! - this.offsets[t]!;
-    return compact + (this.tail.get(term)?.length ?? 0);
+    const id = this.termIds.get(term);
+    if (id === undefined) return 0;
+    let n = this.tail.get(id)?.length ?? 0;
+    for (const segment of this.segments) {
+      const i = find(segment.terms, id);
+      if (i >= 0) n += segment.offsets[i + 1]! - segment.offsets[i]!;
+    }
+    return n;
   }
 
   /**
@@ -189,24 +213,55 @@ export class Postings {
     for (let d = 0; d < this.docs; d++) {
       if (alive[d] && (allowed === null || allowed[pathOf[d]!])) norm[d] = K1 * (1 - B + (B * lengths[d]!) / average);
     }
-    const add = (entry: number, weight: number) => {
-      const doc = entry >>> 8;
-      const n = norm[doc]!;
-      if (n === 0) return;
-      const tf = entry & 255;
-      scores[doc] += (weight * tf) / (tf + n);
-    };
     for (const { term, idf: w } of query) {
+      const id = this.termIds.get(term);
+      if (id === undefined) continue;
       const weight = w * (K1 + 1);
-      const t = this.terms.get(term);
-      if (t !== undefined) for (let i = this.offsets[t]!, end = this.offsets[t + 1]!; i < end; i++) add(this.entries[i]!, weight);
-      for (const entry of this.tail.get(term) ?? []) add(entry, weight);
+      this.each(id, (entry) => {
+        const doc = entry >>> 8;
+        const n = norm[doc]!;
+        if (n === 0) return;
+        const tf = entry & 255;
+        scores[doc] += (weight * tf) / (tf + n);
+      });
     }
     return best(scores, k).map(({ doc, score }) => ({ key: BigInt(this.keys[doc]!), score }));
   }
 
-  /** Merges the tail into the compact part and drops removed chunks (renumbering the rest). */
+  /** Every entry of a term: in each segment, then in the tail. */
+  private each(id: number, visit: (entry: number) => void): void {
+    for (const { terms, offsets, entries } of this.segments) {
+      const i = find(terms, id);
+      if (i >= 0) for (let e = offsets[i]!, end = offsets[i + 1]!; e < end; e++) visit(entries[e]!);
+    }
+    for (const entry of this.tail.get(id) ?? []) visit(entry);
+  }
+
+  /** The tail becomes the newest segment; then the newest two merge while the newer is at least half the older. */
+  private flush(): void {
+    if (this.tailSize === 0) return;
+    const ids = Int32Array.from(this.tail.keys()).sort();
+    const offsets = new Uint32Array(ids.length + 1);
+    const entries = new Uint32Array(this.tailSize);
+    let at = 0;
+    ids.forEach((id, i) => {
+      offsets[i] = at;
+      for (const entry of this.tail.get(id)!) entries[at++] = entry;
+    });
+    offsets[ids.length] = at;
+    this.segments.push({ terms: ids, offsets, entries });
+    this.tail = new Map();
+    this.tailSize = 0;
+    const s = this.segments;
+    while (s.length >= 2 && s.at(-1)!.entries.length * 2 >= s.at(-2)!.entries.length) {
+      const newer = s.pop()!;
+      s.push(mergeSegments([s.pop()!, newer], this.alive));
+    }
+  }
+
+  /** Merges everything into one segment without removed chunks, renumbering the rest (paths and terms too). */
   merge(): void {
+    this.flush();
     const renumber = new Int32Array(this.docs).fill(-1);
     const paths: string[] = [];
     const pathIds = new Map<string, number>();
@@ -220,68 +275,58 @@ export class Postings {
         id = paths.push(path) - 1;
         pathIds.set(path, id);
       }
+      // next ≤ d: each chunk moves down over one already read.
       this.keys[next] = this.keys[d]!;
       this.pathOf[next] = id;
       this.lengths[next] = this.lengths[d]!;
       this.alive[next] = 1;
       next++;
     }
+    const merged = mergeSegments(
+      this.segments,
+      Uint8Array.from(renumber, (r) => (r >= 0 ? 1 : 0)),
+      renumber,
+    );
     this.alive.fill(0, next);
-    const names = new Set([...this.terms.keys(), ...this.tail.keys()]);
-    const counted: Array<[string, number]> = [];
-    let total = 0;
-    const each = (term: string, visit: (entry: number) => void) => {
-      const t = this.terms.get(term);
-      if (t !== undefined) for (let i = this.offsets[t]!, end = this.offsets[t + 1]!; i < end; i++) visit(this.entries[i]!);
-      for (const entry of this.tail.get(term) ?? []) visit(entry);
-    };
-    for (const term of names) {
-      let n = 0;
-      each(term, (entry) => {
-        if (renumber[entry >>> 8]! >= 0) n++;
-      });
-      if (n > 0) {
-        counted.push([term, n]);
-        total += n;
-      }
-    }
-    const terms = new Map<string, number>();
-    const offsets = new Uint32Array(counted.length + 1);
-    const entries = new Uint32Array(total);
-    let at = 0;
-    counted.forEach(([term], t) => {
-      terms.set(term, t);
-      offsets[t] = at;
-      each(term, (entry) => {
-        const doc = renumber[entry >>> 8]!;
-        if (doc >= 0) entries[at++] = doc * 256 + (entry & 255);
-      });
+    // Terms no chunk holds any more are forgotten; the rest are renumbered in order.
+    const termNames: string[] = [];
+    const termIds = new Map<string, number>();
+    const terms = new Int32Array(merged.terms.length);
+    merged.terms.forEach((old, i) => {
+      const name = this.termNames[old]!;
+      terms[i] = termNames.push(name) - 1;
+      termIds.set(name, terms[i]!);
     });
-    offsets[counted.length] = at;
+    this.segments = merged.entries.length > 0 ? [{ ...merged, terms }] : [];
+    this.termNames = termNames;
+    this.termIds = termIds;
+    this.paths = paths;
+    this.pathIds = pathIds;
+    this.docs = next;
     this.docOfKey.clear();
     for (let d = 0; d < next; d++) this.docOfKey.set(this.keys[d]!, d);
-    Object.assign(this, { terms, offsets, entries, paths, pathIds, docs: next, tail: new Map(), tailSize: 0 });
   }
 
-  /** The index as bytes (merged first): a JSON header, then its arrays. */
+  /** The index as bytes (fully merged first): a JSON header, then its arrays. */
   serialize(): Buffer {
     this.merge();
+    const segment = this.segments[0] ?? EMPTY;
     const header = Buffer.from(
       JSON.stringify({
         format: FORMAT,
         docs: this.docs,
         liveLength: this.liveLength,
         paths: this.paths,
-        terms: [...this.terms.keys()].join('\n'),
-        entries: this.entries.length,
+        terms: this.termNames.join('\n'),
+        entries: segment.entries.length,
       }),
     );
     const arrays = [
       this.keys.subarray(0, this.docs),
       this.pathOf.subarray(0, this.docs),
       this.lengths.subarray(0, this.docs),
-      this.offsets,
-      this.entries,
+      segment.offsets,
+      segment.entries,
     ];
     const length = Buffer.alloc(4);
     length.writeUInt32LE(header.length);
@@ -310,21 +355,23 @@ export class Postings {
     };
     const p = new Postings();
     const docs = header.docs;
-    const capacity = Math.max(1024, docs);
-    p.grow(capacity);
+    p.grow(Math.max(1024, docs));
     p.keys.set(take((b) => new Float64Array(b), 8, docs));
     p.pathOf.set(take((b) => new Uint32Array(b), 4, docs));
     p.lengths.set(take((b) => new Uint32Array(b), 4, docs));
     p.alive.fill(1, 0, docs);
-    const names = header.terms === '' ? [] : header.terms.split('\n');
-    p.offsets = take((b) => new Uint32Array(b), 4, names.length + 1);
-    p.entries = take((b) => new Uint32Array(b), 4, header.entries);
+    p.termNames = header.terms === '' ? [] : header.terms.split('\n');
+    const offsets = take((b) => new Uint32Array(b), 4, p.termNames.length + 1);
+    const entries = take((b) => new Uint32Array(b), 4, header.entries);
     if (at !== bytes.length) throw new Error('lexical index file has trailing bytes');
-    names.forEach((term, t) => p.terms.set(term, t));
+    p.termNames.forEach((term, t) => p.termIds.set(term, t));
+    if (entries.length > 0) p.segments = [{ terms: Int32Array.from(p.termNames, (_, t) => t), offsets, entries }];
     p.paths = header.paths;
     header.paths.forEach((path, id) => p.pathIds.set(path, id));
     for (let d = 0; d < docs; d++) p.docOfKey.set(p.keys[d]!, d);
-    Object.assign(p, { docs, live: docs, liveLength: header.liveLength });
+    p.docs = docs;
+    p.live = docs;
+    p.liveLength = header.liveLength;
     return p;
   }
 
@@ -339,6 +386,62 @@ export class Postings {
     alive.set(this.alive.subarray(0, this.docs));
     Object.assign(this, { keys, pathOf, lengths, alive });
   }
+}
+
+/** The index of `id` in ascending `terms`, or -1. */
+function find(terms: Int32Array, id: number): number {
+  let lo = 0;
+  let hi = terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const t = terms[mid]!;
+    if (t === id) return mid;
+    if (t < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/**
+ * One segment of several: per term (ascending), their entries in order, of
+ * chunks `keep` marks; with `renumber`, chunk numbers mapped through it.
+ * Terms left without entries are dropped.
+ */
+function mergeSegments(segments: readonly Segment[], keep: Uint8Array, renumber?: Int32Array): Segment {
+  const ids = new Set<number>();
+  for (const s of segments) for (const t of s.terms) ids.add(t);
+  const sorted = Int32Array.from(ids).sort();
+  const bound = segments.reduce((n, s) => n + s.entries.length, 0);
+  const terms = new Int32Array(sorted.length);
+  const offsets = new Uint32Array(sorted.length + 1);
+  const entries = new Uint32Array(bound);
+  // Each segment's terms are ascending too: walk them in step with `sorted`.
+  const positions = new Int32Array(segments.length);
+  let at = 0;
+  let kept = 0;
+  for (const id of sorted) {
+    const start = at;
+    segments.forEach((s, j) => {
+      const p = positions[j]!;
+      if (p >= s.terms.length || s.terms[p] !== id) return;
+      positions[j] = p + 1;
+      for (let e = s.offsets[p]!, end = s.offsets[p + 1]!; e < end; e++) {
+        const entry = s.entries[e]!;
+        const doc = entry >>> 8;
+        if (keep[doc]) entries[at++] = renumber ? renumber[doc]! * 256 + (entry & 255) : entry;
+      }
+    });
+    if (at > start) {
+      terms[kept] = id;
+      offsets[kept++] = start;
+    }
+  }
+  offsets[kept] = at;
+  return {
+    terms: terms.slice(0, kept),
+    offsets: offsets.slice(0, kept + 1),
+    entries: at === bound ? entries : entries.slice(0, at),
+  };
 }
 
 /** The `k` highest positive scores, best first (a min-heap of size k). */
@@ -361,7 +464,7 @@ function best(scores: Float32Array, k: number): Array<{ doc: number; score: numb
     if (score <= 0) continue;
     if (heap.length < k) {
       heap.push({ doc, score });
-      for (let i = heap.length - 1; i > 0; ) {
+      for (let i = heap.length - 1; i > 0;) {
         const parent = (i - 1) >> 1;
         if (heap[parent]!.score <= heap[i]!.score) break;
         [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];

@@ -362,7 +362,10 @@ export class ChunkStore {
       return this.hydrate(found, filter);
     }
     const terms = words.slice(0, MAX_TERMS * 2).map(quote);
-    const [{ rows: counted }, n] = await Promise.all([this.db.run<{ term: string; df: number }>(this.sql.df!, [terms, DF_CAP]), this.size()]);
+    const [{ rows: counted }, n] = await Promise.all([
+      this.db.run<{ term: string; df: number }>(this.sql.df!, [terms, DF_CAP]),
+      this.size(),
+    ]);
     const df = new Map(counted.map((r) => [r.term, r.df]));
     const known = terms
       .map((term) => ({ term, df: df.get(term) ?? 0 }))

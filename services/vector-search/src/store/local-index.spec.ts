@@ -59,11 +59,23 @@ describe('LocalIndex (per repository: HNSW vectors and BM25 postings; Postgres a
   it('finds the nearest vectors across repositories and forgets removed keys in both indexes', async () => {
     const rows = new Rows();
     const vectors = new LocalIndex({ dir: dir(), dimension: DIM, source: rows });
-    await vectors.write('a', async () => rows.apply('a', [], [0, 1, 2].map((i) => ({ key: BigInt(i + 1), vector: axis(i), words: i === 1 ? ['gone'] : [] }))));
+    await vectors.write('a', async () =>
+      rows.apply(
+        'a',
+        [],
+        [0, 1, 2].map((i) => ({ key: BigInt(i + 1), vector: axis(i), words: i === 1 ? ['gone'] : [] })),
+      ),
+    );
     await vectors.write('b', async () => rows.apply('b', [], [{ key: 10n, vector: axis(3) }]));
 
-    assert.deepEqual((await vectors.nearest(['a', 'b'], axis(3, 0.01), 1)).map((m) => m.key), [10n]);
-    assert.deepEqual((await vectors.nearest(['a'], axis(1, 0.01), 1)).map((m) => m.key), [2n]);
+    assert.deepEqual(
+      (await vectors.nearest(['a', 'b'], axis(3, 0.01), 1)).map((m) => m.key),
+      [10n],
+    );
+    assert.deepEqual(
+      (await vectors.nearest(['a'], axis(1, 0.01), 1)).map((m) => m.key),
+      [2n],
+    );
 
     await vectors.write('a', async () => rows.apply('a', [2n], []));
     const left = (await vectors.nearest(['a'], axis(1, 0.01), 3)).map((m) => m.key);
@@ -78,17 +90,24 @@ describe('LocalIndex (per repository: HNSW vectors and BM25 postings; Postgres a
     const d = dir();
     const first = new LocalIndex({ dir: d, dimension: DIM, source: rows });
     await first.write('a', async () =>
-      rows.apply('a', [], [
-        { key: 1n, vector: axis(0), words: ['queue'] },
-        { key: 2n, vector: axis(1), words: ['retry'] },
-      ]),
+      rows.apply(
+        'a',
+        [],
+        [
+          { key: 1n, vector: axis(0), words: ['queue'] },
+          { key: 2n, vector: axis(1), words: ['retry'] },
+        ],
+      ),
     );
     await first.close();
 
     const second = new LocalIndex({ dir: d, dimension: DIM, source: rows });
     assert.equal(await second.size('a'), 2);
     assert.equal(rows.pagesRead, 0, 'a matching index must load from its file');
-    assert.deepEqual((await second.lexical(['a'], ['retry'], 5, null, 16)).map((m) => m.key), [2n]);
+    assert.deepEqual(
+      (await second.lexical(['a'], ['retry'], 5, null, 16)).map((m) => m.key),
+      [2n],
+    );
     await second.close();
   });
 
@@ -99,16 +118,26 @@ describe('LocalIndex (per repository: HNSW vectors and BM25 postings; Postgres a
     await first.write('a', async () => rows.apply('a', [], [{ key: 1n, vector: axis(0), words: ['webhook'] }]));
     await first.close();
     // Rows written after the last save: the file's tally no longer matches.
-    rows.apply('a', [], [
-      { key: 2n, vector: axis(1), words: ['retry', 'webhook'] },
-      { key: 3n, vector: axis(2) },
-    ]);
+    rows.apply(
+      'a',
+      [],
+      [
+        { key: 2n, vector: axis(1), words: ['retry', 'webhook'] },
+        { key: 3n, vector: axis(2) },
+      ],
+    );
 
     const second = new LocalIndex({ dir: d, dimension: DIM, source: rows });
     assert.equal(await second.size('a'), 3);
     assert.ok(rows.pagesRead > 0, 'a stale index must be rebuilt from the record');
-    assert.deepEqual((await second.nearest(['a'], axis(2, 0.01), 1)).map((m) => m.key), [3n]);
-    assert.deepEqual((await second.lexical(['a'], ['retry', 'webhook'], 5, null, 16)).map((m) => m.key), [2n, 1n]);
+    assert.deepEqual(
+      (await second.nearest(['a'], axis(2, 0.01), 1)).map((m) => m.key),
+      [3n],
+    );
+    assert.deepEqual(
+      (await second.lexical(['a'], ['retry', 'webhook'], 5, null, 16)).map((m) => m.key),
+      [2n, 1n],
+    );
     await second.close();
 
     // A damaged tally file is a mismatch too, not a crash.

@@ -81,10 +81,7 @@ export class LocalIndex {
    * returns the keys it removed and added) and then its index, after every
    * earlier write of the repository.
    */
-  async write(
-    repositoryId: string,
-    change: () => Promise<{ removed: readonly bigint[]; added: readonly IndexedChunk[] }>,
-  ): Promise<void> {
+  async write(repositoryId: string, change: () => Promise<{ removed: readonly bigint[]; added: readonly IndexedChunk[] }>): Promise<void> {
     const entry = await this.open(repositoryId);
     await this.exclusive(repositoryId, async () => {
       const { removed, added } = await change();
