@@ -37,6 +37,16 @@ describe('fusion', () => {
     assert.ok(ranked.every((r) => r.score > 0 && r.score <= 1));
   });
 
+  it('weighs each list by its weight', () => {
+    const a = hit('a.ts');
+    const b = hit('b.ts');
+    const order = (weights: number[]) => fuse([[a], [b]], new Set(), pathTokens, weights).map((r) => r.path);
+    assert.deepEqual(order([1, 0.5]), ['a.ts', 'b.ts']);
+    assert.deepEqual(order([0.5, 1]), ['b.ts', 'a.ts']);
+    // First in both lists, no signals: the lists' weights out of the best possible (weights plus both signals, 0.75).
+    assert.ok(Math.abs(fuse([[a], [a]], new Set(), pathTokens, [1, 0.5])[0]!.score - 1.5 / 2.25) < 1e-9);
+  });
+
   it('lifts a chunk whose symbol the query names, or whose path holds its words', () => {
     const plain = hit('src/a.ts', 1, 5, 'other');
     const named = hit('src/b.ts', 1, 5, 'Queue.retryAll');

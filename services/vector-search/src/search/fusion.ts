@@ -15,26 +15,28 @@ export interface Ranked extends Hit {
 const key = (h: Hit) => `${h.repositoryId}\0${h.path}\0${h.ordinal}`;
 
 /**
- * Fuses ranked lists by reciprocal rank, then adds the cheap signals that
- * help on code: the query names the chunk's symbol, the query's words are in
- * its path. Scores are scaled to 0–1 by the best a chunk could get (first in
- * every list, both signals).
+ * Fuses ranked lists by reciprocal rank (list i's ranks count `weights[i]`,
+ * 1 by default), then adds the cheap signals that help on code: the query
+ * names the chunk's symbol, the query's words are in its path. Scores are
+ * scaled to 0–1 by the best a chunk could get (first in every list, both
+ * signals).
  */
 export function fuse(
   lists: ReadonlyArray<readonly Hit[]>,
   queryTokens: ReadonlySet<string>,
   pathWords: (path: string) => string[],
+  weights: readonly number[] = lists.map(() => 1),
 ): Ranked[] {
   const fused = new Map<string, { hit: Hit; score: number }>();
-  for (const list of lists) {
+  lists.forEach((list, i) => {
     list.forEach((hit, rank) => {
       const entry = fused.get(key(hit)) ?? { hit, score: 0 };
-      entry.score += 1 / (RRF_K + rank + 1);
+      entry.score += weights[i]! / (RRF_K + rank + 1);
       fused.set(key(hit), entry);
     });
-  }
+  });
   const first = 1 / (RRF_K + 1);
-  const best = lists.length * first + (SYMBOL_BONUS + PATH_BONUS) * first;
+  const best = weights.reduce((a, b) => a + b, 0) * first + (SYMBOL_BONUS + PATH_BONUS) * first;
   for (const entry of fused.values()) {
     const symbol = entry.hit.symbol?.split('.').at(-1)?.toLowerCase();
     if (symbol && queryTokens.has(symbol)) entry.score += SYMBOL_BONUS * first;

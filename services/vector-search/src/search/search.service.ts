@@ -34,6 +34,12 @@ export interface Found {
 
 /** Each side of a hybrid search contributes this many candidates at least. */
 const MIN_DEPTH = 50;
+/**
+ * In hybrid search, the dense list's weight in the fusion when the embedder
+ * is the built-in one: its vectors hash the same words the lexical side
+ * ranks, a weaker and partly redundant signal (bench/search-quality).
+ */
+const HASHED_DENSE_WEIGHT = 0.5;
 /** Characters of a chunk returned as its snippet. */
 const SNIPPET_MAX = 2_000;
 
@@ -96,8 +102,10 @@ export class SearchService {
       } else mode = 'lexical';
     }
     let ranked: Ranked[];
-    if (mode === 'hybrid') ranked = fuse(lists, new Set(words), pathTokens);
-    else if (mode === 'semantic') ranked = lists[0]!.map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
+    if (mode === 'hybrid') {
+      const dense = this.deps.embedder.kind === 'lexical' ? HASHED_DENSE_WEIGHT : 1;
+      ranked = fuse(lists, new Set(words), pathTokens, [1, dense]);
+    } else if (mode === 'semantic') ranked = lists[0]!.map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
     else ranked = lists[0]!.map((h) => ({ ...h, score: h.score / (h.score + 1) }));
     ranked = withoutOverlaps(ranked);
     const repositories = await this.deps.scopes.repositoriesOf(scope, ranked);
