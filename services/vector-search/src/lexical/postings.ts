@@ -26,7 +26,7 @@ const TAIL_MAX = 200_000;
 /** Removed chunks are dropped by a full merge once they are this share of all (and at least DEAD_MIN). */
 const DEAD_SHARE = 0.25;
 const DEAD_MIN = 10_000;
-const FORMAT = 1;
+const FORMAT = 2;
 
 /**
  * The term counts of a `tsvector` text: ours (`'retry':1A,5D`) or Postgres's
@@ -307,27 +307,32 @@ export class Postings {
     for (let d = 0; d < next; d++) this.docOfKey.set(this.keys[d]!, d);
   }
 
-  /** The index as bytes (fully merged first): a JSON header, then its arrays. */
+  /**
+   * The index as bytes: a JSON header, then its arrays — the chunks, then
+   * each segment as it is (the tail becomes one first). Not merged: a save
+   * costs a copy of the index, not a rebuild of it.
+   */
   serialize(): Buffer {
-    this.merge();
-    const segment = this.segments[0] ?? EMPTY;
+    this.flush();
     const header = Buffer.from(
       JSON.stringify({
         format: FORMAT,
         docs: this.docs,
+        live: this.live,
         liveLength: this.liveLength,
         paths: this.paths,
         terms: this.termNames.join('\n'),
-        entries: segment.entries.length,
+        segments: this.segments.map((segment) => ({ terms: segment.terms.length, entries: segment.entries.length })),
       }),
     );
-    const arrays = [
-      this.keys.subarray(0, this.docs),
-      this.pathOf.subarray(0, this.docs),
-      this.lengths.subarray(0, this.docs),
-      segment.offsets,
-      segment.entries,
+    const n = this.docs;
+    const arrays: ArrayBufferView[] = [
+      this.keys.subarray(0, n),
+      this.pathOf.subarray(0, n),
+      this.lengths.subarray(0, n),
+      this.alive.subarray(0, n),
     ];
+    for (const segment of this.segments) arrays.push(segment.terms, segment.offsets, segment.entries);
     const length = Buffer.alloc(4);
     length.writeUInt32LE(header.length);
     return Buffer.concat([length, header, ...arrays.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))]);
@@ -338,10 +343,11 @@ export class Postings {
     const header = JSON.parse(bytes.subarray(4, 4 + headerLength).toString('utf8')) as {
       format: number;
       docs: number;
+      live: number;
       liveLength: number;
       paths: string[];
       terms: string;
-      entries: number;
+      segments: Array<{ terms: number; entries: number }>;
     };
     if (header.format !== FORMAT) throw new Error(`lexical index format ${header.format}, expected ${FORMAT}`);
     let at = 4 + headerLength;
@@ -359,18 +365,20 @@ export class Postings {
     p.keys.set(take((b) => new Float64Array(b), 8, docs));
     p.pathOf.set(take((b) => new Uint32Array(b), 4, docs));
     p.lengths.set(take((b) => new Uint32Array(b), 4, docs));
-    p.alive.fill(1, 0, docs);
-    p.termNames = header.terms === '' ? [] : header.terms.split('\n');
-    const offsets = take((b) => new Uint32Array(b), 4, p.termNames.length + 1);
-    const entries = take((b) => new Uint32Array(b), 4, header.entries);
+    p.alive.set(take((b) => new Uint8Array(b), 1, docs));
+    p.segments = header.segments.map((segment) => ({
+      terms: take((b) => new Int32Array(b), 4, segment.terms),
+      offsets: take((b) => new Uint32Array(b), 4, segment.terms + 1),
+      entries: take((b) => new Uint32Array(b), 4, segment.entries),
+    }));
     if (at !== bytes.length) throw new Error('lexical index file has trailing bytes');
+    p.termNames = header.terms === '' ? [] : header.terms.split('\n');
     p.termNames.forEach((term, t) => p.termIds.set(term, t));
-    if (entries.length > 0) p.segments = [{ terms: Int32Array.from(p.termNames, (_, t) => t), offsets, entries }];
     p.paths = header.paths;
     header.paths.forEach((path, id) => p.pathIds.set(path, id));
-    for (let d = 0; d < docs; d++) p.docOfKey.set(p.keys[d]!, d);
+    for (let d = 0; d < docs; d++) if (p.alive[d]) p.docOfKey.set(p.keys[d]!, d);
     p.docs = docs;
-    p.live = docs;
+    p.live = header.live;
     p.liveLength = header.liveLength;
     return p;
   }

@@ -44,6 +44,8 @@ const CONNECTIVITY = 16;
 const EXPANSION_ADD = 128;
 const EXPANSION_SEARCH = 512;
 const REBUILD_PAGE = 5_000;
+/** While writes go on, indexes are saved at most this long after the first unsaved change (a crash costs a rebuild, not data). */
+const SAVE_AT_MOST_MS = 30_000;
 
 interface RepositoryIndex {
   index: InstanceType<typeof usearch.Index>;
@@ -71,6 +73,7 @@ export class LocalIndex {
   private readonly indexes = new Map<string, Promise<RepositoryIndex>>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private saveTimer: NodeJS.Timeout | undefined;
+  private unsavedSince: number | undefined;
 
   constructor(private readonly options: LocalIndexOptions) {
     mkdirSync(options.dir, { recursive: true });
@@ -190,12 +193,17 @@ export class LocalIndex {
     }
   }
 
+  /** Saves once writes pause for `saveDelayMs` (2 s), and at least every SAVE_AT_MOST_MS while they go on. */
   private scheduleSave(): void {
-    if (this.saveTimer) return;
+    const now = Date.now();
+    this.unsavedSince ??= now;
+    clearTimeout(this.saveTimer);
+    const delay = Math.min(this.options.saveDelayMs ?? 2_000, Math.max(0, this.unsavedSince + SAVE_AT_MOST_MS - now));
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
+      this.unsavedSince = undefined;
       this.save().catch((error: Error) => this.log.warn(`could not save search indexes (${error.message}); will try again`));
-    }, this.options.saveDelayMs ?? 2_000);
+    }, delay);
     this.saveTimer.unref();
   }
 
