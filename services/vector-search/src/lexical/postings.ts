@@ -308,11 +308,12 @@ export class Postings {
   }
 
   /**
-   * The index as bytes: a JSON header, then its arrays — the chunks, then
-   * each segment as it is (the tail becomes one first). Not merged: a save
-   * costs a copy of the index, not a rebuild of it.
+   * The index as parts of one file: a JSON header, then its arrays — the
+   * chunks, then each segment as it is (the tail becomes one first). Not
+   * merged, and not copied: the parts view the index's own arrays, valid
+   * until its next change.
    */
-  serialize(): Buffer {
+  parts(): Uint8Array[] {
     this.flush();
     const header = Buffer.from(
       JSON.stringify({
@@ -335,7 +336,12 @@ export class Postings {
     for (const segment of this.segments) arrays.push(segment.terms, segment.offsets, segment.entries);
     const length = Buffer.alloc(4);
     length.writeUInt32LE(header.length);
-    return Buffer.concat([length, header, ...arrays.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))]);
+    return [length, header, ...arrays.map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength))];
+  }
+
+  /** The index as bytes (`parts`, joined). */
+  serialize(): Buffer {
+    return Buffer.concat(this.parts());
   }
 
   static deserialize(bytes: Buffer): Postings {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Logger } from '@nestjs/common';
 import type usearchModule from 'usearch';
@@ -184,7 +185,15 @@ export class LocalIndex {
       await this.exclusive(id, async () => {
         entry.dirty = false;
         entry.index.save(`${this.file(id)}.tmp`);
-        writeFileSync(`${this.postingsFile(id)}.tmp`, entry.postings.serialize());
+        // Written part by part from the index's own arrays (no copy); no write changes them meanwhile (`exclusive`).
+        const file = await open(`${this.postingsFile(id)}.tmp`, 'w');
+        try {
+          for (const part of entry.postings.parts()) {
+            for (let done = 0; done < part.byteLength; ) done += (await file.write(part, done)).bytesWritten;
+          }
+        } finally {
+          await file.close();
+        }
         renameSync(`${this.file(id)}.tmp`, this.file(id));
         renameSync(`${this.postingsFile(id)}.tmp`, this.postingsFile(id));
         writeFileSync(`${this.tallyFile(id)}.tmp`, JSON.stringify({ count: entry.tally.count, sum: String(entry.tally.sum) }));
