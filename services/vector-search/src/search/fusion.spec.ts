@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pathTokens } from '../lexical/tokenizer.js';
 import type { Hit } from '../store/chunk-store.js';
-import { fuse, withoutOverlaps } from './fusion.js';
+import { fuse, spreadAcrossFiles, withoutOverlaps } from './fusion.js';
 
 const hit = (path: string, startLine = 1, endLine = 10, symbol: string | null = null): Hit => ({
   repositoryId: 'r',
@@ -63,6 +63,14 @@ describe('fusion', () => {
     assert.deepEqual(
       kept.map((h) => `${h.path}:${h.startLine}`),
       ['a.ts:1', 'b.ts:59', 'a.ts:119'],
+    );
+  });
+
+  it('keeps at most two chunks of a file among the first results; the rest follow in order', () => {
+    const ranked = [hit('a.ts', 1), hit('a.ts', 20), hit('a.ts', 40), hit('b.ts', 1), hit('a.ts', 60), hit('c.ts', 1)];
+    assert.deepEqual(
+      spreadAcrossFiles(ranked, 2).map((h) => `${h.path}:${h.startLine}`),
+      ['a.ts:1', 'a.ts:20', 'b.ts:1', 'c.ts:1', 'a.ts:40', 'a.ts:60'],
     );
   });
 });

@@ -65,3 +65,21 @@ export function withoutOverlaps<T extends Hit>(ranked: readonly T[]): T[] {
   }
   return kept;
 }
+
+/**
+ * The same hits with at most `perFile` chunks of one file among the first
+ * ones: a file's further chunks move below every file's first `perFile`
+ * (in their order), so one long file does not fill a page of results.
+ */
+export function spreadAcrossFiles<T extends Hit>(ranked: readonly T[], perFile: number): T[] {
+  const seen = new Map<string, number>();
+  const first: T[] = [];
+  const rest: T[] = [];
+  for (const hit of ranked) {
+    const file = `${hit.repositoryId}\0${hit.path}`;
+    const n = (seen.get(file) ?? 0) + 1;
+    seen.set(file, n);
+    (n <= perFile ? first : rest).push(hit);
+  }
+  return [...first, ...rest];
+}

@@ -4,7 +4,7 @@ import type { Database } from '@sextant/persistence';
 import type { EmbedOptions, Embedder } from '../embedding/embedder.js';
 import { pathTokens, tokenize } from '../lexical/tokenizer.js';
 import { indexedCollections, type ChunkStore, type Hit } from '../store/chunk-store.js';
-import { fuse, withoutOverlaps, type Ranked } from './fusion.js';
+import { fuse, spreadAcrossFiles, withoutOverlaps, type Ranked } from './fusion.js';
 
 export type SearchMode = 'hybrid' | 'semantic' | 'lexical';
 
@@ -40,6 +40,8 @@ const MIN_DEPTH = 50;
  * ranks, a weaker and partly redundant signal (bench/search-quality).
  */
 const HASHED_DENSE_WEIGHT = 0.5;
+/** Chunks of one file among the first results, at most (its others follow every file's first ones). */
+const CHUNKS_PER_FILE = 2;
 /** Characters of a chunk returned as its snippet. */
 const SNIPPET_MAX = 2_000;
 
@@ -107,7 +109,7 @@ export class SearchService {
       ranked = fuse(lists, new Set(words), pathTokens, [1, dense]);
     } else if (mode === 'semantic') ranked = lists[0]!.map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
     else ranked = lists[0]!.map((h) => ({ ...h, score: h.score / (h.score + 1) }));
-    ranked = withoutOverlaps(ranked);
+    ranked = spreadAcrossFiles(withoutOverlaps(ranked), CHUNKS_PER_FILE);
     const repositories = await this.deps.scopes.repositoriesOf(scope, ranked);
     const known = ranked.filter((h) => repositories.has(h.repositoryId));
     const answer = await this.deps.scopes.answer(scope, repositories);
