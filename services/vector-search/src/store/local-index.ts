@@ -287,7 +287,7 @@ export class LocalIndex {
     return new usearch.Index({
       dimensions: this.options.dimension,
       metric: usearch.MetricKind.Cos,
-      quantization: usearch.ScalarKind.F32,
+      quantization: usearch.ScalarKind.F16,
       connectivity: CONNECTIVITY,
       expansion_add: EXPANSION_ADD,
       expansion_search: EXPANSION_SEARCH,
