@@ -90,15 +90,21 @@ describe('checkouts', () => {
       git(many, 'init', '-q', '--initial-branch=main');
       const files: Record<string, string | Buffer> = { 'blob.bin': Buffer.from([1, 0, 2]) };
       for (let i = 0; i < 1_500; i++) files[`src/f${i}.js`] = `module.exports = ${i};\n`;
+      // Larger than the reader's first buffer, and read just before small files that reuse it.
+      files['src/big.js'] = `// ${'x'.repeat(150_000)}\n`;
+      files['src/huge.js'] = `// ${'y'.repeat(250_000)}\n`;
       writeTree(many, files);
       git(many, 'add', '-A');
       const stats = newWalkStats();
-      const walked = await collect(walkFiles(runner, many, { maxFileBytes: 1_000, includeUntracked: false, batchSize: 400 }, stats));
-      assert.equal(walked.length, 1_500);
+      const walked = await collect(walkFiles(runner, many, { maxFileBytes: 200_000, includeUntracked: false, batchSize: 400 }, stats));
+      assert.equal(walked.length, 1_501);
       assert.equal(stats.skipped.binary, 1);
-      const f7 = walked.find((f) => f.path === 'src/f7.js')!;
-      assert.equal(f7.hash, execFileSync('git', ['hash-object', 'src/f7.js'], { cwd: many, encoding: 'utf8' }).trim());
-      assert.equal(f7.language, 'javascript');
+      assert.equal(stats.skipped.too_large, 1);
+      for (const path of ['src/f7.js', 'src/big.js', 'src/f0.js']) {
+        const file = walked.find((f) => f.path === path)!;
+        assert.equal(file.hash, execFileSync('git', ['hash-object', path], { cwd: many, encoding: 'utf8' }).trim(), path);
+        assert.equal(file.language, 'javascript');
+      }
     });
 
     it("does not read unchanged tracked files whose blob is known text: git's index vouches for their hash", async () => {

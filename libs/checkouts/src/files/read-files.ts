@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { languageOf } from './languages.js';
@@ -58,15 +58,65 @@ export async function readFiles(
   );
 }
 
-/** Reads a file once (not through a symlink, never blocking on a FIFO swapped in since the lstat) for its hash. */
+/** The flags every read opens with: not through a symlink, never blocking on a FIFO swapped in since the lstat. */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+/** Reads a file once for its hash. */
 async function readOne(dir: string, path: string, maxBytes: number, mtimeMs: number): Promise<ReadResult> {
   let content: Buffer;
   try {
-    content = await readFile(join(dir, path), { flag: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW });
+    content = await readFile(join(dir, path), { flag: READ_FLAGS });
   } catch {
     return { path, skipped: 'unreadable', size: 0, mtimeMs };
   }
-  if (content.length > maxBytes) return { path, skipped: 'too_large', size: content.length, mtimeMs }; // grew since the lstat
+  return examine(path, content, maxBytes, mtimeMs);
+}
+
+/**
+ * Like `readFiles`, one file after another with blocking reads: for a
+ * worker thread, where blocking costs no one. A file costs one `open`, its
+ * `read`s and a `close` instead of several thread-pool round trips, and is
+ * read into one buffer reused for every file (allocating one per file let
+ * their memory pile up between collections: 25 MB more peak RSS at 20,000
+ * files).
+ */
+export function readFilesSync(dir: string, items: readonly ToRead[], maxBytes: number, onResult: (result: ReadResult) => void): void {
+  let buffer = Buffer.allocUnsafe(1 << 16);
+  for (const { path, mtimeMs } of items) {
+    let length = 0;
+    try {
+      const fd = openSync(join(dir, path), READ_FLAGS);
+      try {
+        for (;;) {
+          if (length === buffer.length) {
+            const bigger = Buffer.allocUnsafe(buffer.length * 2);
+            buffer.copy(bigger, 0, 0, length);
+            buffer = bigger;
+          }
+          const n = readSync(fd, buffer, length, buffer.length - length, null);
+          if (n === 0) break;
+          length += n;
+          // Grown past the cap since the lstat: no need to read the rest.
+          if (length > maxBytes) {
+            length = fstatSync(fd).size;
+            break;
+          }
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      onResult({ path, skipped: 'unreadable', size: 0, mtimeMs });
+      continue;
+    }
+    if (length > maxBytes) onResult({ path, skipped: 'too_large', size: length, mtimeMs });
+    else onResult(examine(path, buffer.subarray(0, length), maxBytes, mtimeMs));
+  }
+}
+
+/** What a read file is: too large (it grew since the lstat), binary, or text with its blob id. */
+function examine(path: string, content: Buffer, maxBytes: number, mtimeMs: number): ReadResult {
+  if (content.length > maxBytes) return { path, skipped: 'too_large', size: content.length, mtimeMs };
   if (isBinary(content)) return { path, skipped: 'binary', size: content.length, mtimeMs };
   const hash = createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
   return { path, size: content.length, hash, language: languageOf(path), mtimeMs };

@@ -88,7 +88,8 @@ const LSTAT_CHUNK = 250;
  * directories, symlinks, submodules, binaries (a NUL in the first 8000 bytes,
  * git's own test) and files over the size cap. Each file is read once, for
  * its hash. Memory is the metadata of files read but not yet taken plus
- * `concurrency` file contents.
+ * `concurrency` file contents (one, when many files are read in a worker
+ * thread).
  */
 export async function* walkFiles(
   git: GitRunner,
@@ -159,12 +160,10 @@ export async function* walkFiles(
     } else ready.push(result);
     if (ready.length >= batchSize) wake?.();
   };
-  const reading = (toRead.length >= WORKER_MIN_FILES ? readInWorker : readFiles)(
-    dir,
-    toRead,
-    options.maxFileBytes,
-    concurrency,
-    onResult,
+  const reading = (
+    toRead.length >= WORKER_MIN_FILES
+      ? readInWorker(dir, toRead, options.maxFileBytes, onResult)
+      : readFiles(dir, toRead, options.maxFileBytes, concurrency, onResult)
   ).finally(() => {
     done = true;
     wake?.();
@@ -185,18 +184,12 @@ export async function* walkFiles(
   await reading;
 }
 
-/** Like `readFiles`, in a worker thread. */
-function readInWorker(
-  dir: string,
-  items: readonly ToRead[],
-  maxBytes: number,
-  concurrency: number,
-  onResult: (result: ReadResult) => void,
-): Promise<void> {
+/** Like `readFiles`, in a worker thread, with blocking reads one after another (`readFilesSync`: no reads in flight to bound). */
+function readInWorker(dir: string, items: readonly ToRead[], maxBytes: number, onResult: (result: ReadResult) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let received = 0;
     const worker = new Worker(new URL('./read-worker.js', import.meta.url), {
-      workerData: { dir, items, maxBytes, concurrency },
+      workerData: { dir, items, maxBytes },
       // Short-lived garbage only (buffers, results): a small young generation keeps the thread's memory low.
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
     });
