@@ -1,4 +1,5 @@
 import { ServiceError } from '@sextant/messaging';
+import { EndpointUnreachable, endpointOf, postJson } from '../openai-endpoint.js';
 
 /** An evidence as the model sees it: numbered from 1. */
 export interface NumberedEvidence {
@@ -32,8 +33,7 @@ export class OpenAiChatModel implements ChatModel {
   private readonly endpoint: string;
 
   constructor(private readonly options: { url: string; model: string; apiKey: string | undefined; timeoutMs: number }) {
-    const base = options.url.replace(/\/+$/, '');
-    this.endpoint = base.endsWith('/chat/completions') ? base : `${base}/chat/completions`;
+    this.endpoint = endpointOf(options.url, 'chat/completions');
   }
 
   get model(): string {
@@ -44,27 +44,24 @@ export class OpenAiChatModel implements ChatModel {
     const context = evidences.map((e) => `[${e.n}] ${e.repo}:${e.path}:${e.startLine}-${e.endLine}\n${e.snippet}`).join('\n\n');
     let response: Response;
     try {
-      response = await fetch(this.endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-        },
-        body: JSON.stringify({
+      response = await postJson(
+        this.endpoint,
+        this.options.apiKey,
+        {
           model: this.options.model,
           temperature: 0,
           messages: [
             { role: 'system', content: SYSTEM },
             { role: 'user', content: `Evidence:\n\n${context}\n\nQuestion: ${question}` },
           ],
-        }),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
+        },
+        this.options.timeoutMs,
+      );
     } catch (error) {
-      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      if (!(error instanceof EndpointUnreachable)) throw error;
       throw ServiceError.of(
-        timedOut ? 'timeout' : 'unavailable',
-        `the model endpoint ${timedOut ? `did not answer within ${this.options.timeoutMs} ms` : 'could not be reached'}`,
+        error.timedOut ? 'timeout' : 'unavailable',
+        `the model endpoint ${error.timedOut ? `did not answer within ${this.options.timeoutMs} ms` : 'could not be reached'}`,
       );
     }
     if (!response.ok) throw ServiceError.of('api_error', `the model endpoint answered ${response.status}`);

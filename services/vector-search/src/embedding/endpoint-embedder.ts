@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EndpointUnreachable, endpointOf, postJson } from '../openai-endpoint.js';
 import { normalize, type EmbedOptions, type Embedder } from './embedder.js';
 
 export interface EndpointEmbedderOptions {
@@ -52,8 +53,7 @@ export class EndpointEmbedder implements Embedder {
   private readonly endpoint: string;
 
   constructor(private readonly options: EndpointEmbedderOptions) {
-    const base = options.url.replace(/\/+$/, '');
-    this.endpoint = base.endsWith('/embeddings') ? base : `${base}/embeddings`;
+    this.endpoint = endpointOf(options.url, 'embeddings');
   }
 
   get model(): string {
@@ -97,21 +97,14 @@ export class EndpointEmbedder implements Embedder {
   private async request(texts: readonly string[], timeoutMs: number): Promise<Float32Array[]> {
     let response: Response;
     try {
-      response = await fetch(this.endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-        },
-        body: JSON.stringify({ model: this.options.model, input: texts.map((t) => t.slice(0, this.options.maxChars) || ' ') }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      const input = texts.map((t) => t.slice(0, this.options.maxChars) || ' ');
+      response = await postJson(this.endpoint, this.options.apiKey, { model: this.options.model, input }, timeoutMs);
     } catch (error) {
-      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      if (!(error instanceof EndpointUnreachable)) throw error;
       throw new EmbeddingError(
-        timedOut
+        error.timedOut
           ? `the embeddings endpoint ${this.endpoint} did not answer within ${timeoutMs} ms`
-          : `the embeddings endpoint ${this.endpoint} could not be reached (${causeOf(error)})`,
+          : `the embeddings endpoint ${this.endpoint} could not be reached (${error.reason})`,
         true,
       );
     }
@@ -175,9 +168,4 @@ function errorMessageOf(body: string): string {
     // not JSON
   }
   return body.replace(/\s+/g, ' ').trim().slice(0, ERROR_EXCERPT);
-}
-
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
