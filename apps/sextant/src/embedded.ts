@@ -54,7 +54,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
   const gitCacheConfig = loadGitCacheConfig(env);
   const registryConfig = loadRegistryConfig(env);
   const symbolsConfig = loadSymbolsConfig(env);
-  // One process holds every service here, so search's vectors live in its own index files unless told otherwise (ADR 0021).
+  // One process holds every service here, so search keeps its indexes in this process (saved as files) unless told otherwise (ADRs 0021, 0022).
   const vectorConfig = loadVectorConfig({ VECTOR_STORE: 'local', ...env });
   const logger = JsonLogger.install('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
 

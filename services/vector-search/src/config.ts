@@ -44,7 +44,7 @@ export interface VectorSearchConfig extends CommonSettings, IndexerSettings {
   /** Its own persistent clones of the remote repositories it indexes. */
   checkoutsDir: string;
   parseThreads: number | undefined;
-  /** Where new collections keep their dense vectors: local HNSW files (one writer), or Postgres (pgvector, else exact scans). */
+  /** Where new collections keep their search indexes: in this process, saved as files (HNSW and BM25 postings; one writer), or Postgres (pgvector, else exact scans; ts_rank). */
   vectorStore: VectorStorePreference;
   /** Per-file chunking budget; past it a file is cut by lines instead. */
   fileTimeoutMs: number;

@@ -89,7 +89,7 @@ export class VectorSearchModule {
               pool,
               clones,
               spawner,
-              // The local vector indexes are saved once the last batch is stored.
+              // The local search indexes are saved once the last batch is stored.
               closing: () => store.close(),
             }),
         },
