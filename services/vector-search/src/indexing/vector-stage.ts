@@ -65,6 +65,7 @@ export class VectorStage implements IndexingStage<StageBatch> {
         symbol: chunk.symbol,
         content: chunk.text,
         lexemes: chunk.lexemes,
+        terms: chunk.terms,
         embedding: chunk.embedding!,
       });
     });

@@ -18,7 +18,7 @@ export const HEADER_WEIGHT = 3;
 /** BM25's term-frequency saturation and length normalization. */
 const K1 = 1.2;
 const B = 0.75;
-const MAX_TF = 255;
+export const MAX_TF = 255;
 /** Chunks per repository index: an entry keeps 24 bits for the chunk's number. */
 const MAX_DOCS = 1 << 24;
 /** The tail becomes a segment when it holds this many entries. */
@@ -208,21 +208,16 @@ export class Postings {
     const allowed = pathPrefix === null ? null : Uint8Array.from(this.paths, (p) => (p.startsWith(pathPrefix) ? 1 : 0));
     const scores = new Float32Array(this.docs);
     const average = this.liveLength / this.live;
-    const norm = new Float32Array(this.docs);
     const { alive, pathOf, lengths } = this;
-    for (let d = 0; d < this.docs; d++) {
-      if (alive[d] && (allowed === null || allowed[pathOf[d]!])) norm[d] = K1 * (1 - B + (B * lengths[d]!) / average);
-    }
     for (const { term, idf: w } of query) {
       const id = this.termIds.get(term);
       if (id === undefined) continue;
       const weight = w * (K1 + 1);
       this.each(id, (entry) => {
         const doc = entry >>> 8;
-        const n = norm[doc]!;
-        if (n === 0) return;
+        if (!alive[doc] || (allowed !== null && !allowed[pathOf[doc]!])) return;
         const tf = entry & 255;
-        scores[doc] += (weight * tf) / (tf + n);
+        scores[doc] += (weight * tf) / (tf + K1 * (1 - B + (B * lengths[doc]!) / average));
       });
     }
     return best(scores, k).map(({ doc, score }) => ({ key: BigInt(this.keys[doc]!), score }));
