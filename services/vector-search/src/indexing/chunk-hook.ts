@@ -1,6 +1,6 @@
 /**
  * The vectors stage's work on each file's chunks inside the parse worker
- * (a `ChunkHook`): lexemes and their BM25 term counts, and the built-in embedding when the collection
+ * (a `ChunkHook`): lexemes, and the built-in embedding when the collection
  * uses it — CPU work of about half a millisecond per chunk that would
  * otherwise run on the service's event loop (in embedded mode, every
  * service's). An embeddings endpoint embeds on the main thread instead
@@ -9,11 +9,9 @@
 import type { Chunk, ChunkHook } from '@sextant/parsing';
 import { HashingEmbedder } from '../embedding/hashing-embedder.js';
 import { lexemes } from '../lexical/lexemes.js';
-import type { TermCounts } from '../lexical/postings.js';
 
 export interface PreparedChunk extends Chunk {
   lexemes: string;
-  terms: TermCounts;
   /** The built-in embedder's vector (when `hashingDimension` was given). */
   embedding?: Float32Array;
 }
@@ -33,15 +31,11 @@ let embedder: HashingEmbedder | undefined;
 const prepare: ChunkHook<PreparedChunk> = (chunks, file, options) => {
   const { hashingDimension } = options as ChunkHookOptions;
   if (hashingDimension !== undefined && embedder?.dimension !== hashingDimension) embedder = new HashingEmbedder(hashingDimension);
-  return chunks.map((chunk) => {
-    const { tsvector, terms } = lexemes(file.path, chunk.symbol, chunk.text);
-    return {
-      ...chunk,
-      lexemes: tsvector,
-      terms,
-      ...(hashingDimension !== undefined ? { embedding: embedder!.embedOne(embeddingText(file.path, chunk)) } : {}),
-    };
-  });
+  return chunks.map((chunk) => ({
+    ...chunk,
+    lexemes: lexemes(file.path, chunk.symbol, chunk.text),
+    ...(hashingDimension !== undefined ? { embedding: embedder!.embedOne(embeddingText(file.path, chunk)) } : {}),
+  }));
 };
 
 export default prepare;

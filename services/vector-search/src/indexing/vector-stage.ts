@@ -65,7 +65,6 @@ export class VectorStage implements IndexingStage<StageBatch> {
         symbol: chunk.symbol,
         content: chunk.text,
         lexemes: chunk.lexemes,
-        terms: chunk.terms,
         embedding: chunk.embedding!,
       });
     });

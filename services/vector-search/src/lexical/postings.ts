@@ -18,7 +18,7 @@ export const HEADER_WEIGHT = 3;
 /** BM25's term-frequency saturation and length normalization. */
 const K1 = 1.2;
 const B = 0.75;
-export const MAX_TF = 255;
+const MAX_TF = 255;
 /** Chunks per repository index: an entry keeps 24 bits for the chunk's number. */
 const MAX_DOCS = 1 << 24;
 /** The tail becomes a segment when it holds this many entries. */

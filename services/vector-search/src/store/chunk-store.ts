@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { Database, sql, type Statement } from '@sextant/persistence';
 import type { Embedder } from '../embedding/embedder.js';
 import { quote } from '../lexical/lexemes.js';
-import { idf, termCounts, type TermCounts } from '../lexical/postings.js';
+import { idf, termCounts } from '../lexical/postings.js';
 import { LocalIndex } from './local-index.js';
 
 /** A chunk as the vectors stage writes it. */
@@ -17,8 +17,6 @@ export interface ChunkRow {
   content: string;
   /** `tsvector` input (see `lexemes`). */
   lexemes: string;
-  /** The same lexemes as BM25 term counts (for the local index). */
-  terms: TermCounts;
   embedding: Float32Array;
 }
 
@@ -333,7 +331,7 @@ export class ChunkStore {
           removed: removed.map((r) => BigInt(r.key)),
           added: added.map((r) => {
             const row = written.get(`${r.path}\0${r.ordinal}`)!;
-            return { key: BigInt(r.key), vector: row.embedding, path: r.path, terms: row.terms };
+            return { key: BigInt(r.key), vector: row.embedding, path: r.path, terms: termCounts(row.lexemes) };
           }),
         };
       });
