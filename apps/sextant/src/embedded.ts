@@ -55,7 +55,7 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
   const registryConfig = loadRegistryConfig(env);
   const symbolsConfig = loadSymbolsConfig(env);
   // One process holds every service here, so search keeps its indexes in this process (saved as files) unless told otherwise (ADRs 0021, 0022).
-  const vectorConfig = loadVectorConfig({ VECTOR_STORE: 'local', ...env });
+  const vectorConfig = loadVectorConfig({ VECTOR_STORE: env.QDRANT_URL ? 'qdrant' : 'local', ...env });
   const logger = JsonLogger.install('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
 
   // One process per data directory (its PGlite files and clone cache); a second one is told who holds it.

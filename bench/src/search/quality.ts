@@ -59,15 +59,25 @@ function docsRepository(corpusRoot: string, dir: string): Case[] {
   return cases;
 }
 
-/** R@10 (share of a case's answers among the top 10 results' files) and MRR (first answer's file rank), averaged. */
+/**
+ * R@10 (share of a case's answers among the top 10 results' files), hit@10 (a case with any answer among them) and
+ * MRR (first answer's file rank), averaged.
+ */
+interface Measured {
+  recall: number;
+  hit: number;
+  mrr: number;
+}
+
 async function measure(
   call: ToolCaller,
   repo: string,
   cases: readonly Case[],
   mode: string,
   scope: Record<string, unknown>,
-): Promise<{ recall: number; mrr: number }> {
+): Promise<Measured> {
   let recall = 0;
+  let hits = 0;
   let mrr = 0;
   for (const c of cases) {
     const found = await call<{ results: Array<{ repo: string; path: string }> }>('search_code', { query: c.query, scope, mode, topK: 10 });
@@ -77,8 +87,9 @@ async function measure(
     recall += files.filter((f) => answers.has(f)).length / answers.size;
     const first = files.findIndex((f) => answers.has(f));
     mrr += first < 0 ? 0 : 1 / (first + 1);
+    if (first >= 0) hits++;
   }
-  return { recall: recall / cases.length, mrr: mrr / cases.length };
+  return { recall: recall / cases.length, hit: hits / cases.length, mrr: mrr / cases.length };
 }
 
 async function main(): Promise<void> {
@@ -120,15 +131,15 @@ async function main(): Promise<void> {
       await waitForJob(call, job.body.runId, 100);
     }
     console.log('bench/search quality (built-in embedder; a file counts when any of the top 10 chunks is in it)\n');
-    console.log('evaluation  repository files  cases  mode       scope  R@10   MRR');
+    console.log('evaluation  repository files  cases  mode       scope  R@10   hit@10 MRR');
     for (const e of evaluations) {
-      const rows: Array<[string, string, { recall: number; mrr: number }]> = [];
+      const rows: Array<[string, string, Measured]> = [];
       for (const mode of ['lexical', 'semantic', 'hybrid'])
         rows.push([mode, 'repo', await measure(call, e.repo, e.cases, mode, { type: 'repo', repo: e.repo })]);
       rows.push(['hybrid', 'all', await measure(call, e.repo, e.cases, 'hybrid', { type: 'all' })]);
       for (const [mode, scope, m] of rows) {
         console.log(
-          `${e.name.padEnd(11)} ${String(files(e.dir)).padStart(16)}  ${String(e.cases.length).padStart(5)}  ${mode.padEnd(9)}  ${scope.padEnd(5)}  ${m.recall.toFixed(3)}  ${m.mrr.toFixed(3)}`,
+          `${e.name.padEnd(11)} ${String(files(e.dir)).padStart(16)}  ${String(e.cases.length).padStart(5)}  ${mode.padEnd(9)}  ${scope.padEnd(5)}  ${m.recall.toFixed(3)}  ${m.hit.toFixed(3)}  ${m.mrr.toFixed(3)}`,
         );
       }
     }

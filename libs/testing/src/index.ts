@@ -20,3 +20,5 @@ export { BareRepository, GitDaemon, HangingServer, createSampleRepository, git, 
 export { startFakeGitHub, type FakeGitHub, type GitHubFault } from './fake-github.js';
 export { startFakeEmbeddings, type EmbeddingsFault, type FakeEmbeddings, type FakeEmbeddingsOptions } from './fake-embeddings.js';
 export { NatsServer } from './nats-server.js';
+export { startFakeQdrant, type FakeQdrant, type FakeQdrantOptions, type QdrantExchange } from './fake-qdrant.js';
+export { checkQdrantExchanges } from './qdrant-schema.js';

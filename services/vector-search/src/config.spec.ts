@@ -31,6 +31,18 @@ describe('vector-search settings', () => {
     assert.deepEqual([config.embeddings?.concurrency, config.embeddings?.timeoutMs, config.embeddings?.queryTimeoutMs], [4, 30_000, 5_000]);
   });
 
+  it('keeps vectors in Qdrant when QDRANT_URL is set, else in Postgres unless VECTOR_STORE says otherwise', () => {
+    assert.deepEqual(loadConfig({}).vectorStore, { kind: 'postgres' });
+    assert.deepEqual(loadConfig({ QDRANT_URL: 'http://qdrant:6333', QDRANT_API_KEY: 'k' }).vectorStore, {
+      kind: 'qdrant',
+      url: 'http://qdrant:6333',
+      apiKey: 'k',
+      timeoutMs: 10_000,
+    });
+    assert.equal(loadConfig({ QDRANT_URL: 'http://qdrant:6333', VECTOR_STORE: 'postgres' }).vectorStore.kind, 'postgres');
+    assert.equal(loadConfig({ VECTOR_STORE: 'local' }).vectorStore.kind, 'local');
+  });
+
   it('names what is missing or wrong', () => {
     const problems = (environment: NodeJS.ProcessEnv) => {
       try {
@@ -49,5 +61,8 @@ describe('vector-search settings', () => {
       /EMBEDDINGS_DIMENSIONS is required with EMBEDDINGS_URL/,
     );
     assert.match(problems({ EMBEDDINGS_URL: 'ftp://e', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '8' }), /EMBEDDINGS_URL/);
+    assert.match(problems({ VECTOR_STORE: 'qdrant' }), /QDRANT_URL is required with VECTOR_STORE=qdrant/);
+    assert.match(problems({ QDRANT_URL: 'qdrant:6333' }), /QDRANT_URL/);
+    assert.match(problems({ VECTOR_STORE: 'milvus' }), /VECTOR_STORE/);
   });
 });

@@ -19,7 +19,10 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
   VECTORS_CHECKOUTS_DIR: z.string().min(1).optional(),
   VECTORS_PARSE_THREADS: env.int(1, 64).optional(),
   VECTORS_FILE_TIMEOUT_MS: env.int(10, 600_000).default(2_000),
-  VECTOR_STORE: z.enum(['local', 'postgres']).default('postgres'),
+  VECTOR_STORE: z.enum(['local', 'postgres', 'qdrant']).optional(),
+  QDRANT_URL: env.url(['http', 'https']).optional(),
+  QDRANT_API_KEY: z.string().min(1).optional(),
+  QDRANT_TIMEOUT_MS: env.int(100, 600_000).default(10_000),
   VECTORS_INDEX_DIR: z.string().min(1).optional(),
   EMBEDDINGS_URL: env.url(['http', 'https']).optional(),
   EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
@@ -44,7 +47,7 @@ export interface VectorSearchConfig extends CommonSettings, IndexerSettings {
   /** Its own persistent clones of the remote repositories it indexes. */
   checkoutsDir: string;
   parseThreads: number | undefined;
-  /** Where new collections keep their search indexes: in this process, saved as files (HNSW and BM25 postings; one writer), or Postgres (pgvector, else exact scans; ts_rank). */
+  /** Where new collections keep their search indexes: in this process, saved as files (HNSW and BM25 postings; one writer), Postgres (pgvector, else exact scans; ts_rank), or Qdrant (dense + sparse vectors). */
   vectorStore: VectorStorePreference;
   /** Per-file chunking budget; past it a file is cut by lines instead. */
   fileTimeoutMs: number;
@@ -75,15 +78,22 @@ export function loadConfig(environment: NodeJS.ProcessEnv): VectorSearchConfig {
         "is required with EMBEDDINGS_URL: the model's vector size (e.g. 1536 for text-embedding-3-small, 768 for nomic-embed-text)",
     });
   }
+  // Qdrant when its URL is given, else Postgres (embedded mode asks for `local`).
+  const store = e.VECTOR_STORE ?? (e.QDRANT_URL ? 'qdrant' : 'postgres');
+  if (store === 'qdrant' && e.QDRANT_URL === undefined) {
+    throw new ConfigError({ QDRANT_URL: 'is required with VECTOR_STORE=qdrant (e.g. http://qdrant:6333)' });
+  }
   return {
     ...indexingServiceSettings(e, environment),
     allowGlobalScope: e.ALLOW_GLOBAL_SCOPE,
     checkoutsDir: resolve(e.VECTORS_CHECKOUTS_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'vector-checkouts')),
     parseThreads: e.VECTORS_PARSE_THREADS,
     vectorStore:
-      e.VECTOR_STORE === 'local'
+      store === 'local'
         ? { kind: 'local', dir: resolve(e.VECTORS_INDEX_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'vector-index')) }
-        : { kind: 'postgres' },
+        : store === 'qdrant'
+          ? { kind: 'qdrant', url: e.QDRANT_URL!, apiKey: e.QDRANT_API_KEY, timeoutMs: e.QDRANT_TIMEOUT_MS }
+          : { kind: 'postgres' },
     fileTimeoutMs: e.VECTORS_FILE_TIMEOUT_MS,
     hashingDimension: e.EMBEDDINGS_DIMENSIONS ?? 256,
     embeddings:

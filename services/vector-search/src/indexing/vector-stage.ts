@@ -69,7 +69,7 @@ export class VectorStage implements IndexingStage<StageBatch> {
       });
     });
     await this.deps.store.replace(
-      batch.repository.id,
+      batch.repository,
       commit,
       [...rows].map(([path, chunks]) => ({ path, chunks })),
       deleted,

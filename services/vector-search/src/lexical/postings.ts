@@ -95,6 +95,15 @@ export interface WeightedTerm {
   idf: number;
 }
 
+/**
+ * BM25's term weight without the idf: `tf` saturated, normalized by the
+ * chunk's length against the average (the value a sparse vector holds for
+ * a term, when the store applies the idf).
+ */
+export function saturated(tf: number, length: number, average: number): number {
+  return ((K1 + 1) * tf) / (tf + K1 * (1 - B + (B * length) / average));
+}
+
 /** BM25's inverse document frequency of a term held by `df` of `n` chunks. */
 export function idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pathTokens } from '../lexical/tokenizer.js';
 import type { Hit } from '../store/chunk-store.js';
-import { fuse, spreadAcrossFiles, withoutOverlaps } from './fusion.js';
+import { fuse, reciprocalRank, RRF_K, rrfScore, spreadAcrossFiles, withoutOverlaps } from './fusion.js';
 
 const hit = (path: string, startLine = 1, endLine = 10, symbol: string | null = null): Hit => ({
   repositoryId: 'r',
@@ -43,8 +43,27 @@ describe('fusion', () => {
     const order = (weights: number[]) => fuse([[a], [b]], new Set(), pathTokens, weights).map((r) => r.path);
     assert.deepEqual(order([1, 0.5]), ['a.ts', 'b.ts']);
     assert.deepEqual(order([0.5, 1]), ['b.ts', 'a.ts']);
-    // First in both lists, no signals: the lists' weights out of the best possible (weights plus both signals, 0.75).
-    assert.ok(Math.abs(fuse([[a], [a]], new Set(), pathTokens, [1, 0.5])[0]!.score - 1.5 / 2.25) < 1e-9);
+    // First in both lists, no signals: both first ranks out of the best possible (both first ranks plus both signals, 0.75 of a weight-1 first rank).
+    const both = rrfScore(0, 1) + rrfScore(0, 0.5);
+    assert.ok(Math.abs(fuse([[a], [a]], new Set(), pathTokens, [1, 0.5])[0]!.score - both / (both + 0.75 * rrfScore(0, 1))) < 1e-9);
+  });
+
+  it("scores a rank by its list's weight over RRF_K plus the rank", () => {
+    assert.equal(rrfScore(0, 1), 1 / (RRF_K + 1));
+    assert.equal(rrfScore(4, 0.5), 0.5 / (RRF_K + 5));
+    const [a, b, c] = [hit('a.ts'), hit('b.ts'), hit('c.ts')];
+    const fused = reciprocalRank(
+      [
+        [a, b],
+        [c, a],
+      ],
+      [1, 0.5],
+    );
+    assert.deepEqual(
+      fused.map((h) => h.path),
+      ['a.ts', 'b.ts', 'c.ts'],
+    );
+    assert.ok(Math.abs(fused[0]!.score - (rrfScore(0, 1) + rrfScore(1, 0.5))) < 1e-12);
   });
 
   it('lifts a chunk whose symbol the query names, or whose path holds its words', () => {

@@ -1,6 +1,11 @@
 import type { Hit } from '../store/chunk-store.js';
 
-/** Reciprocal-rank fusion's constant: a hit at rank r of a list adds 1 / (RRF_K + r). */
+/**
+ * Reciprocal-rank fusion's constant: the hit at 0-based position p of a list
+ * of weight w adds w / (RRF_K + p + 1). (Qdrant's weighted rrf stretches the
+ * ranks instead, 1 / ((p + 1) / w + k - 1): with the built-in embedder's
+ * weight that measured worse here, bench/search-quality; ADR 0023.)
+ */
 export const RRF_K = 60;
 /** What an exact match of the query with a chunk's symbol name adds, as a share of a first rank in one list. */
 const SYMBOL_BONUS = 0.5;
@@ -14,12 +19,28 @@ export interface Ranked extends Hit {
 
 const key = (h: Hit) => `${h.repositoryId}\0${h.path}\0${h.ordinal}`;
 
+/** What position `p` (0-based) of a list of weight `w` adds. */
+export function rrfScore(p: number, w: number): number {
+  return w / (RRF_K + p + 1);
+}
+
+/** Hits of every list by their fused reciprocal-rank score, best first. */
+export function reciprocalRank(lists: ReadonlyArray<readonly Hit[]>, weights: readonly number[] = lists.map(() => 1)): Hit[] {
+  const fused = new Map<string, Hit>();
+  lists.forEach((list, i) => {
+    list.forEach((hit, p) => {
+      const k = key(hit);
+      const entry = fused.get(k);
+      if (entry) entry.score += rrfScore(p, weights[i]!);
+      else fused.set(k, { ...hit, score: rrfScore(p, weights[i]!) });
+    });
+  });
+  return [...fused.values()].sort((a, b) => b.score - a.score);
+}
+
 /**
  * Fuses ranked lists by reciprocal rank (list i's ranks count `weights[i]`,
- * 1 by default), then adds the cheap signals that help on code: the query
- * names the chunk's symbol, the query's words are in its path. Scores are
- * scaled to 0–1 by the best a chunk could get (first in every list, both
- * signals).
+ * 1 by default), then adds the cheap signals that help on code (`withSignals`).
  */
 export function fuse(
   lists: ReadonlyArray<readonly Hit[]>,
@@ -27,27 +48,35 @@ export function fuse(
   pathWords: (path: string) => string[],
   weights: readonly number[] = lists.map(() => 1),
 ): Ranked[] {
-  const fused = new Map<string, { hit: Hit; score: number }>();
-  lists.forEach((list, i) => {
-    list.forEach((hit, rank) => {
-      const entry = fused.get(key(hit)) ?? { hit, score: 0 };
-      entry.score += weights[i]! / (RRF_K + rank + 1);
-      fused.set(key(hit), entry);
-    });
-  });
-  const first = 1 / (RRF_K + 1);
-  const best = weights.reduce((a, b) => a + b, 0) * first + (SYMBOL_BONUS + PATH_BONUS) * first;
-  for (const entry of fused.values()) {
-    const symbol = entry.hit.symbol?.split('.').at(-1)?.toLowerCase();
-    if (symbol && queryTokens.has(symbol)) entry.score += SYMBOL_BONUS * first;
-    const words = pathWords(entry.hit.path);
-    if (queryTokens.size > 0 && words.length > 0) {
-      const shared = [...queryTokens].filter((t) => words.includes(t)).length;
-      entry.score += PATH_BONUS * first * (shared / queryTokens.size);
-    }
-  }
-  return [...fused.values()]
-    .map(({ hit, score }) => ({ ...hit, score: Math.min(1, score / best) }))
+  return withSignals(reciprocalRank(lists, weights), queryTokens, pathWords, weights);
+}
+
+/**
+ * Adds to reciprocal-rank scores (fused from lists of these `weights`) the
+ * signals that help on code: the query names the chunk's symbol, the
+ * query's words are in its path. Scores are scaled to 0–1 by the best a
+ * chunk could get (first in every list, both signals).
+ */
+export function withSignals(
+  fused: readonly Hit[],
+  queryTokens: ReadonlySet<string>,
+  pathWords: (path: string) => string[],
+  weights: readonly number[],
+): Ranked[] {
+  const first = rrfScore(0, 1);
+  const best = weights.reduce((sum, w) => sum + rrfScore(0, w), 0) + (SYMBOL_BONUS + PATH_BONUS) * first;
+  return fused
+    .map((hit) => {
+      let score = hit.score;
+      const symbol = hit.symbol?.split('.').at(-1)?.toLowerCase();
+      if (symbol && queryTokens.has(symbol)) score += SYMBOL_BONUS * first;
+      const words = pathWords(hit.path);
+      if (queryTokens.size > 0 && words.length > 0) {
+        const shared = [...queryTokens].filter((t) => words.includes(t)).length;
+        score += PATH_BONUS * first * (shared / queryTokens.size);
+      }
+      return { ...hit, score: Math.min(1, score / best) };
+    })
     .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
 }
 

@@ -3,8 +3,8 @@ import { BusRequestError, ServiceError, type Scope, type Scopes } from '@sextant
 import type { Database } from '@sextant/persistence';
 import type { EmbedOptions, Embedder } from '../embedding/embedder.js';
 import { pathTokens, tokenize } from '../lexical/tokenizer.js';
-import { indexedCollections, type ChunkStore, type Hit } from '../store/chunk-store.js';
-import { fuse, spreadAcrossFiles, withoutOverlaps, type Ranked } from './fusion.js';
+import { indexedCollections, UNKNOWN_REPOSITORY, type ChunkStore } from '../store/chunk-store.js';
+import { spreadAcrossFiles, withoutOverlaps, withSignals, type Ranked } from './fusion.js';
 
 export type SearchMode = 'hybrid' | 'semantic' | 'lexical';
 
@@ -92,26 +92,26 @@ export class SearchService {
     const depth = Math.min(200, Math.max(MIN_DEPTH, input.topK * 4));
     const filter = { repositoryIds: ids, pathPrefix: input.pathPrefix ?? null, limit: depth };
     const words = [...new Set(tokenize(input.query))];
-    const lists: Hit[][] = [];
-    if (input.mode !== 'semantic') lists.push(await this.deps.store.lexical(words, filter));
-    let mode = input.mode;
-    if (mode !== 'lexical') {
-      const vector = input.vector ? Float32Array.from(input.vector) : await this.queryVector(input.query, warnings);
-      if (vector) lists.push(await this.deps.store.dense(vector, filter));
-      else if (mode === 'semantic') {
-        mode = 'lexical';
-        lists.push(await this.deps.store.lexical(words, filter));
-      } else mode = 'lexical';
-    }
+    const vector =
+      input.mode === 'lexical' ? undefined : input.vector ? Float32Array.from(input.vector) : await this.queryVector(input.query, warnings);
+    // Without the query's vector, hybrid and semantic searches answer lexically (the warning says why).
+    const mode = vector ? input.mode : 'lexical';
     let ranked: Ranked[];
     if (mode === 'hybrid') {
-      const dense = this.deps.embedder.kind === 'lexical' ? HASHED_DENSE_WEIGHT : 1;
-      ranked = fuse(lists, new Set(words), pathTokens, [1, dense]);
-    } else if (mode === 'semantic') ranked = lists[0]!.map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
-    else ranked = lists[0]!.map((h) => ({ ...h, score: h.score / (h.score + 1) }));
+      const weights = [1, this.deps.embedder.kind === 'lexical' ? HASHED_DENSE_WEIGHT : 1] as const;
+      ranked = withSignals(await this.deps.store.hybrid(words, vector!, filter, weights), new Set(words), pathTokens, weights);
+    } else if (mode === 'semantic') {
+      ranked = (await this.deps.store.dense(vector!, filter)).map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
+    } else ranked = (await this.deps.store.lexical(words, filter)).map((h) => ({ ...h, score: h.score / (h.score + 1) }));
     ranked = spreadAcrossFiles(withoutOverlaps(ranked), CHUNKS_PER_FILE);
-    const repositories = await this.deps.scopes.repositoriesOf(scope, ranked);
-    const known = ranked.filter((h) => repositories.has(h.repositoryId));
+    const ours = ranked.filter((h) => h.repositoryId !== UNKNOWN_REPOSITORY);
+    const repositories = await this.deps.scopes.repositoriesOf(scope, ours);
+    const known = ranked.filter((h) => repositories.has(h.repositoryId) || h.repositoryId === UNKNOWN_REPOSITORY);
+    if (known.length > ours.length) {
+      warnings.push(
+        `Some results come from points without a "repo" payload (written by an older indexer that stored only repo_root): they show repo "${UNKNOWN_REPOSITORY}", and the scope's repository filter is best effort for them. Re-index to filter precisely.`,
+      );
+    }
     const answer = await this.deps.scopes.answer(scope, repositories);
     for (const f of answer.freshness) {
       if (f.behind_head)
@@ -122,7 +122,7 @@ export class SearchService {
     return {
       results: known.slice(0, input.topK).map((h) => ({
         ...h,
-        repo: repositories.get(h.repositoryId)!.name,
+        repo: repositories.get(h.repositoryId)?.name ?? UNKNOWN_REPOSITORY,
         content: h.content.length > SNIPPET_MAX ? `${h.content.slice(0, SNIPPET_MAX)}…` : h.content,
       })),
       total: known.length,

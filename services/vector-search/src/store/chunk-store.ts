@@ -4,7 +4,9 @@ import { Database, sql, type Statement } from '@sextant/persistence';
 import type { Embedder } from '../embedding/embedder.js';
 import { quote } from '../lexical/lexemes.js';
 import { idf, termCounts } from '../lexical/postings.js';
+import { reciprocalRank, RRF_K } from '../search/fusion.js';
 import { LocalIndex } from './local-index.js';
+import { QdrantIndex, type QdrantHit } from './qdrant-index.js';
 
 /** A chunk as the vectors stage writes it. */
 export interface ChunkRow {
@@ -41,17 +43,29 @@ export interface SearchFilter {
   limit: number;
 }
 
+/** The repository of a point an older indexer wrote without a `repo` payload (Qdrant): shown as `(unknown)`. */
+export const UNKNOWN_REPOSITORY = '(unknown)';
+
 /**
  * How dense vectors are kept: pgvector (HNSW, cosine) in the table; `real[]`
- * scored by an exact scan where the server has no pgvector; or `local`: in
- * this process's indexes (`LocalIndex`: HNSW for vectors, postings for BM25),
- * with each vector and its lexemes also kept in the table (`bytea`,
- * `tsvector`) as the record they are rebuilt from.
+ * scored by an exact scan where the server has no pgvector; `local`: in
+ * this process's indexes (`LocalIndex`: HNSW for vectors, postings for BM25);
+ * or `qdrant`: in a Qdrant collection (dense and sparse vectors). With
+ * `local` and `qdrant` each vector and its lexemes are also kept in the
+ * table (`bytea`, `tsvector`), and a row's `key` names it in the index: the
+ * table says which chunks are live.
  */
-export type VectorColumn = 'pgvector' | 'array' | 'local';
+export type VectorColumn = 'pgvector' | 'array' | 'local' | 'qdrant';
 
-/** Where a new collection keeps its vectors (VECTOR_STORE): `local` files under `dir`, or `postgres` (pgvector, else exact scans). */
-export type VectorStorePreference = { kind: 'local'; dir: string } | { kind: 'postgres' };
+/** Where a new collection keeps its vectors (VECTOR_STORE): `local` files under `dir`, `postgres` (pgvector, else exact scans), or Qdrant. */
+export type VectorStorePreference =
+  { kind: 'local'; dir: string } | { kind: 'postgres' } | { kind: 'qdrant'; url: string; apiKey: string | undefined; timeoutMs: number };
+
+/** A repository as the store is told of it: its id, and its name (Qdrant's `repo` payload). */
+export interface RepositoryRef {
+  id: string;
+  name: string;
+}
 
 /** Documents per collection counted at most this often (BM25's N). */
 const COUNT_TTL_MS = 30_000;
@@ -87,6 +101,7 @@ export class ChunkStore {
   private counted: { n: number; at: number } | undefined;
   private column: VectorColumn | undefined;
   private local: LocalIndex | undefined;
+  private qdrant: QdrantIndex | undefined;
 
   /** The collection of the embedder's vectors: `<model>_<dimension>`, so two models never share one. */
   readonly collection: string;
@@ -134,9 +149,9 @@ export class ChunkStore {
       }>;
       let column = known[0]?.vectors;
       if (!column) {
-        if (this.store.kind === 'local') column = 'local';
+        if (this.store.kind !== 'postgres') column = this.store.kind;
         else column = (await this.pgvector(runner.query.bind(runner))) ? 'pgvector' : 'array';
-        const type = column === 'pgvector' ? `vector(${this.dimension})` : column === 'local' ? 'bytea' : 'real[]';
+        const type = column === 'pgvector' ? `vector(${this.dimension})` : keyed(column) ? 'bytea' : 'real[]';
         await runner.query(`
           CREATE TABLE IF NOT EXISTS ${this.table} (
             repository_id text NOT NULL,
@@ -150,7 +165,7 @@ export class ChunkStore {
             content text NOT NULL,
             lexemes tsvector NOT NULL,
             embedding ${type} NOT NULL,
-            ${column === 'local' ? 'key bigint GENERATED ALWAYS AS IDENTITY UNIQUE,' : ''}
+            ${keyed(column) ? 'key bigint GENERATED ALWAYS AS IDENTITY UNIQUE,' : ''}
             PRIMARY KEY (repository_id, path, ordinal)
           )`);
         await runner.query(`CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_lexemes" ON ${this.table} USING gin (lexemes)`);
@@ -164,14 +179,14 @@ export class ChunkStore {
           [this.collection, this.model, this.dimension, column],
         );
       }
-      if (column !== 'local' && this.store.kind === 'local') {
-        this.log.warn(
-          `collection ${this.collection} keeps its vectors in Postgres (${column}), as when it was made; VECTOR_STORE=local applies to new collections`,
+      if (keyed(column) && this.store.kind !== column) {
+        throw new Error(
+          `collection ${this.collection} keeps its vectors in ${column === 'local' ? 'local index files' : 'Qdrant'}, which this server does not use (VECTOR_STORE=${this.store.kind}): set VECTOR_STORE=${column}${column === 'local' ? ' with the same data directory' : ' and QDRANT_URL'}, or drop the collection and re-index`,
         );
       }
-      if (column === 'local' && this.store.kind !== 'local') {
-        throw new Error(
-          `collection ${this.collection} keeps its vectors in local index files, which this server does not have (VECTOR_STORE=postgres): set VECTOR_STORE=local with the same data directory, or drop the collection and re-index`,
+      if (!keyed(column) && this.store.kind !== 'postgres') {
+        this.log.warn(
+          `collection ${this.collection} keeps its vectors in Postgres (${column}), as when it was made; VECTOR_STORE=${this.store.kind} applies to new collections`,
         );
       }
       if (column === 'array') {
@@ -182,6 +197,7 @@ export class ChunkStore {
       this.column = column;
       this.sql = this.statements(column);
       if (column === 'local') this.local = this.localIndex((this.store as { dir: string }).dir);
+      if (column === 'qdrant') this.qdrant = await this.qdrantIndex(this.store as Extract<VectorStorePreference, { kind: 'qdrant' }>);
     } finally {
       await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`sextant:collection:${this.collection}`]).catch(() => undefined);
       await runner.release();
@@ -208,17 +224,17 @@ export class ChunkStore {
     const c = this.collection;
     const filter = `($2::text[] IS NULL OR repository_id = ANY($2::text[])) AND ($3::text IS NULL OR starts_with(path, $3))`;
     const similarity = column === 'pgvector' ? `1 - (embedding <=> $1::vector)` : `"vector_search"."dot"(embedding, $1::real[])`;
-    const returning = column === 'local' ? 'RETURNING key::text AS key, path, ordinal' : '';
+    const returning = keyed(column) ? 'RETURNING key::text AS key, path, ordinal' : '';
     const order = column === 'pgvector' ? `embedding <=> $1::vector` : `score DESC`;
     return {
       delete: sql(
         `chunks.${c}.delete`,
-        `DELETE FROM ${t} WHERE repository_id = $1 AND path = ANY($2::text[]) ${column === 'local' ? 'RETURNING key::text AS key' : ''}`,
+        `DELETE FROM ${t} WHERE repository_id = $1 AND path = ANY($2::text[]) ${keyed(column) ? 'RETURNING key::text AS key' : ''}`,
       ),
       insert: sql(
         `chunks.${c}.insert`,
         `INSERT INTO ${t} (repository_id, commit, path, ordinal, start_line, end_line, language, symbol, content, lexemes, embedding)
-         SELECT $1, $2, p, o, s, e, l, sy, ct, lx::tsvector, em::${column === 'pgvector' ? 'vector' : column === 'local' ? 'bytea' : 'real[]'}
+         SELECT $1, $2, p, o, s, e, l, sy, ct, lx::tsvector, em::${column === 'pgvector' ? 'vector' : keyed(column) ? 'bytea' : 'real[]'}
          FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
            AS u(p, o, s, e, l, sy, ct, lx, em) ${returning}`,
       ),
@@ -254,6 +270,7 @@ export class ChunkStore {
         `SELECT key::text AS key, embedding, path, lexemes::text AS lexemes FROM ${t} WHERE repository_id = $1 AND key > $2::bigint ORDER BY key LIMIT $3`,
       ),
       repositories: sql(`chunks.${c}.repositories`, `SELECT repository_id AS id FROM "vector_search"."indexed" WHERE collection = $1`),
+      any: sql(`chunks.${c}.any`, `SELECT EXISTS (SELECT 1 FROM ${t}) AS any`),
     };
   }
 
@@ -265,7 +282,7 @@ export class ChunkStore {
    * commit this collection reflects.
    */
   async replace(
-    repositoryId: string,
+    repository: RepositoryRef,
     commit: string | null,
     files: ReadonlyArray<{ path: string; chunks: readonly ChunkRow[] }>,
     deleted: readonly string[],
@@ -276,19 +293,23 @@ export class ChunkStore {
     let gone = deleted;
     for (const file of files) {
       if (group.length > 0 && rows + file.chunks.length > WRITE_ROWS) {
-        await this.write(repositoryId, commit, group, gone);
+        await this.write(repository, commit, group, gone);
         [group, rows, gone] = [[], 0, []];
       }
       group.push(file);
       rows += file.chunks.length;
     }
-    if (group.length > 0 || gone.length > 0) await this.write(repositoryId, commit, group, gone);
+    if (group.length > 0 || gone.length > 0) await this.write(repository, commit, group, gone);
     this.counted = undefined;
   }
 
-  /** One transaction of `replace`, then the local index. */
+  /**
+   * One transaction of `replace`, with the local index or Qdrant. Qdrant gets
+   * the new points inside the transaction, before the rows that make them
+   * live commit, and loses the old ones after: a search sees whole files.
+   */
   private async write(
-    repositoryId: string,
+    { id: repositoryId, name }: RepositoryRef,
     commit: string | null,
     files: ReadonlyArray<{ path: string; chunks: readonly ChunkRow[] }>,
     deleted: readonly string[],
@@ -321,6 +342,23 @@ export class ChunkStore {
           ).rows;
         }
         await this.db.run(this.sql.indexed!, [repositoryId, this.collection, commit], m);
+        if (this.qdrant) {
+          const written = new Map(rows.map((r) => [`${r.path}\0${r.ordinal}`, r]));
+          await this.qdrant.upsert(
+            added.map((a) => {
+              const row = written.get(`${a.path}\0${a.ordinal}`)!;
+              return {
+                ...row,
+                key: BigInt(a.key),
+                vector: row.embedding,
+                terms: termCounts(row.lexemes),
+                repositoryId,
+                repo: name,
+                commit,
+              };
+            }),
+          );
+        }
         return { removed, added };
       });
     if (this.local) {
@@ -335,6 +373,10 @@ export class ChunkStore {
           }),
         };
       });
+    } else if (this.qdrant) {
+      const { removed } = await change();
+      // Points of rows gone are dead already (a search keeps only live rows); failing to delete them leaves garbage, not errors.
+      await this.qdrant.delete(removed.map((r) => BigInt(r.key))).catch((error: Error) => this.log.warn(error.message));
     } else await change();
   }
 
@@ -357,6 +399,7 @@ export class ChunkStore {
   async lexical(words: readonly string[], filter: SearchFilter): Promise<Hit[]> {
     await this.open();
     if (words.length === 0) return [];
+    if (this.qdrant) return this.fromQdrant(await this.qdrant.lexical(words.slice(0, MAX_TERMS), filter, this.depth(filter)), filter);
     if (this.local) {
       const found = await this.local.lexical(await this.repositoriesOf(filter), words, filter.limit, filter.pathPrefix, MAX_TERMS);
       return this.hydrate(found, filter);
@@ -391,6 +434,44 @@ export class ChunkStore {
     return rows.map(numeric);
   }
 
+  /**
+   * Both sides fused by reciprocal rank (`weights`: lexical, dense), best
+   * first, each hit's score its fused one: one Query API call in Qdrant
+   * (prefetch + rrf), else both lists here.
+   */
+  async hybrid(words: readonly string[], vector: Float32Array, filter: SearchFilter, weights: readonly [number, number]): Promise<Hit[]> {
+    await this.open();
+    if (this.qdrant && words.length > 0) {
+      // Qdrant's rrf: 1 / ((p + 1) / w + k - 1), so k = RRF_K + 1 scores a weight-1 list as `reciprocalRank` does.
+      const rrf = { k: RRF_K + 1, weights };
+      const found = await this.qdrant.hybrid(words.slice(0, MAX_TERMS), vector, filter, this.depth(filter), rrf);
+      return this.fromQdrant(found, filter);
+    }
+    const lexical = await this.lexical(words, filter);
+    return reciprocalRank([lexical, await this.dense(vector, filter)], weights);
+  }
+
+  /** How many points Qdrant is asked for: more when the path prefix is not a folder (its folder is filtered there, the rest here). */
+  private depth(filter: SearchFilter): number {
+    return filter.pathPrefix === null || filter.pathPrefix.endsWith('/')
+      ? filter.limit
+      : Math.min(PREFIX_MAX, Math.max(PREFIX_MIN, filter.limit * PREFIX_FACTOR));
+  }
+
+  /**
+   * Qdrant's points as hits, in its order: ours are the live rows of their
+   * keys (points of rows replaced since are dropped); points an older indexer
+   * wrote without `repo` come from their payload, as UNKNOWN_REPOSITORY.
+   */
+  private async fromQdrant(points: readonly QdrantHit[], filter: SearchFilter): Promise<Hit[]> {
+    const ours = points.filter((p): p is QdrantHit & { key: bigint } => p.key !== null);
+    const rows = await this.hydrate(ours, filter);
+    const legacy = points.filter((p) => p.key === null).map((p) => legacyHit(p));
+    return [...rows, ...legacy.filter((h) => filter.pathPrefix === null || h.path.startsWith(filter.pathPrefix))]
+      .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.ordinal - b.ordinal)
+      .slice(0, filter.limit);
+  }
+
   /** The filter's repositories, or every repository indexed into this collection. */
   private async repositoriesOf(filter: SearchFilter): Promise<readonly string[]> {
     return filter.repositoryIds ?? (await this.db.run<{ id: string }>(this.sql.repositories!, [this.collection])).rows.map((r) => r.id);
@@ -399,6 +480,7 @@ export class ChunkStore {
   /** The nearest chunks by cosine similarity: approximate (HNSW, pgvector's or local), or exact over `real[]`. */
   async dense(vector: Float32Array, filter: SearchFilter): Promise<Hit[]> {
     await this.open();
+    if (this.qdrant) return this.fromQdrant(await this.qdrant.dense(vector, filter, this.depth(filter)), filter);
     if (this.local) return this.localDense(this.local, vector, filter);
     const values = [vectorLiteral(vector, this.column!), filter.repositoryIds, filter.pathPrefix, filter.limit];
     if (this.column !== 'pgvector') return (await this.db.run<Hit>(this.sql.dense!, values)).rows.map(numeric);
@@ -480,6 +562,17 @@ export class ChunkStore {
     return local;
   }
 
+  /** The Qdrant collection, made if missing; a new one while the table holds chunks means Qdrant lost them. */
+  private async qdrantIndex(store: Extract<VectorStorePreference, { kind: 'qdrant' }>): Promise<QdrantIndex> {
+    const qdrant = new QdrantIndex({ ...store, collection: this.collection, dimension: this.dimension });
+    if ((await qdrant.open()) && (await this.db.run<{ any: boolean }>(this.sql.any!, [])).rows[0]!.any) {
+      this.log.error(
+        `Qdrant had no collection ${this.collection} though Postgres holds its chunks (a new or wiped Qdrant): re-index every repository (index_repo {force: true}) to fill it`,
+      );
+    }
+    return qdrant;
+  }
+
   /** Saves the local indexes (at shutdown). */
   async close(): Promise<void> {
     await this.local?.close();
@@ -494,6 +587,7 @@ export class ChunkStore {
       await this.db.run(this.sql.purgeIndexed!, [repositoryIds], m);
     });
     await this.local?.drop(repositoryIds);
+    await this.qdrant?.deleteRepositories(repositoryIds);
     this.counted = undefined;
   }
 }
@@ -536,4 +630,28 @@ function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
   return sum;
+}
+
+/** Whether a collection's vectors live in an index outside the table, a row's `key` naming its entry there. */
+function keyed(column: VectorColumn): column is 'local' | 'qdrant' {
+  return column === 'local' || column === 'qdrant';
+}
+
+/** A point an older indexer wrote (payload `repo_root`, no `repo`), as a hit from its payload. */
+function legacyHit({ score, payload }: QdrantHit): Hit {
+  const text = (...names: string[]) => names.map((n) => payload[n]).find((v): v is string => typeof v === 'string') ?? null;
+  const line = (...names: string[]) => names.map((n) => payload[n]).find((v): v is number => typeof v === 'number');
+  const startLine = line('startLine', 'start_line') ?? 1;
+  return {
+    repositoryId: UNKNOWN_REPOSITORY,
+    path: text('path', 'relativePath', 'file_path') ?? '',
+    ordinal: startLine,
+    startLine,
+    endLine: line('endLine', 'end_line') ?? startLine,
+    language: text('language'),
+    symbol: text('symbol'),
+    commit: null,
+    content: text('content', 'text', 'code', 'snippet') ?? '',
+    score,
+  };
 }
