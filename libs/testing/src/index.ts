@@ -22,3 +22,4 @@ export { startFakeEmbeddings, type EmbeddingsFault, type FakeEmbeddings, type Fa
 export { NatsServer } from './nats-server.js';
 export { startFakeQdrant, type FakeQdrant, type FakeQdrantOptions, type QdrantExchange } from './fake-qdrant.js';
 export { checkQdrantExchanges } from './qdrant-schema.js';
+export { writeTinyEmbeddingModel, type TinyModel } from './tiny-onnx-model.js';

@@ -61,6 +61,10 @@ describe('vector-search settings', () => {
       /EMBEDDINGS_DIMENSIONS is required with EMBEDDINGS_URL/,
     );
     assert.match(problems({ EMBEDDINGS_URL: 'ftp://e', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '8' }), /EMBEDDINGS_URL/);
+    assert.match(
+      problems({ EMBEDDINGS_MODEL_DIR: '/m', EMBEDDINGS_URL: 'http://e/v1', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_DIMENSIONS: '64' }),
+      /set one of the two/,
+    );
     assert.match(problems({ VECTOR_STORE: 'qdrant' }), /QDRANT_URL is required with VECTOR_STORE=qdrant/);
     assert.match(problems({ QDRANT_URL: 'qdrant:6333' }), /QDRANT_URL/);
     assert.match(problems({ VECTOR_STORE: 'milvus' }), /VECTOR_STORE/);

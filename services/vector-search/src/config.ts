@@ -34,6 +34,8 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
   EMBEDDINGS_RETRIES: env.int(0, 20).default(5),
   EMBEDDINGS_QUERY_TIMEOUT_MS: env.int(100, 600_000).default(5_000),
   EMBEDDINGS_MAX_CHARS: env.int(100, 1_000_000).default(8_000),
+  EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
+  EMBEDDINGS_THREADS: env.int(1, 64).optional(),
   LLM_URL: env.url(['http', 'https']).optional(),
   LLM_MODEL: z.string().min(1).max(200).optional(),
   LLM_API_KEY: z.string().min(1).optional(),
@@ -55,6 +57,8 @@ export interface VectorSearchConfig extends CommonSettings, IndexerSettings {
   hashingDimension: number;
   /** An OpenAI-compatible embeddings endpoint; absent: the built-in embedder. */
   embeddings: (Omit<EndpointEmbedderOptions, 'dimension'> & { dimension: number; queryTimeoutMs: number }) | undefined;
+  /** A local ONNX model (transformers.js layout) run in this process; absent: the endpoint, else the built-in embedder. */
+  localModel: { dir: string; model: string | undefined; batchSize: number; maxChars: number; threads: number | undefined } | undefined;
   /** An OpenAI-compatible chat endpoint for ask_code; absent: extractive answers. */
   llm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
 }
@@ -66,11 +70,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv): VectorSearchConfig {
       [e.LLM_URL === undefined ? 'LLM_URL' : 'LLM_MODEL']: 'is required with the other (LLM_URL and LLM_MODEL go together)',
     });
   }
-  if ((e.EMBEDDINGS_URL === undefined) !== (e.EMBEDDINGS_MODEL === undefined)) {
+  if (e.EMBEDDINGS_MODEL_DIR === undefined && (e.EMBEDDINGS_URL === undefined) !== (e.EMBEDDINGS_MODEL === undefined)) {
     throw new ConfigError({
       [e.EMBEDDINGS_URL === undefined ? 'EMBEDDINGS_URL' : 'EMBEDDINGS_MODEL']:
         'is required with the other (EMBEDDINGS_URL and EMBEDDINGS_MODEL go together)',
     });
+  }
+  if (e.EMBEDDINGS_URL !== undefined && e.EMBEDDINGS_MODEL_DIR !== undefined) {
+    throw new ConfigError({ EMBEDDINGS_MODEL_DIR: 'is a local model; EMBEDDINGS_URL an endpoint: set one of the two' });
   }
   if (e.EMBEDDINGS_URL !== undefined && e.EMBEDDINGS_DIMENSIONS === undefined) {
     throw new ConfigError({
@@ -111,6 +118,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv): VectorSearchConfig {
             queryTimeoutMs: e.EMBEDDINGS_QUERY_TIMEOUT_MS,
           }
         : undefined,
+    localModel: e.EMBEDDINGS_MODEL_DIR
+      ? {
+          dir: resolve(e.EMBEDDINGS_MODEL_DIR),
+          model: e.EMBEDDINGS_MODEL,
+          batchSize: e.EMBEDDINGS_BATCH_SIZE,
+          maxChars: e.EMBEDDINGS_MAX_CHARS,
+          threads: e.EMBEDDINGS_THREADS,
+        }
+      : undefined,
     llm: e.LLM_URL && e.LLM_MODEL ? { url: e.LLM_URL, model: e.LLM_MODEL, apiKey: e.LLM_API_KEY, timeoutMs: e.LLM_TIMEOUT_MS } : undefined,
   };
 }

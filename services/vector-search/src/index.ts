@@ -6,3 +6,4 @@ export { HashingEmbedder } from './embedding/hashing-embedder.js';
 export { LocalIndex, type ChunkSource } from './store/local-index.js';
 export { termIndex } from './store/qdrant-index.js';
 export { tokenize } from './lexical/tokenizer.js';
+export { OnnxEmbedder, type OnnxEmbedderOptions } from './embedding/onnx-embedder.js';

@@ -11,6 +11,7 @@ import type { VectorSearchConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
 import { EndpointEmbedder } from './embedding/endpoint-embedder.js';
 import { HashingEmbedder } from './embedding/hashing-embedder.js';
+import { OnnxEmbedder } from './embedding/onnx-embedder.js';
 import type { ChunkHookOptions } from './indexing/chunk-hook.js';
 import { VectorStage } from './indexing/vector-stage.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
@@ -34,7 +35,8 @@ const EMBEDDER = Symbol('EMBEDDER');
 export class VectorSearchModule {
   static register(config: VectorSearchModuleOptions): DynamicModule {
     const { policy, spawner, clones } = persistentCheckouts({ root: config.checkoutsDir, git: config.git, childEnv: config.childEnv });
-    const hook: ChunkHookOptions = { hashingDimension: config.embeddings ? undefined : config.hashingDimension };
+    const builtIn = !config.embeddings && !config.localModel;
+    const hook: ChunkHookOptions = { hashingDimension: builtIn ? config.hashingDimension : undefined };
     const pool = new ParsePool({
       threads: config.parseThreads,
       timeoutMs: config.fileTimeoutMs,
@@ -50,7 +52,11 @@ export class VectorSearchModule {
         {
           provide: EMBEDDER,
           useFactory: (): Embedder =>
-            config.embeddings ? new EndpointEmbedder(config.embeddings) : new HashingEmbedder(config.hashingDimension),
+            config.embeddings
+              ? new EndpointEmbedder(config.embeddings)
+              : config.localModel
+                ? new OnnxEmbedder(config.localModel)
+                : new HashingEmbedder(config.hashingDimension),
         },
         {
           provide: ChunkStore,
