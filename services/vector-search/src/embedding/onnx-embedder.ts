@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { lazy } from '../lazy.js';
 import { normalize, type Embedder } from './embedder.js';
 
 export interface OnnxEmbedderOptions {
@@ -34,7 +35,6 @@ export class OnnxEmbedder implements Embedder {
   readonly kind = 'semantic';
   readonly model: string;
   readonly dimension: number;
-  private extractor: Promise<Extractor> | undefined;
 
   constructor(private readonly options: OnnxEmbedderOptions) {
     const dir = resolve(options.dir);
@@ -67,31 +67,25 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /** The pipeline, loaded once (first use): local files only, every core, every graph optimization. */
-  private load(): Promise<Extractor> {
-    this.extractor ??= (async () => {
-      let transformers: typeof import('@huggingface/transformers');
-      try {
-        transformers = await import('@huggingface/transformers');
-      } catch (error) {
-        throw new Error(
-          `EMBEDDINGS_MODEL_DIR needs the optional package @huggingface/transformers (npm install @huggingface/transformers): ${(error as Error).message}`,
-        );
-      }
-      const dir = resolve(this.options.dir);
-      transformers.env.allowRemoteModels = false;
-      transformers.env.allowLocalModels = true;
-      transformers.env.localModelPath = `${dirname(dir)}/`;
-      const extractor = await transformers.pipeline('feature-extraction', basename(dir), {
-        local_files_only: true,
-        dtype: 'fp32',
-        device: 'cpu',
-        session_options: { intraOpNumThreads: this.options.threads ?? availableParallelism(), graphOptimizationLevel: 'all' },
-      });
-      return extractor as unknown as Extractor;
-    })().catch((error) => {
-      this.extractor = undefined;
-      throw error;
+  private readonly load = lazy(async (): Promise<Extractor> => {
+    let transformers: typeof import('@huggingface/transformers');
+    try {
+      transformers = await import('@huggingface/transformers');
+    } catch (error) {
+      throw new Error(
+        `EMBEDDINGS_MODEL_DIR needs the optional package @huggingface/transformers (npm install @huggingface/transformers): ${(error as Error).message}`,
+      );
+    }
+    const dir = resolve(this.options.dir);
+    transformers.env.allowRemoteModels = false;
+    transformers.env.allowLocalModels = true;
+    transformers.env.localModelPath = `${dirname(dir)}/`;
+    const extractor = await transformers.pipeline('feature-extraction', basename(dir), {
+      local_files_only: true,
+      dtype: 'fp32',
+      device: 'cpu',
+      session_options: { intraOpNumThreads: this.options.threads ?? availableParallelism(), graphOptimizationLevel: 'all' },
     });
-    return this.extractor;
-  }
+    return extractor as unknown as Extractor;
+  });
 }

@@ -5,6 +5,7 @@ import type { Embedder } from '../embedding/embedder.js';
 import { quote } from '../lexical/lexemes.js';
 import { idf, termCounts } from '../lexical/postings.js';
 import { reciprocalRank, RRF_K } from '../search/fusion.js';
+import { lazy } from '../lazy.js';
 import { LocalIndex } from './local-index.js';
 import { QdrantIndex, type QdrantHit } from './qdrant-index.js';
 
@@ -97,7 +98,6 @@ export class ChunkStore {
   private readonly log = new Logger('ChunkStore');
   private readonly table: string;
   private sql!: Record<string, Statement>;
-  private ready: Promise<void> | undefined;
   private counted: { n: number; at: number } | undefined;
   private column: VectorColumn | undefined;
   private local: LocalIndex | undefined;
@@ -130,13 +130,7 @@ export class ChunkStore {
   }
 
   /** Makes the collection's table (once, under an advisory lock: replicas take turns) and prepares its statements. */
-  open(): Promise<void> {
-    this.ready ??= this.create().catch((error) => {
-      this.ready = undefined;
-      throw error;
-    });
-    return this.ready;
-  }
+  readonly open = lazy(() => this.create());
 
   private async create(): Promise<void> {
     const source = this.db.dataSource;
@@ -316,67 +310,62 @@ export class ChunkStore {
   ): Promise<void> {
     const paths = [...files.map((f) => f.path), ...deleted];
     const rows = files.flatMap((f) => f.chunks);
+    const written = new Map(rows.map((r) => [`${r.path}\0${r.ordinal}`, r]));
+    /** The transaction: the keys of the rows it removed, and each row it added with its new key. */
     const change = () =>
       this.db.transaction(async (m) => {
         const removed = paths.length > 0 ? (await this.db.run<{ key: string }>(this.sql.delete!, [repositoryId, paths], m)).rows : [];
-        let added: Array<{ key: string; path: string; ordinal: number }> = [];
-        if (rows.length > 0) {
-          added = (
-            await this.db.run<{ key: string; path: string; ordinal: number }>(
-              this.sql.insert!,
-              [
-                repositoryId,
-                commit,
-                rows.map((r) => r.path),
-                rows.map((r) => r.ordinal),
-                rows.map((r) => r.startLine),
-                rows.map((r) => r.endLine),
-                rows.map((r) => r.language),
-                rows.map((r) => r.symbol),
-                rows.map((r) => r.content),
-                rows.map((r) => r.lexemes),
-                rows.map((r) => vectorLiteral(r.embedding, this.column!)),
-              ],
-              m,
-            )
-          ).rows;
-        }
+        const inserted =
+          rows.length === 0
+            ? []
+            : (
+                await this.db.run<{ key: string; path: string; ordinal: number }>(
+                  this.sql.insert!,
+                  [
+                    repositoryId,
+                    commit,
+                    rows.map((r) => r.path),
+                    rows.map((r) => r.ordinal),
+                    rows.map((r) => r.startLine),
+                    rows.map((r) => r.endLine),
+                    rows.map((r) => r.language),
+                    rows.map((r) => r.symbol),
+                    rows.map((r) => r.content),
+                    rows.map((r) => r.lexemes),
+                    rows.map((r) => vectorLiteral(r.embedding, this.column!)),
+                  ],
+                  m,
+                )
+              ).rows;
+        const added = inserted.map((r) => ({ key: BigInt(r.key), row: written.get(`${r.path}\0${r.ordinal}`)! }));
         await this.db.run(this.sql.indexed!, [repositoryId, this.collection, commit], m);
         if (this.qdrant) {
-          const written = new Map(rows.map((r) => [`${r.path}\0${r.ordinal}`, r]));
           await this.qdrant.upsert(
-            added.map((a) => {
-              const row = written.get(`${a.path}\0${a.ordinal}`)!;
-              return {
-                ...row,
-                key: BigInt(a.key),
-                vector: row.embedding,
-                terms: termCounts(row.lexemes),
-                repositoryId,
-                repo: name,
-                commit,
-              };
-            }),
+            added.map(({ key, row }) => ({
+              ...row,
+              key,
+              vector: row.embedding,
+              terms: termCounts(row.lexemes),
+              repositoryId,
+              repo: name,
+              commit,
+            })),
           );
         }
-        return { removed, added };
+        return { removed: removed.map((r) => BigInt(r.key)), added };
       });
     if (this.local) {
-      const written = new Map(rows.map((r) => [`${r.path}\0${r.ordinal}`, r]));
       await this.local.write(repositoryId, async () => {
         const { removed, added } = await change();
         return {
-          removed: removed.map((r) => BigInt(r.key)),
-          added: added.map((r) => {
-            const row = written.get(`${r.path}\0${r.ordinal}`)!;
-            return { key: BigInt(r.key), vector: row.embedding, path: r.path, terms: termCounts(row.lexemes) };
-          }),
+          removed,
+          added: added.map(({ key, row }) => ({ key, vector: row.embedding, path: row.path, terms: termCounts(row.lexemes) })),
         };
       });
     } else if (this.qdrant) {
       const { removed } = await change();
       // Points of rows gone are dead already (a search keeps only live rows); failing to delete them leaves garbage, not errors.
-      await this.qdrant.delete(removed.map((r) => BigInt(r.key))).catch((error: Error) => this.log.warn(error.message));
+      await this.qdrant.delete(removed).catch((error: Error) => this.log.warn(error.message));
     } else await change();
   }
 

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
 import { ServiceError } from '@sextant/messaging';
+import { lazy } from '../lazy.js';
 import { saturated, type TermCounts } from '../lexical/postings.js';
 
 /** Qdrant's request shapes, as its client declares them (generated from Qdrant's OpenAPI schema). */
@@ -71,7 +72,6 @@ const HNSW_EF = 128;
 export class QdrantIndex {
   private readonly log = new Logger('QdrantIndex');
   private readonly client: QdrantClient;
-  private ready: Promise<boolean> | undefined;
 
   constructor(private readonly options: QdrantIndexOptions) {
     this.client = new QdrantClient({
@@ -83,13 +83,7 @@ export class QdrantIndex {
   }
 
   /** Makes the collection if Qdrant lacks it; true when it was made (empty). */
-  open(): Promise<boolean> {
-    this.ready ??= this.create().catch((error) => {
-      this.ready = undefined;
-      throw error;
-    });
-    return this.ready;
-  }
+  readonly open = lazy(() => this.create());
 
   private async create(): Promise<boolean> {
     const name = this.options.collection;
@@ -153,14 +147,17 @@ export class QdrantIndex {
   }
 
   dense(vector: Float32Array, filter: QdrantFilter, limit: number): Promise<QdrantHit[]> {
-    return this.query({ query: Array.from(vector), using: DENSE, params: { hnsw_ef: Math.max(HNSW_EF, limit) } }, filter, limit);
+    return this.query({ ...denseSide(vector, limit), filter: condition(filter) }, limit);
   }
 
   lexical(words: readonly string[], filter: QdrantFilter, limit: number): Promise<QdrantHit[]> {
-    return this.query({ query: sparseQuery(words), using: LEXICAL }, filter, limit);
+    return this.query({ ...lexicalSide(words), filter: condition(filter) }, limit);
   }
 
-  /** Both sides in one call: each prefetched `limit` deep, fused by reciprocal rank (`k`, a weight per side: lexical, dense). */
+  /**
+   * Both sides in one call: each prefetched `limit` deep with the scope's
+   * filter, fused by reciprocal rank (`k`, a weight per side: lexical, dense).
+   */
   hybrid(
     words: readonly string[],
     vector: Float32Array,
@@ -172,20 +169,19 @@ export class QdrantIndex {
     return this.query(
       {
         prefetch: [
-          { query: sparseQuery(words), using: LEXICAL, filter: where, limit },
-          { query: Array.from(vector), using: DENSE, filter: where, limit, params: { hnsw_ef: Math.max(HNSW_EF, limit) } },
+          { ...lexicalSide(words), filter: where, limit },
+          { ...denseSide(vector, limit), filter: where, limit },
         ],
         query: { rrf: { k: rrf.k, weights: [...rrf.weights] } },
       },
-      filter,
       limit,
     );
   }
 
-  private async query(request: QueryRequest, filter: QdrantFilter, limit: number): Promise<QdrantHit[]> {
+  private async query(request: QueryRequest, limit: number): Promise<QdrantHit[]> {
     await this.open();
     const { points } = await this.call('search', () =>
-      this.client.query(this.options.collection, { ...request, filter: condition(filter), limit, with_payload: true }),
+      this.client.query(this.options.collection, { ...request, limit, with_payload: true }),
     );
     return points.map((p) => {
       const payload = (p.payload ?? {}) as Record<string, unknown>;
@@ -245,9 +241,15 @@ export function sparse(terms: TermCounts): { indices: number[]; values: number[]
   return { indices: [...weights.keys()], values: [...weights.values()] };
 }
 
-function sparseQuery(words: readonly string[]): { indices: number[]; values: number[] } {
+/** A nearest query on the dense vector (HNSW looking at HNSW_EF candidates at least). */
+function denseSide(vector: Float32Array, limit: number): QueryRequest {
+  return { query: Array.from(vector), using: DENSE, params: { hnsw_ef: Math.max(HNSW_EF, limit) } };
+}
+
+/** A nearest query on the sparse vector: each query word once (Qdrant weighs it by its idf). */
+function lexicalSide(words: readonly string[]): QueryRequest {
   const indices = [...new Set(words.map(termIndex))];
-  return { indices, values: indices.map(() => 1) };
+  return { query: { indices, values: indices.map(() => 1) }, using: LEXICAL };
 }
 
 /** A term's dimension in the sparse vectors: FNV-1a (32 bits) of its UTF-16 code units. */
