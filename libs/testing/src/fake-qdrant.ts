@@ -60,6 +60,13 @@ export async function startFakeQdrant(options: FakeQdrantOptions = {}): Promise<
   const exchanges: QdrantExchange[] = [];
   const sockets = new Set<Socket>();
   let isDown = false;
+  /** A route's handler on an existing collection (Qdrant's 404 otherwise). */
+  const existing =
+    (run: (c: Collection, body: Record<string, unknown>) => [number, unknown]) =>
+    (name: string, body: Record<string, unknown>): [number, unknown] => {
+      const c = collections.get(name);
+      return c ? run(c, body) : missing(name);
+    };
 
   const routes: Array<{
     method: string;
@@ -96,15 +103,13 @@ export async function startFakeQdrant(options: FakeQdrantOptions = {}): Promise<
       method: 'PUT',
       pattern: /^\/collections\/([^/]+)\/index$/,
       operation: 'create_field_index',
-      run: (name) => (collections.has(name) ? ok({ operation_id: 1, status: 'completed' }) : missing(name)),
+      run: existing(() => ok({ operation_id: 1, status: 'completed' })),
     },
     {
       method: 'PUT',
       pattern: /^\/collections\/([^/]+)\/points$/,
       operation: 'upsert_points',
-      run: (name, body) => {
-        const c = collections.get(name);
-        if (!c) return missing(name);
+      run: existing((c, body) => {
         const points = (body.points ?? []) as Array<{ id: number | string; vector: Point['vectors']; payload?: Record<string, unknown> }>;
         for (const p of points) {
           for (const [vector, value] of Object.entries(p.vector)) {
@@ -120,31 +125,27 @@ export async function startFakeQdrant(options: FakeQdrantOptions = {}): Promise<
         }
         for (const p of points) c.points.set(String(p.id), { id: p.id, vectors: p.vector, payload: p.payload ?? {} });
         return ok({ operation_id: 1, status: 'completed' });
-      },
+      }),
     },
     {
       method: 'POST',
       pattern: /^\/collections\/([^/]+)\/points\/delete$/,
       operation: 'delete_points',
-      run: (name, body) => {
-        const c = collections.get(name);
-        if (!c) return missing(name);
+      run: existing((c, body) => {
         if (Array.isArray(body.points)) for (const id of body.points) c.points.delete(String(id));
         else for (const p of [...c.points.values()]) if (matches(p, body.filter as Condition)) c.points.delete(String(p.id));
         return ok({ operation_id: 1, status: 'completed' });
-      },
+      }),
     },
     {
       method: 'POST',
       pattern: /^\/collections\/([^/]+)\/points\/query$/,
       operation: 'query_points',
-      run: (name, body) => {
-        const c = collections.get(name);
-        if (!c) return missing(name);
+      run: existing((c, body) => {
         const found = query(c, body);
         if (typeof found === 'string') return fail(400, found);
         return ok({ points: found.map(({ point, score }) => ({ id: point.id, version: 1, score, payload: point.payload })) });
-      },
+      }),
     },
   ];
 
