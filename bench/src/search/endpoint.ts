@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { leanCaller, READY, startFakeEmbeddings, startNode } from '@sextant/testing';
+import { leanCaller, startEmbedded, startFakeEmbeddings } from '@sextant/testing';
 import { buildCorpus } from '../grep/corpus.js';
 import { fullIndex } from '../jobs.js';
 import { verdict } from '../stats.js';
@@ -56,22 +56,16 @@ async function main(): Promise<void> {
     const raw = await rawThroughput(fake.url, fake.model, texts);
     console.log(`fake endpoint, raw batches of ${BATCH}, ${IN_FLIGHT} in flight: ${raw.toFixed(0)} inputs/s`);
     fake.requests.length = 0;
-    const embedded = await startNode('apps/sextant/dist/main.js', [], {
-      env: {
-        SEXTANT_PORT: '0',
-        SEXTANT_DATA_DIR: work,
-        SEXTANT_WORKSPACE: repository,
-        SEXTANT_INDEXING_STAGES: 'vectors',
-        EMBEDDINGS_URL: fake.url,
-        EMBEDDINGS_MODEL: fake.model,
-        EMBEDDINGS_DIMENSIONS: String(DIMENSION),
-        LOG_LEVEL: 'info',
-      },
-      readyWhen: READY.embedded,
-      timeoutMs: 60_000,
+    const embedded = await startEmbedded({
+      SEXTANT_DATA_DIR: work,
+      SEXTANT_WORKSPACE: repository,
+      SEXTANT_INDEXING_STAGES: 'vectors',
+      EMBEDDINGS_URL: fake.url,
+      EMBEDDINGS_MODEL: fake.model,
+      EMBEDDINGS_DIMENSIONS: String(DIMENSION),
     });
     try {
-      const call = leanCaller((await embedded.waitFor(READY.embedded))[1]!);
+      const call = leanCaller(embedded.url);
       const job = await fullIndex(call);
       call.close();
       const chunks = job.stats.chunks_indexed ?? 0;

@@ -19,9 +19,8 @@ import {
   infrastructure,
   leanCaller,
   memory,
-  READY,
+  startEmbedded,
   startGateway,
-  startNode,
   startService,
   type RunningProcess,
   type ToolCaller,
@@ -184,23 +183,17 @@ async function main(): Promise<void> {
   console.log(`bench/search: ${dir}: ${files} files`);
   // A short data directory: the embedded Postgres socket lives in it (Unix socket paths are short).
   const work = mkdtempSync(join(tmpdir(), 'sxs-'));
-  const embedded = await startNode('apps/sextant/dist/main.js', [], {
-    env: {
-      SEXTANT_PORT: '0',
-      SEXTANT_DATA_DIR: work,
-      SEXTANT_WORKSPACE: dir,
-      SEXTANT_INDEXING_STAGES: 'vectors',
-      LOG_LEVEL: 'info',
-    },
-    readyWhen: READY.embedded,
-    timeoutMs: 60_000,
+  const embedded = await startEmbedded({
+    SEXTANT_DATA_DIR: work,
+    SEXTANT_WORKSPACE: dir,
+    SEXTANT_INDEXING_STAGES: 'vectors',
   });
   try {
-    const call = leanCaller((await embedded.waitFor(READY.embedded))[1]!);
+    const call = leanCaller(embedded.url);
     const full = await fullIndex(call);
     const chunks = full.stats.chunks_indexed ?? 0;
     const seconds = full.elapsedMs / 1000;
-    const indexPeak = (await memory(embedded.pid)).peak;
+    const indexPeak = (await memory(embedded.process.pid)).peak;
     console.log(
       `full index, vectors stage (embedded)  ${seconds.toFixed(1)} s, ${chunks} chunks, ${(chunks / seconds).toFixed(0)} chunks/s, peak RSS ${(indexPeak / 2 ** 20).toFixed(0)} MB`,
     );
@@ -300,7 +293,7 @@ async function main(): Promise<void> {
     );
     console.log(`  (embedded, every service and PGlite in one process: peak RSS ${(indexPeak / 2 ** 20).toFixed(0)} MB)`);
   } catch (error) {
-    console.error(`embedded output (last lines):\n${embedded.output().split('\n').slice(-30).join('\n')}`);
+    console.error(`embedded output (last lines):\n${embedded.process.output().split('\n').slice(-30).join('\n')}`);
     throw error;
   } finally {
     await embedded.stop();

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git, leanCaller, READY, repoPath, startNode, type ToolCaller } from '@sextant/testing';
+import { git, leanCaller, repoPath, startEmbedded, type ToolCaller } from '@sextant/testing';
 import { buildCorpus } from '../grep/corpus.js';
 import { waitForJob } from '../jobs.js';
 
@@ -111,20 +111,13 @@ async function main(): Promise<void> {
     execFileSync('git', ['ls-files'], { cwd: dir, maxBuffer: 1 << 28 })
       .toString()
       .split('\n').length - 1;
-  const embedded = await startNode('apps/sextant/dist/main.js', [], {
-    cwd: work,
-    env: {
-      SEXTANT_PORT: '0',
-      SEXTANT_DATA_DIR: join(work, 'data'),
-      SEXTANT_INDEXING_STAGES: 'vectors',
-      ALLOW_GLOBAL_SCOPE: 'true',
-      LOG_LEVEL: 'info',
-    },
-    readyWhen: READY.embedded,
-    timeoutMs: 60_000,
+  const embedded = await startEmbedded({
+    SEXTANT_DATA_DIR: join(work, 'data'),
+    SEXTANT_INDEXING_STAGES: 'vectors',
+    ALLOW_GLOBAL_SCOPE: 'true',
   });
   try {
-    const call = leanCaller((await embedded.waitFor(READY.embedded))[1]!);
+    const call = leanCaller(embedded.url);
     for (const e of evaluations) {
       const job = await call<{ runId: string }>('index_repository', { repository: e.repo, localPath: e.dir });
       if (job.isError) throw new Error(JSON.stringify(job.body));
