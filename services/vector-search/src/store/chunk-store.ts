@@ -132,6 +132,13 @@ export class ChunkStore {
   /** Makes the collection's table (once, under an advisory lock: replicas take turns) and prepares its statements. */
   readonly open = lazy(() => this.create());
 
+  /** Opens the collection in the background (a failure is logged; the next search tries again). */
+  preload(): void {
+    this.open().catch((error: Error) =>
+      this.log.warn(`could not open collection ${this.collection} ahead of the first search (${error.message})`),
+    );
+  }
+
   private async create(): Promise<void> {
     const source = this.db.dataSource;
     const runner = source.createQueryRunner();
@@ -436,6 +443,14 @@ export class ChunkStore {
       const found = await this.qdrant.hybrid(words.slice(0, MAX_TERMS), vector, filter, this.depth(filter), rrf);
       return this.fromQdrant(found, filter);
     }
+    if (this.local && words.length > 0 && filter.pathPrefix === null) {
+      // Both local searches, then one read of their rows (not one per side): the rows are what a search waits on.
+      const ids = await this.repositoriesOf(filter);
+      const lexical = await this.local.lexical(ids, words, filter.limit, null, MAX_TERMS);
+      const nearest = await this.local.nearest(ids, vector, filter.limit);
+      const rows = await this.rowsOf([...lexical, ...nearest], filter);
+      return reciprocalRank([placed(lexical, rows), placed(nearest, rows)], weights);
+    }
     const lexical = await this.lexical(words, filter);
     return reciprocalRank([lexical, await this.dense(vector, filter)], weights);
   }
@@ -457,7 +472,7 @@ export class ChunkStore {
     const rows = await this.hydrate(ours, filter);
     const legacy = points.filter((p) => p.key === null).map((p) => legacyHit(p));
     return [...rows, ...legacy.filter((h) => filter.pathPrefix === null || h.path.startsWith(filter.pathPrefix))]
-      .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.ordinal - b.ordinal)
+      .sort(byScore)
       .slice(0, filter.limit);
   }
 
@@ -511,16 +526,18 @@ export class ChunkStore {
 
   /** The rows of `nearest` that pass the filter, in its order, with its scores. */
   private async hydrate(nearest: ReadonlyArray<{ key: bigint; score: number }>, filter: SearchFilter): Promise<Hit[]> {
-    if (nearest.length === 0) return [];
-    const scores = new Map(nearest.map((n) => [String(n.key), n.score]));
+    return placed(nearest, await this.rowsOf(nearest, filter));
+  }
+
+  /** The live rows of these keys that pass the filter, by key (a key read twice is one row). */
+  private async rowsOf(keyed: ReadonlyArray<{ key: bigint }>, filter: SearchFilter): Promise<Map<string, Hit>> {
+    if (keyed.length === 0) return new Map();
     const { rows } = await this.db.run<Hit & { key: string }>(this.sql.hydrate!, [
-      nearest.map((n) => String(n.key)),
+      [...new Set(keyed.map((n) => String(n.key)))],
       filter.repositoryIds,
       filter.pathPrefix,
     ]);
-    return rows
-      .map(({ key, ...hit }) => ({ ...hit, score: scores.get(key)! }))
-      .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.ordinal - b.ordinal);
+    return new Map(rows.map(({ key, ...hit }) => [key, hit]));
   }
 
   /** The local indexes, backed by this table. */
@@ -602,6 +619,21 @@ function vectorLiteral(vector: Float32Array, column: VectorColumn): string {
   if (column === 'local') return `\\x${Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('hex')}`;
   const body = Array.from(vector, (v) => (Number.isFinite(v) ? Number(v.toPrecision(7)) : 0)).join(',');
   return column === 'pgvector' ? `[${body}]` : `{${body}}`;
+}
+
+/** Best score first; ties in path and chunk order. */
+function byScore(a: Hit, b: Hit): number {
+  return b.score - a.score || a.path.localeCompare(b.path) || a.ordinal - b.ordinal;
+}
+
+/** The found keys' rows (keys without one dropped), with the found scores, best first. */
+function placed(found: ReadonlyArray<{ key: bigint; score: number }>, rows: ReadonlyMap<string, Hit>): Hit[] {
+  return found
+    .flatMap((n) => {
+      const row = rows.get(String(n.key));
+      return row ? [{ ...row, score: n.score }] : [];
+    })
+    .sort(byScore);
 }
 
 function numeric(row: Hit): Hit {
