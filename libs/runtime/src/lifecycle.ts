@@ -42,8 +42,9 @@ export class ModuleLifecycle implements OnModuleInit, OnApplicationShutdown {
 /**
  * The lifecycle of an indexing stage's service (symbol-indexer,
  * vector-search): its persistent clones locked and started before the stage
- * worker; at shutdown the worker finishes the batch in hand, then the parse
- * pool, the clones and the launcher close, then `closing` (e.g. index files saved).
+ * worker, then `started` (e.g. search indexes loaded in the background); at
+ * shutdown the worker finishes the batch in hand, then the parse pool, the
+ * clones and the launcher close, then `closing` (e.g. index files saved).
  */
 export function stageLifecycle(parts: {
   lockDirs: readonly string[];
@@ -51,6 +52,7 @@ export function stageLifecycle(parts: {
   pool: { close(): Promise<unknown> };
   clones: { start(): Promise<unknown>; stop(): Promise<unknown> };
   spawner: { close(): Promise<unknown> };
+  started?: () => void;
   closing?: () => Promise<unknown>;
 }): ModuleLifecycle {
   const { worker, pool, clones, spawner } = parts;
@@ -59,6 +61,7 @@ export function stageLifecycle(parts: {
     start: async () => {
       await clones.start();
       worker.start();
+      parts.started?.();
     },
     stop: async () => {
       await worker.stop();

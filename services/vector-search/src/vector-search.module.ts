@@ -95,6 +95,8 @@ export class VectorSearchModule {
               pool,
               clones,
               spawner,
+              // The first search does not wait for the collection and its search indexes: they load now, in the background.
+              started: () => store.preload(),
               // The local search indexes are saved once the last batch is stored.
               closing: () => store.close(),
             }),
