@@ -5,6 +5,7 @@ import type { ServiceName } from '@sextant/contracts';
 import { NatsBusClient, natsServer, type ErrorClassifier } from '@sextant/messaging';
 import { ConfigError, StartupError, type CommonSettings } from './config.js';
 import { ServiceRuntimeModule } from './health.js';
+import { boundHeapGrowth } from './heap.js';
 import { JsonLogger } from './logger.js';
 
 @Module({})
@@ -81,16 +82,21 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
  * message alone; anything else also carries its stack, as a field.
  */
 export function runMain(main: () => Promise<unknown>): void {
-  main().catch((error: unknown) => {
-    const expected = error instanceof StartupError;
-    const entry: Record<string, unknown> = {
-      time: new Date().toISOString(),
-      level: 'fatal',
-      context: 'Bootstrap',
-      msg: expected ? error.message : `Start-up failed: ${error instanceof Error ? error.message : String(error)}`,
-    };
-    if (!expected && error instanceof Error && error.stack) entry.stack = error.stack;
-    process.stderr.write(`${JSON.stringify(entry)}\n`);
-    process.exit(error instanceof ConfigError ? 2 : 1);
-  });
+  Promise.resolve()
+    .then(() => {
+      boundHeapGrowth(process.env);
+      return main();
+    })
+    .catch((error: unknown) => {
+      const expected = error instanceof StartupError;
+      const entry: Record<string, unknown> = {
+        time: new Date().toISOString(),
+        level: 'fatal',
+        context: 'Bootstrap',
+        msg: expected ? error.message : `Start-up failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+      if (!expected && error instanceof Error && error.stack) entry.stack = error.stack;
+      process.stderr.write(`${JSON.stringify(entry)}\n`);
+      process.exit(error instanceof ConfigError ? 2 : 1);
+    });
 }

@@ -1,0 +1,19 @@
+import { setFlagsFromString } from 'node:v8';
+import { z } from 'zod';
+import { env, parseEnv } from './config.js';
+
+/**
+ * How far past what the last full collection kept V8 lets the JavaScript
+ * heap grow before collecting again, in percent. V8 alone grows it up to 4×
+ * when collections are cheap: an indexing service that keeps ~130 MB live
+ * and allocates its batches quickly then holds 450 MB of heap, most of it
+ * garbage (bench/search; ADR 0025). 50 keeps it near 1.5× for a few percent
+ * more collection work; 0 leaves V8's own heuristics.
+ */
+export const HeapEnv = z.object({ SEXTANT_HEAP_GROWTH_PERCENT: env.int(0, 400).default(50) });
+
+/** Applies SEXTANT_HEAP_GROWTH_PERCENT (throws ConfigError on a bad value). Call before the process allocates much. */
+export function boundHeapGrowth(environment: NodeJS.ProcessEnv): void {
+  const percent = parseEnv(HeapEnv, environment).SEXTANT_HEAP_GROWTH_PERCENT;
+  if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
+}
