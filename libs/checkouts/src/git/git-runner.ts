@@ -89,6 +89,11 @@ const HARDENING = [
   'credential.helper=',
   '-c',
   'core.symlinks=true',
+  // A registered workspace may belong to another user (a volume mounted into the container, which runs as user 1000):
+  // git's ownership check guards against a repository's config running commands, which the settings above already
+  // turn off, so it would only refuse to read it.
+  '-c',
+  'safe.directory=*',
 ];
 
 export class ProcessGitRunner implements GitRunner {
