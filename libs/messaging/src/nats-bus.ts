@@ -234,7 +234,7 @@ const DEFAULT_GRACE_PERIOD_MS = 10_000;
  * taking requests, answers those it holds (up to a grace period), then drains
  * the connection so the last replies are flushed.
  */
-class SextantServerNats extends ServerNats {
+export class SextantServerNats extends ServerNats {
   private readonly active = new ActiveRequests();
 
   constructor(
@@ -315,6 +315,23 @@ class SextantServerNats extends ServerNats {
     (this as unknown as { natsClient: NatsConnection | null }).natsClient = null;
   }
 
+  /** Whether NATS answers a round trip (a ping) within `timeoutMs`; undefined when it does, else why not. */
+  async unreachable(timeoutMs: number): Promise<string | undefined> {
+    const nc = this.connection();
+    if (!nc || nc.isClosed()) return 'not connected to NATS';
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`NATS did not answer a ping within ${timeoutMs} ms`), timeoutMs);
+    });
+    try {
+      return await Promise.race([nc.flush().then(() => undefined), late]);
+    } catch (error) {
+      return `NATS ping failed: ${(error as Error).message}`;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   // `natsClient` and `subscriptions` are private in the typings of ServerNats.
   private connection(): NatsConnection | null | undefined {
     return (this as unknown as { natsClient?: NatsConnection | null }).natsClient;
@@ -329,7 +346,7 @@ class SextantServerNats extends ServerNats {
  * The transport strategy of a service process: Nest's `ServerNats`, its
  * replicas sharing one queue group, every message traced.
  */
-export function natsServer({ servers, service, prefix, gracePeriodMs }: NatsServerOptions): ServerNats {
+export function natsServer({ servers, service, prefix, gracePeriodMs }: NatsServerOptions): SextantServerNats {
   const options = {
     servers: serverList(servers),
     queue: queueGroup(service),

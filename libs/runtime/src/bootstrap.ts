@@ -5,6 +5,7 @@ import type { ServiceName } from '@sextant/contracts';
 import { NatsBusClient, natsServer, type ErrorClassifier } from '@sextant/messaging';
 import { ConfigError, StartupError, type CommonSettings } from './config.js';
 import { ServiceRuntimeModule } from './health.js';
+import { startHealthPort } from './health-port.js';
 import { boundHeapGrowth } from './heap.js';
 import { JsonLogger } from './logger.js';
 
@@ -69,6 +70,11 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  if (settings.health.port !== undefined) {
+    const { host, port } = settings.health;
+    await startHealthPort({ host, port, notReady: async (timeoutMs) => (stopping ? 'shutting down' : server.unreachable(timeoutMs)) });
+    logger.log(`health on http://${host}:${port} (/livez, /readyz)`, 'Bootstrap');
+  }
   logger.log(`connecting to NATS at ${settings.natsUrl} (waiting for it if it is not up yet)`, 'Bootstrap');
   await app.listen();
   logger.log(`${options.service} listening on NATS ${settings.natsUrl}`, 'Bootstrap');

@@ -74,6 +74,8 @@ export const CommonEnv = z.object({
   SEXTANT_BUS_TIMEOUT_MS: env.int(100, 600_000).default(30_000),
   SEXTANT_BUS_HEARTBEAT_MS: env.int(0, 60_000).default(1_000),
   SEXTANT_SHUTDOWN_GRACE_MS: env.int(0, 600_000).default(10_000),
+  SEXTANT_HEALTH_PORT: env.int(1, 65_535).optional(),
+  SEXTANT_HEALTH_HOST: z.string().default('127.0.0.1'),
 });
 
 /** The settings of `CommonEnv`, as every service's config carries them. */
@@ -87,6 +89,8 @@ export interface CommonSettings {
   busHeartbeatMs: number;
   /** On SIGTERM, how long a service keeps answering the requests it holds before it exits. */
   shutdownGraceMs: number;
+  /** A service's health port (/livez, /readyz) and the address it binds; no port, no health server. */
+  health: { port: number | undefined; host: string };
 }
 
 export function commonSettings(e: z.output<typeof CommonEnv>): CommonSettings {
@@ -97,6 +101,7 @@ export function commonSettings(e: z.output<typeof CommonEnv>): CommonSettings {
     busTimeoutMs: e.SEXTANT_BUS_TIMEOUT_MS,
     busHeartbeatMs: e.SEXTANT_BUS_HEARTBEAT_MS,
     shutdownGraceMs: e.SEXTANT_SHUTDOWN_GRACE_MS,
+    health: { port: e.SEXTANT_HEALTH_PORT, host: e.SEXTANT_HEALTH_HOST },
   };
 }
 
