@@ -25,6 +25,8 @@ export interface StartOptions {
   cwd?: string;
   /** Options for node itself, before the script (`--expose-gc`, `--import <file>`). */
   nodeArgs?: string[];
+  /** Run as this user and group (numeric; the test process must be root), without root's supplementary groups. */
+  user?: { uid: number; gid: number };
 }
 
 // Children die with the test process, even when it fails half-way: an orphaned service
@@ -44,6 +46,7 @@ export async function startNode(script: string, args: string[] = [], options: St
     env,
     cwd: options.cwd ?? repoPath('.'),
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user,
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
