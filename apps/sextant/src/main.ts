@@ -13,7 +13,7 @@ const { startEmbedded, withFlags } = await import('./embedded.js');
  * (repeatable) stand for SEXTANT_WORKSPACE and SEXTANT_ALLOWED_ROOTS. Stops
  * cleanly on SIGINT/SIGTERM or, with --stdio, when the client closes stdin.
  */
-runMain(async () => {
+runMain(process.env, async () => {
   const argv = process.argv.slice(2);
   const embedded = await startEmbedded(withFlags(process.env, argv), argv.includes('--stdio'));
   let stopping = false;

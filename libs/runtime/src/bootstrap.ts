@@ -82,15 +82,15 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
 }
 
 /**
- * Runs a `main`; a start-up failure becomes one JSON log line on stderr
+ * Runs a `main` after bounding heap growth (`environment`: SEXTANT_HEAP_GROWTH_PERCENT); a start-up failure becomes one JSON log line on stderr
  * (`level: "fatal"`) and an exit code: 2 for a configuration error, 1
  * otherwise. A `StartupError` (something the operator can fix) is its
  * message alone; anything else also carries its stack, as a field.
  */
-export function runMain(main: () => Promise<unknown>): void {
+export function runMain(environment: NodeJS.ProcessEnv, main: () => Promise<unknown>): void {
   Promise.resolve()
     .then(() => {
-      boundHeapGrowth(process.env);
+      boundHeapGrowth(environment);
       return main();
     })
     .catch((error: unknown) => {

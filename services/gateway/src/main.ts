@@ -9,7 +9,7 @@ const { NatsBusClient } = await import('@sextant/messaging');
 const { GatewayModule, httpAdapter, loadConfig, serveHttp, serveStdio } = await import('./index.js');
 
 /** The gateway as its own process: MCP in front, NATS behind. `--stdio` serves one local client. */
-runMain(async () => {
+runMain(process.env, async () => {
   const stdio = process.argv.includes('--stdio');
   const config = loadConfig(process.env);
   requireVariables({ NATS_URL: config.natsUrl }, ['NATS_URL']);

@@ -6,7 +6,7 @@ startTelemetry({ serviceName: 'sextant-git-cache', env: process.env });
 const { requireVariables, runMain, runService } = await import('@sextant/runtime');
 const { loadConfig, GitCacheModule } = await import('./index.js');
 
-runMain(async () => {
+runMain(process.env, async () => {
   const config = loadConfig(process.env);
   requireVariables({ NATS_URL: config.natsUrl }, ['NATS_URL']);
   await runService({

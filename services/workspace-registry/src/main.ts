@@ -7,7 +7,7 @@ const { requireVariables, runMain, runService } = await import('@sextant/runtime
 const { classifyDatabaseError } = await import('@sextant/persistence');
 const { loadConfig, WorkspaceRegistryModule } = await import('./index.js');
 
-runMain(async () => {
+runMain(process.env, async () => {
   const config = loadConfig(process.env);
   requireVariables({ NATS_URL: config.natsUrl, DATABASE_URL: config.database.url }, ['NATS_URL', 'DATABASE_URL']);
   await runService({
