@@ -3,12 +3,14 @@
 //   node deploy/runtime-tree.mjs <out-dir>
 // - the workspaces the entry points need (apps/sextant and services/*, and the
 //   @sextant libraries they import, transitively): each package's package.json
-//   and everything but its sources (dist, query files, bin), without specs;
+//   (without devDependencies) and everything but its sources (dist, query
+//   files, bin), without specs;
 // - a root package.json listing only those workspaces, with no scripts and no
 //   dev dependencies, the lock file, docs/ (served as MCP resources) and
-//   scripts/serve.mjs (the image's entry: SERVICE picks what runs);
+//   scripts/serve.mjs and healthcheck.mjs (the image's entry and HEALTHCHECK);
 // - `npm install --omit=dev --ignore-scripts` there, so test and bench
-//   packages (tests, bench, libs/testing, TypeScript, Nx) stay out.
+//   packages (tests, bench, libs/testing, Nx, Prettier) stay out. TypeScript
+//   does not: @qdrant/js-client-rest declares it a required peer dependency.
 // deploy/Dockerfile runs it; tests/src/image.test.ts runs it too and starts
 // the result as a non-root user with only its data directory writable.
 import { execFileSync } from 'node:child_process';
@@ -59,12 +61,17 @@ const SOURCES = new Set(['src', 'node_modules', 'tsconfig.json', 'tsconfig.tsbui
 for (const dir of runtime) {
   if (!existsSync(join(root, dir, 'dist'))) throw new Error(`${dir} is not built: run npm run build first`);
   for (const entry of readdirSync(join(root, dir))) {
-    if (SOURCES.has(entry) || entry.startsWith('__')) continue;
+    if (SOURCES.has(entry) || entry.startsWith('__') || entry === 'package.json') continue;
     cpSync(join(root, dir, entry), join(out, dir, entry), {
       recursive: true,
       filter: (path) => !/\.(spec|test)\.(js|d\.ts)(\.map)?$/.test(path) && !path.endsWith('.tsbuildinfo'),
     });
   }
+}
+for (const dir of runtime) {
+  // Dev dependencies name workspaces that are not in this tree (@sextant/testing): npm would look them up in the registry.
+  const { devDependencies: _devDependencies, ...pkg } = readJson(join(root, dir, 'package.json'));
+  writeFileSync(join(out, dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
 }
 cpSync(join(root, 'docs'), join(out, 'docs'), { recursive: true });
 mkdirSync(join(out, 'scripts'));

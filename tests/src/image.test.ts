@@ -8,9 +8,10 @@
  *   here the same way) holds production packages only;
  * - that tree runs as user 1000 with the tree itself read-only to it and
  *   only SEXTANT_DATA_DIR writable, through the image's entry point
- *   (scripts/serve.mjs): the whole product embedded (index, search, open a
- *   file from a repository another user owns), and one service on NATS with
- *   its health port; the image's HEALTHCHECK script agrees.
+ *   (scripts/serve.mjs): the whole product embedded (index and search a
+ *   workspace root owns, clone a remote repository and open a file), and
+ *   one service on NATS with its health port; the image's HEALTHCHECK
+ *   script agrees.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -189,7 +190,7 @@ describe('the runtime tree, as user 1000 with only its data directory writable',
     return dir;
   }
 
-  it('holds the entry points and their production packages, no tests, bench, test library or build tools', () => {
+  it('holds the entry points and their production packages, no tests, bench, test library, Nx or Prettier', () => {
     for (const entry of [
       'apps/sextant/dist/main.js',
       'services/git-cache/dist/main.js',
@@ -214,6 +215,10 @@ describe('the runtime tree, as user 1000 with only its data directory writable',
     });
     assert.equal(specs, '');
     assert.ok(existsSync(join(app, 'libs/parsing/languages')), 'the query files the parser reads');
+    // A workspace's dev dependencies name packages that are not in the tree (@sextant/testing): npm would ask the registry.
+    for (const top of ['apps', 'libs', 'services'])
+      for (const name of readdirSync(join(app, top)))
+        assert.equal(JSON.parse(readFileSync(join(app, top, name, 'package.json'), 'utf8')).devDependencies, undefined, `${top}/${name}`);
     const written = spawnSync('touch', [join(app, 'written')], { ...USER });
     assert.notEqual(written.status, 0, 'user 1000 can write into the tree');
   });
@@ -297,7 +302,7 @@ describe('the runtime tree, as user 1000 with only its data directory writable',
     });
     assert.equal(unknown.status, 2);
     assert.match(JSON.parse(unknown.stderr).msg, /^SERVICE="vector" is not one of: embedded, gateway, projects, git-cache/);
-    await service.stop();
+    assert.equal(await service.stop(), 0, 'exit code after SIGTERM');
     assert.match(service.output(), /SIGTERM: stopping/);
   });
 });
