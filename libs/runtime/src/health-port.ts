@@ -16,7 +16,7 @@ export interface HealthPortOptions {
  * - `GET /livez`: 200 while the process's event loop answers;
  * - `GET /readyz`: 200 when NATS answers a ping and the service is not
  *   shutting down, else 503 with the reason (JSON).
- * Anything else is 404. Closed with the process.
+ * Other paths are 404, other methods 405. Closed with the process.
  */
 export async function startHealthPort(options: HealthPortOptions): Promise<Server> {
   const server = createServer((req, res) => {
@@ -25,7 +25,10 @@ export async function startHealthPort(options: HealthPortOptions): Promise<Serve
       res.end(`${JSON.stringify(body)}\n`);
     };
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, { status: 'error', error: 'GET only' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return reply(405, { status: 'error', error: 'GET or HEAD only' });
+    }
     if (path === '/livez') return reply(200, { status: 'ok' });
     if (path !== '/readyz') return reply(404, { status: 'error', error: 'not found: /livez, /readyz' });
     options.notReady(PING_TIMEOUT_MS).then(

@@ -12,7 +12,7 @@ import { env, parseEnv } from './config.js';
  */
 export const HeapEnv = z.object({ SEXTANT_HEAP_GROWTH_PERCENT: env.int(0, 400).default(50) });
 
-/** Applies SEXTANT_HEAP_GROWTH_PERCENT (throws ConfigError on a bad value). Call before the process allocates much. */
+/** Applies SEXTANT_HEAP_GROWTH_PERCENT (throws ConfigError on a bad value); it holds from V8's next limit computation. */
 export function boundHeapGrowth(environment: NodeJS.ProcessEnv): void {
   const percent = parseEnv(HeapEnv, environment).SEXTANT_HEAP_GROWTH_PERCENT;
   if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
