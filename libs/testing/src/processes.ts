@@ -39,7 +39,13 @@ process.once('exit', () => {
 /** Starts `node <script>` from the repository (or an absolute path) with a clean, explicit environment. */
 export async function startNode(script: string, args: string[] = [], options: StartOptions = {}): Promise<RunningProcess> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...options.env })) {
+  // The heap bound is passed through so that a bench can be run at another setting (SEXTANT_HEAP_GROWTH_PERCENT=0 npm run bench:…).
+  const inherited = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SEXTANT_HEAP_GROWTH_PERCENT: process.env.SEXTANT_HEAP_GROWTH_PERCENT,
+  };
+  for (const [key, value] of Object.entries({ ...inherited, LOG_LEVEL: 'warn', ...options.env })) {
     if (value !== undefined) env[key] = value;
   }
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script.startsWith('/') ? script : repoPath(script), ...args], {
