@@ -206,6 +206,8 @@ describe('faults', () => {
     let nats: FaultProxy;
     let direct: Client;
     let viaProxy: Client;
+    /** The base URL of the gateway behind the NATS proxy (its /readyz). */
+    let viaProxyBase: string;
     let databaseUrl: string;
 
     /** `count` list_projects calls, each resolving to `{error code or 'ok', ms after `since()`}`. */
@@ -234,7 +236,9 @@ describe('faults', () => {
       await startProjects();
       // The default bus timeout (30 s): whatever fails below fails long before it.
       direct = await httpClient((await inflightStack.startGateway()).url);
-      viaProxy = await httpClient((await inflightStack.startGateway({ NATS_URL: `nats://127.0.0.1:${natsProxyPort}` })).url);
+      const proxied = await inflightStack.startGateway({ NATS_URL: `nats://127.0.0.1:${natsProxyPort}` });
+      viaProxy = await httpClient(proxied.url);
+      viaProxyBase = proxied.url.replace(/\/mcp$/, '');
       assert.equal((await callTool(direct, 'list_projects', {})).isError, false);
     });
     after(async () => {
@@ -297,6 +301,9 @@ describe('faults', () => {
         assert.equal(r.outcome, 'unavailable');
         assert.ok(r.ms <= 1_000, `answered ${Math.round(r.ms)} ms after the cut`);
       }
+      const notReady = await fetch(`${viaProxyBase}/readyz`);
+      assert.deepEqual([notReady.status, await notReady.json()], [503, { status: 'not_ready', reason: 'not connected to NATS' }]);
+      assert.equal((await fetch(`${viaProxyBase}/livez`)).status, 200, 'alive all the same: a restart would not bring NATS back');
       nats.restore();
       const back = await eventually(
         () => callTool(viaProxy, 'list_projects', {}),
@@ -304,6 +311,29 @@ describe('faults', () => {
         20_000,
       );
       assert.equal(back.isError, false);
+      assert.equal((await fetch(`${viaProxyBase}/readyz`)).status, 200);
+    });
+
+    it('a gateway stopped with SIGTERM answers the calls in hand, takes no new connection and exits 0', async () => {
+      const gateway = await inflightStack.startGateway({ SEXTANT_SHUTDOWN_GRACE_MS: '20000', LOG_LEVEL: 'info' });
+      const base = gateway.url.replace(/\/mcp$/, '');
+      const client = await httpClient(gateway.url);
+      assert.equal((await fetch(`${base}/readyz`)).status, 200);
+      database.stall();
+      const pending = calls(client, 3, () => 0);
+      await new Promise((r) => setTimeout(r, 300));
+      const stoppedAt = performance.now();
+      gateway.process.child.kill('SIGTERM');
+      await gateway.process.waitFor(/answering the 3 MCP request\(s\) in hand/);
+      await assert.rejects(fetch(`${base}/readyz`), 'the listener is closed: a probe or a new client is refused at once');
+      database.restore();
+      assert.deepEqual(
+        (await Promise.all(pending)).map((r) => r.outcome),
+        ['ok', 'ok', 'ok'],
+      );
+      assert.equal(await gateway.process.exited, 0);
+      assert.ok(performance.now() - stoppedAt < 20_000);
+      await client.close().catch(() => undefined);
     });
   });
 });

@@ -291,7 +291,10 @@ describe('the runtime tree, as user 1000 with only its data directory writable',
     await service.waitFor(/health on http/);
     assert.deepEqual(await (await fetch(`http://127.0.0.1:${port}/readyz`)).json(), { status: 'ready' });
     assert.equal((await fetch(`http://127.0.0.1:${port}/livez`)).status, 200);
-    assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 404);
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+    assert.equal(metrics.status, 200);
+    assert.match(await metrics.text(), /^sextant_clone_cache_entries\{cache="clones"\} 0$/m, 'prom-client is in the runtime tree');
+    assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 404);
     const probe = spawnSync(process.execPath, [join(app, 'scripts/healthcheck.mjs')], { ...USER, env });
     assert.equal(probe.status, 0, String(probe.stderr));
 

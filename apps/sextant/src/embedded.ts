@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { GatewayModule, httpAdapter, loadConfig as loadGatewayConfig, serveHttp, serveStdio } from '@sextant/gateway';
+import { drainHttp, GatewayModule, httpAdapter, loadConfig as loadGatewayConfig, serveHttp, serveStdio } from '@sextant/gateway';
 import { GitCacheModule, loadConfig as loadGitCacheConfig } from '@sextant/git-cache';
 import { InProcessBus } from '@sextant/messaging';
 import { classifyDatabaseError, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
@@ -88,6 +88,8 @@ export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Pro
 
     const started = app;
     const close = async () => {
+      // Over HTTP: readiness false, no new calls, those in hand answered first (SEXTANT_SHUTDOWN_GRACE_MS).
+      if (!stdio) await drainHttp(started, gatewayConfig.shutdownGraceMs);
       await started.close();
       await postgres?.stop();
       lock.release();

@@ -117,6 +117,7 @@ export class JobStore {
          WHERE status = 'running' AND (lease_until < now() OR owner = ANY($1::text[])) RETURNING ${JOB_COLUMNS}`,
       ),
       running: sql('jobs.running', `SELECT id, owner FROM ${jobs} WHERE status = 'running'`),
+      counts: sql('jobs.counts', `SELECT status, count(*)::int AS n FROM ${jobs} WHERE status IN ('pending', 'running') GROUP BY status`),
       cancel: sql(
         'jobs.cancel',
         `UPDATE ${jobs} SET status = 'skipped', error_message = $2, completed_at = now(), owner = NULL, lease_until = NULL
@@ -250,6 +251,13 @@ export class JobStore {
       .map((r) => r.owner)
       .filter((owner): owner is string => owner !== null && owner.startsWith(here) && !processAlive(Number(owner.split(':')[1])));
     return (await this.db.run<Job>(this.sql.interruptExpired!, [dead, reason])).rows;
+  }
+
+  /** Jobs waiting (`queued`: the queue depth) and running, for the `sextant_index_jobs` gauge. */
+  async queue(): Promise<{ queued: number; running: number }> {
+    const { rows } = await this.db.run<{ status: string; n: number }>(this.sql.counts!, []);
+    const count = (status: string) => rows.find((r) => r.status === status)?.n ?? 0;
+    return { queued: count('pending'), running: count('running') };
   }
 
   /** Ends the key's active job as skipped (its repository was removed). */

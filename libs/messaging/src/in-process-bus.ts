@@ -1,7 +1,7 @@
 import { NatsContext, Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { busError } from '@sextant/contracts';
-import { injectTraceContext } from '@sextant/telemetry';
+import { busFailures, injectTraceContext } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import type { ReplyPacket } from './packets.js';
@@ -54,6 +54,7 @@ export class InProcessBus extends Server implements CustomTransportStrategy, Bus
     // Subjects are plain strings, so the handler map is keyed by them (getHandlerByPattern would try JSON.parse first).
     const handler = this.listening ? this.messageHandlers.get(subject) : undefined;
     if (!handler) {
+      busFailures.inc({ subject, reason: 'no_responders' });
       return Promise.reject(
         new BusRequestError(busError('unavailable', `The ${serviceOf(subject)} service is not running (nothing answers ${subject}).`)),
       );
@@ -75,13 +76,14 @@ export class InProcessBus extends Server implements CustomTransportStrategy, Bus
       };
       const timer = setTimeout(
         () =>
-          settle(() =>
+          settle(() => {
+            busFailures.inc({ subject, reason: 'timeout' });
             reject(
               new BusRequestError(
                 busError('timeout', `The ${serviceOf(subject)} service did not answer within ${timeout} ms.`, { timeout_ms: timeout }),
               ),
-            ),
-          ),
+            );
+          }),
         timeout,
       );
       const respond = (packet: ReplyPacket) => {

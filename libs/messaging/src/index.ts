@@ -2,6 +2,7 @@ export { BUS_CLIENT, REQUEST_ID_HEADER, serviceOf, type BusClient, type RequestO
 export { BusRequestError, ServiceError, toBusError, type ErrorClassifier } from './errors.js';
 export { BusExceptionFilter } from './exception-filter.js';
 export { InProcessBus } from './in-process-bus.js';
+export { ActiveRequests } from './liveness.js';
 export { NatsBusClient, natsServer, type NatsBusOptions, type NatsServerOptions, type SextantServerNats } from './nats-bus.js';
 export { traceServer } from './tracing-hooks.js';
 export { ToolHandler } from './tool-handler.js';

@@ -34,6 +34,9 @@ export class ActiveRequests {
   private readonly active = new Map<object, Active>();
   private readonly waiters = new Set<() => void>();
 
+  /** `onSize` hears the number of active requests after each change (the in-flight gauge). */
+  constructor(private readonly onSize: (size: number) => void = () => undefined) {}
+
   get size(): number {
     return this.active.size;
   }
@@ -54,6 +57,7 @@ export class ActiveRequests {
       entry.deadline.unref();
     }
     this.active.set(key, entry);
+    this.onSize(this.active.size);
   }
 
   /** The request was answered (or failed); idempotent. */
@@ -63,6 +67,7 @@ export class ActiveRequests {
     clearInterval(entry.heartbeat);
     clearTimeout(entry.deadline);
     this.active.delete(key);
+    this.onSize(this.active.size);
     if (this.active.size === 0) for (const wake of this.waiters) wake();
   }
 

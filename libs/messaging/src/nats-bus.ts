@@ -10,7 +10,7 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 import { busError, queueGroup, type BusError, type ServiceName } from '@sextant/contracts';
-import { injectTraceContext, markSpanError, SpanKind, context, trace, tracer } from '@sextant/telemetry';
+import { busFailures, injectTraceContext, markSpanError, requestsInFlight, SpanKind, context, trace, tracer } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import { ActiveRequests, HEARTBEAT_MS_HEADER, HEARTBEAT_TO_HEADER, PendingRequests, TIMEOUT_MS_HEADER } from './liveness.js';
@@ -146,6 +146,7 @@ export class NatsBusClient implements BusClient {
   async request<T>(subject: string, data: unknown, options: RequestOptions = {}): Promise<T> {
     const nc = this.nc;
     if (!nc || !this.connected) {
+      busFailures.inc({ subject, reason: 'disconnected' });
       throw new BusRequestError(
         busError('unavailable', `The message bus (NATS at ${this.options.servers}) is not reachable; try again shortly.`),
       );
@@ -188,14 +189,17 @@ export class NatsBusClient implements BusClient {
     const noResponders =
       error instanceof natsErrors.NoRespondersError || (error instanceof natsErrors.RequestError && error.isNoResponders());
     if (noResponders) {
+      busFailures.inc({ subject, reason: 'no_responders' });
       return busError('unavailable', `The ${service} service is not running (nothing answers ${subject}); try again shortly.`);
     }
     const timedOut =
       error instanceof natsErrors.TimeoutError ||
       (error instanceof natsErrors.RequestError && error.cause instanceof natsErrors.TimeoutError);
     if (timedOut && this.connected) {
+      busFailures.inc({ subject, reason: 'timeout' });
       return busError('timeout', `The ${service} service did not answer within ${timeout} ms.`, { timeout_ms: timeout });
     }
+    busFailures.inc({ subject, reason: 'disconnected' });
     return busError('unavailable', `The message bus could not deliver the request to ${service}; try again shortly.`);
   }
 
@@ -235,7 +239,8 @@ const DEFAULT_GRACE_PERIOD_MS = 10_000;
  * the connection so the last replies are flushed.
  */
 export class SextantServerNats extends ServerNats {
-  private readonly active = new ActiveRequests();
+  /** In `sextant_requests_in_flight{component=<service>}` (the queue group names the service). */
+  private readonly active = new ActiveRequests((n) => requestsInFlight.set({ component: this.queue.replace(/^sextant\./, '') }, n));
 
   constructor(
     options: ConstructorParameters<typeof ServerNats>[0] & { queue: string },

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import type { ServiceName } from '@sextant/contracts';
 import { NatsBusClient, natsServer, type ErrorClassifier } from '@sextant/messaging';
+import { shutdownTelemetry } from '@sextant/telemetry';
 import { ConfigError, StartupError, type CommonSettings } from './config.js';
 import { ServiceRuntimeModule } from './health.js';
 import { startHealthPort } from './health-port.js';
@@ -28,7 +29,7 @@ export interface RunServiceOptions {
  * first stops taking requests and answers those it holds (up to
  * SEXTANT_SHUTDOWN_GRACE_MS), and only then closes the module (database
  * pools, caches): Nest's own order would close them under the requests still
- * running.
+ * running. Telemetry is flushed last, so the spans of those requests leave too.
  */
 export async function runService(options: RunServiceOptions): Promise<INestMicroservice> {
   const { settings } = options;
@@ -61,6 +62,7 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
         await server.close();
         await app.close();
         await client.close();
+        await shutdownTelemetry();
         process.exit(0);
       } catch (error) {
         logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');

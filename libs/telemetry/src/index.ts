@@ -1,2 +1,3 @@
-export { startTelemetry, type Telemetry, type TelemetryOptions } from './start.js';
+export { shutdownTelemetry, startTelemetry, type Telemetry, type TelemetryOptions } from './start.js';
 export * from './trace.js';
+export * from './metrics.js';

@@ -36,8 +36,17 @@ export function startTelemetry({ serviceName, env }: TelemetryOptions): Telemetr
     logRecordProcessors: env.OTEL_LOGS_EXPORTER ? undefined : [],
   });
   sdk.start();
-  return {
+  started = {
     exporting,
+    // Flushes the spans still buffered (the batch processor holds them up to OTEL_BSP_SCHEDULE_DELAY) and stops.
     shutdown: () => sdk.shutdown().catch(() => undefined),
   };
+  return started;
+}
+
+let started: Telemetry | undefined;
+
+/** Flushes and stops the telemetry `startTelemetry` started in this process (none: nothing to do); the last step of a shutdown. */
+export function shutdownTelemetry(): Promise<void> {
+  return started?.shutdown() ?? Promise.resolve();
 }

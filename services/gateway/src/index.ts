@@ -1,4 +1,4 @@
 export { GatewayModule, type GatewayModuleOptions } from './gateway.module.js';
 export { GatewayEnv, loadConfig, type GatewayConfig } from './config.js';
-export { serveHttp, serveStdio } from './serve.js';
+export { drainHttp, serveHttp, serveStdio } from './serve.js';
 export { httpAdapter } from './http/http-adapter.js';

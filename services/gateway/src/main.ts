@@ -6,7 +6,7 @@ const telemetry = startTelemetry({ serviceName: 'sextant-gateway', env: process.
 const { NestFactory } = await import('@nestjs/core');
 const { JsonLogger, requireVariables, runMain } = await import('@sextant/runtime');
 const { NatsBusClient } = await import('@sextant/messaging');
-const { GatewayModule, httpAdapter, loadConfig, serveHttp, serveStdio } = await import('./index.js');
+const { drainHttp, GatewayModule, httpAdapter, loadConfig, serveHttp, serveStdio } = await import('./index.js');
 
 /** The gateway as its own process: MCP in front, NATS behind. `--stdio` serves one local client. */
 runMain(process.env, async () => {
@@ -31,9 +31,29 @@ runMain(process.env, async () => {
     return;
   }
   const app = await NestFactory.create(module, httpAdapter(config), { logger, bodyParser: false });
-  // Only the signals that mean "stop" (Nest's default list includes SIGUSR2 and others).
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   app.flushLogs();
+  // SIGTERM/SIGINT: readiness false, no new calls, those in hand answered (up to SEXTANT_SHUTDOWN_GRACE_MS), then the bus drained and spans flushed.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal}: stopping`, 'Bootstrap');
+    void (async () => {
+      let code = 0;
+      try {
+        await drainHttp(app, config.shutdownGraceMs);
+        await app.close();
+        await bus.close();
+      } catch (error) {
+        logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
+        code = 1;
+      }
+      await telemetry.shutdown();
+      process.exit(code);
+    })();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
   const url = await serveHttp(app, config);
   logger.log(`MCP gateway at ${url} (NATS ${config.natsUrl})`, 'Bootstrap');
 });

@@ -17,6 +17,19 @@ export async function serveHttp(app: INestApplication, config: GatewayConfig): P
 }
 
 /**
+ * The HTTP side of a graceful stop: readiness turns false, the listener
+ * closes, MCP calls in hand are answered (up to `graceMs`), then the
+ * remaining (idle keep-alive) connections are closed. The caller then closes
+ * the application, the bus and telemetry.
+ */
+export async function drainHttp(app: INestApplication, graceMs: number): Promise<void> {
+  const server = app.getHttpServer() as Server;
+  server.close();
+  await app.get(McpEndpoint).drain(graceMs);
+  server.closeAllConnections();
+}
+
+/**
  * Serves MCP over stdin/stdout for a local client. stdout carries only
  * protocol messages (logs go to stderr); the process ends when stdin closes.
  */

@@ -3,6 +3,7 @@ import { persistentCheckouts } from '@sextant/checkouts';
 import { JobStore } from '@sextant/jobs';
 import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, ModuleLifecycle, type HealthDetails } from '@sextant/runtime';
+import { observeIndexJobs } from '@sextant/telemetry';
 import type { WorkspaceRegistryConfig } from './config.js';
 import { Coordinator } from './indexing/coordinator.js';
 import { Discovery } from './indexing/discovery.js';
@@ -63,20 +64,24 @@ export class WorkspaceRegistryModule {
         },
         {
           provide: ModuleLifecycle,
-          inject: [Coordinator],
-          useFactory: (coordinator: Coordinator) =>
-            new ModuleLifecycle({
+          inject: [Coordinator, JobStore],
+          useFactory: (coordinator: Coordinator, jobs: JobStore) => {
+            let unobserve: () => void = () => undefined;
+            return new ModuleLifecycle({
               lockDirs: [config.checkoutsDir],
               start: async () => {
                 await clones.start();
                 coordinator.start();
+                unobserve = observeIndexJobs(() => jobs.queue());
               },
               stop: async () => {
+                unobserve();
                 await coordinator.stop();
                 await clones.stop();
                 await spawner.close();
               },
-            }),
+            });
+          },
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
         {

@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'n
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { ServiceError } from '@sextant/messaging';
+import { cloneCacheEvents, observeCloneCache } from '@sextant/telemetry';
 import { explainGitFailure } from '../git/git-errors.js';
 import { GitError, type GitRunner } from '../git/git-runner.js';
 import { closestNames, parseLsRemote } from '../git/refs.js';
@@ -77,6 +78,8 @@ export interface CloneCacheStats {
   /** Persistent clones of an earlier process taken up again. */
   takenUp: number;
   evictions: number;
+  /** Checkouts used as they were, without a clone or fetch. */
+  hits: number;
 }
 
 const DIR_PREFIX = 'mcp_';
@@ -99,16 +102,21 @@ export class CloneCache {
   /** Marks this process's temporary clones, which a start must not remove. */
   private readonly tmpTag = randomBytes(8).toString('hex');
   private readonly now: () => number;
-  private readonly counters = { clones: 0, refreshes: 0, evictions: 0, takenUp: 0 };
+  private readonly counters = { hits: 0, clones: 0, refreshes: 0, evictions: 0, takenUp: 0 };
+  /** The cache's label in the `sextant_clone_cache_*` series. */
+  private readonly metricLabel: string;
+  private unobserve: () => void = () => undefined;
 
   constructor(private readonly options: CloneCacheOptions) {
     this.seed = options.persistent ? '' : (options.seed ?? randomBytes(8).toString('hex'));
     this.now = options.now ?? Date.now;
+    this.metricLabel = options.persistent ? 'checkouts' : 'clones';
   }
 
   /** Creates the root and removes what dead processes left: temporary clones, and clones unused past the age limit. */
   async start(): Promise<void> {
     await mkdir(this.options.root, { recursive: true });
+    this.unobserve = observeCloneCache({ cache: this.metricLabel, stats: () => this.stats() });
     const cutoff = this.now() - this.options.evictAfterMs;
     for (const name of await readdir(this.options.root)) {
       const path = join(this.options.root, name);
@@ -124,10 +132,16 @@ export class CloneCache {
 
   /** Deletes this process's clones (shutdown); persistent clones stay, once no one reads them. */
   async stop(): Promise<void> {
+    this.unobserve();
     const entries = [...this.entries.values()];
     this.entries.clear();
     const persistent = this.options.persistent === true;
     await Promise.all(entries.map((e) => e.lock.write(async () => (persistent ? undefined : rm(e.dir, { recursive: true, force: true })))));
+  }
+
+  private count(event: keyof typeof this.counters): void {
+    this.counters[event]++;
+    cloneCacheEvents.inc({ cache: this.metricLabel, event });
   }
 
   stats(): CloneCacheStats {
@@ -166,6 +180,7 @@ export class CloneCache {
   ): Promise<T> {
     this.evictAged();
     const entry = this.entryFor(locator);
+    if (!this.needsWork(entry, ref, options.current)) this.count('hits');
     for (;;) {
       if (this.needsWork(entry, ref, options.current)) {
         await entry.lock.write(async () => {
@@ -240,7 +255,7 @@ export class CloneCache {
       fetchedAt: record.fetchedAt,
       sizeBytes: await directorySize(entry.dir),
     });
-    this.counters.takenUp++;
+    this.count('takenUp');
   }
 
   /** Writes the entry's record into its clone, for `takeUp` after a restart. */
@@ -318,7 +333,7 @@ export class CloneCache {
         fetchedAt: this.now(),
         sizeBytes: await directorySize(entry.dir),
       });
-      this.counters.clones++;
+      this.count('clones');
     } catch (error) {
       await rm(tmp, { recursive: true, force: true });
       throw explainGitFailure(error, { locator: entry.locator, ref, operation: 'clone', timeoutMs: this.options.cloneTimeoutMs });
@@ -333,7 +348,7 @@ export class CloneCache {
   private async refresh(entry: Entry, ref: string | undefined): Promise<void> {
     if (entry.requested === ref && (await this.remoteTip(entry, ref)) === entry.commit) {
       entry.fetchedAt = this.now();
-      this.counters.refreshes++;
+      this.count('refreshes');
       return;
     }
     try {
@@ -356,7 +371,7 @@ export class CloneCache {
         kind: fetched.kind ?? (ref === undefined ? 'branch' : entry.kind),
         fetchedAt: this.now(),
       });
-      this.counters.refreshes++;
+      this.count('refreshes');
     } catch (error) {
       throw explainGitFailure(error, { locator: entry.locator, ref, operation: 'refresh', timeoutMs: this.options.cloneTimeoutMs });
     }
@@ -461,7 +476,7 @@ export class CloneCache {
     if (this.entries.get(entry.key) !== entry) return;
     this.entries.delete(entry.key);
     entry.present = false;
-    this.counters.evictions++;
+    this.count('evictions');
     this.log.log(`evicting ${entry.locator.display} (${Math.round(entry.sizeBytes / 1024)} KiB)`);
     await entry.lock.write(() => rm(entry.dir, { recursive: true, force: true }));
   }

@@ -1,11 +1,18 @@
-import { All, Controller, Get, Res } from '@nestjs/common';
+import { All, Controller, Get, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
+import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { renderMetrics } from '@sextant/telemetry';
 import { jsonRpcError } from '../http/json-rpc-error.js';
+import { McpEndpoint } from '../mcp/mcp-endpoint.js';
 import { HealthService } from './health.service.js';
 
 @Controller()
 export class HealthController {
-  constructor(private readonly health: HealthService) {}
+  constructor(
+    private readonly health: HealthService,
+    private readonly endpoint: McpEndpoint,
+    @Inject(BUS_CLIENT) private readonly bus: BusClient,
+  ) {}
 
   /** Readiness of the whole system; 503 when any part is in error. */
   @Get('/health')
@@ -20,7 +27,27 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  @All(['/health', '/livez'])
+  /**
+   * Readiness of this gateway to take MCP calls (Kubernetes readiness probe):
+   * 503 while it is not connected to the bus (NATS) or is shutting down.
+   */
+  @Get('/readyz')
+  ready(@Res() res: Response): void {
+    res.setHeader('cache-control', 'no-store');
+    if (this.endpoint.draining) res.status(503).json({ status: 'not_ready', reason: 'shutting down' });
+    else if (!this.bus.isConnected()) res.status(503).json({ status: 'not_ready', reason: 'not connected to NATS' });
+    else res.status(200).json({ status: 'ready' });
+  }
+
+  /** Prometheus metrics of this process (in the one-process mode, of every service). */
+  @Get('/metrics')
+  async metrics(@Res() res: Response): Promise<void> {
+    const { contentType, body } = await renderMetrics();
+    res.setHeader('cache-control', 'no-store');
+    res.type(contentType).send(body);
+  }
+
+  @All(['/health', '/livez', '/readyz', '/metrics'])
   methodNotAllowed(@Res() res: Response): void {
     res.setHeader('Allow', 'GET');
     jsonRpcError(res, 405, -32000, 'Method not allowed: use GET.');

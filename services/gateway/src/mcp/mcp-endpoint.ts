@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { ActiveRequests } from '@sextant/messaging';
 import { context, extractTraceContext } from '@sextant/telemetry';
 import type { GatewayConfig } from '../config.js';
 import { hostOrOriginRefusal } from '../http/http-setup.js';
@@ -25,6 +26,9 @@ const MCP_PATHS = new Set(['/mcp', '/']);
 @Injectable()
 export class McpEndpoint {
   private readonly logger = new Logger('McpEndpoint');
+  /** MCP POSTs being answered; shutdown waits for them. */
+  private readonly active = new ActiveRequests();
+  private stopping = false;
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -38,6 +42,12 @@ export class McpEndpoint {
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (req.method === 'POST' && MCP_PATHS.has(pathOf(req.url))) {
+        if (this.stopping) {
+          res.setHeader('connection', 'close');
+          return jsonRpcError(res, 503, -32000, 'The gateway is shutting down; send the request again (another replica answers it).');
+        }
+        this.active.begin(res);
+        res.once('close', () => this.active.end(res));
         this.handle(req, res).catch((error: unknown) => {
           this.logger.error(`MCP request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
           if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error; it was logged.');
@@ -46,6 +56,23 @@ export class McpEndpoint {
         for (const listener of others) listener(req, res);
       }
     });
+  }
+
+  /** True once `drain` began: readiness is false and new MCP POSTs are refused with 503. */
+  get draining(): boolean {
+    return this.stopping;
+  }
+
+  /**
+   * Shutdown: refuses new MCP POSTs (503, `Connection: close`) and resolves
+   * once the calls in hand are answered, or false when `graceMs` passes first.
+   */
+  async drain(graceMs: number): Promise<boolean> {
+    this.stopping = true;
+    if (this.active.size > 0) this.logger.log(`answering the ${this.active.size} MCP request(s) in hand (for up to ${graceMs} ms)`);
+    const idle = await this.active.idle(graceMs);
+    if (!idle) this.logger.warn(`${this.active.size} MCP request(s) still unanswered after ${graceMs} ms; closing anyway`);
+    return idle;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

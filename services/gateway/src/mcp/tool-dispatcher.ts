@@ -14,7 +14,7 @@ import {
   type ToolContract,
 } from '@sextant/contracts';
 import { BUS_CLIENT, BusRequestError, RegistryClient, REQUEST_ID_HEADER, type BusClient } from '@sextant/messaging';
-import { currentTraceId, markSpanError, SpanKind, tracer } from '@sextant/telemetry';
+import { currentTraceId, markSpanError, requestsInFlight, SpanKind, toolCalls, toolCallSeconds, tracer } from '@sextant/telemetry';
 import { ContractDocuments } from '../contracts/contract-documents.js';
 import { ServiceDirectory } from '../discovery/service-directory.js';
 import { HealthService } from '../health/health.service.js';
@@ -87,6 +87,7 @@ export class ToolDispatcher {
     }
     const requestId = randomUUID();
     const started = performance.now();
+    requestsInFlight.inc({ component: 'gateway' });
     return tracer.startActiveSpan(
       `tools/call ${name}`,
       { kind: SpanKind.SERVER, attributes: { 'mcp.tool.name': name, 'sextant.request_id': requestId } },
@@ -115,7 +116,11 @@ export class ToolDispatcher {
           return failure(busFailure, metadata());
         } finally {
           // One line per call at debug level (an access log), inside the call's span: it carries the trace id.
-          this.logger.debug(`tools/call ${name} ${outcome} in ${Math.round(performance.now() - started)} ms (request ${requestId})`);
+          const ms = performance.now() - started;
+          this.logger.debug(`tools/call ${name} ${outcome} in ${Math.round(ms)} ms (request ${requestId})`);
+          toolCalls.inc({ tool: name, code: outcome });
+          toolCallSeconds.observe({ tool: name }, ms / 1000);
+          requestsInFlight.dec({ component: 'gateway' });
           span.end();
         }
       },
