@@ -49,9 +49,10 @@ export function withFlags(env: NodeJS.ProcessEnv, argv: readonly string[]): Node
  */
 export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Promise<Embedded> {
   const config = loadConfig(env);
-  const gatewayConfig = loadGatewayConfig(env);
+  // One process holds every service: nothing is sharded here (SEXTANT_SHARDS is for the distributed form).
+  const gatewayConfig = { ...loadGatewayConfig(env), shards: {} };
   const projectsConfig = loadProjectsConfig(env);
-  const gitCacheConfig = loadGitCacheConfig(env);
+  const gitCacheConfig = { ...loadGitCacheConfig(env), shards: {} };
   const registryConfig = loadRegistryConfig(env);
   const symbolsConfig = loadSymbolsConfig(env);
   // One process holds every service here, so search keeps its indexes in this process (saved as files) unless told otherwise (ADRs 0021, 0022).

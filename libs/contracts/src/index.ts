@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './subjects.js';
+export * from './shards.js';
 export * from './common.js';
 export * from './tool.js';
 export * from './validation.js';

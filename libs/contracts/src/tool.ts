@@ -31,6 +31,12 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
    * `notifications/progress` until the job ends, then its final status.
    */
   readonly startsJob?: { idField: string };
+  /**
+   * The input field naming the repository a call is about: when the owning
+   * service runs as several shards (SEXTANT_SHARDS), the call goes to the
+   * shard of that repository (shards.ts); without the field, to any shard.
+   */
+  readonly shardBy?: string;
 }
 
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -9,7 +9,7 @@ import {
   type NatsConnection,
   type Subscription,
 } from '@nats-io/transport-node';
-import { busError, queueGroup, type BusError, type ServiceName } from '@sextant/contracts';
+import { busError, queueGroup, shardSubject, type BusError, type ServiceName } from '@sextant/contracts';
 import { busFailures, injectTraceContext, markSpanError, requestsInFlight, SpanKind, context, trace, tracer } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
@@ -222,6 +222,8 @@ export interface NatsServerOptions {
   prefix?: string;
   /** How long `close()` waits for the requests in hand to be answered. */
   gracePeriodMs?: number;
+  /** This process's shard of a sharded service (SEXTANT_SHARD of SEXTANT_SHARDS); see contracts' shards.ts. */
+  shard?: { index: number; count: number };
 }
 
 const DEFAULT_GRACE_PERIOD_MS = 10_000;
@@ -246,6 +248,7 @@ export class SextantServerNats extends ServerNats {
     options: ConstructorParameters<typeof ServerNats>[0] & { queue: string },
     private readonly prefix: string | undefined,
     private readonly gracePeriodMs: number,
+    private readonly shard: { index: number; count: number } | undefined,
     private readonly queue = options.queue,
   ) {
     super(options);
@@ -296,12 +299,19 @@ export class SextantServerNats extends ServerNats {
     this.active.begin(natsMsg, beats ? { send, intervalMs } : undefined, deadlineMs);
   }
 
+  /**
+   * Every subject in the service's queue group; a shard also takes its own
+   * subjects (`<subject>.s<index>`) in the queue group of that shard, so a call
+   * routed to the shard reaches one of its replicas and no other shard.
+   */
   override bindEvents(client: NatsConnection): void {
-    if (!this.prefix) return super.bindEvents(client);
     for (const channel of this.messageHandlers.keys()) {
-      this.subscriptionList().push(
-        client.subscribe(withPrefix(this.prefix, channel), { queue: this.queue, callback: this.getMessageHandler(channel).bind(this) }),
-      );
+      const callback = this.getMessageHandler(channel).bind(this);
+      this.subscriptionList().push(client.subscribe(withPrefix(this.prefix, channel), { queue: this.queue, callback }));
+      if (this.shard) {
+        const subject = withPrefix(this.prefix, shardSubject(channel, this.shard.index));
+        this.subscriptionList().push(client.subscribe(subject, { queue: `${this.queue}.s${this.shard.index}`, callback }));
+      }
     }
   }
 
@@ -351,7 +361,7 @@ export class SextantServerNats extends ServerNats {
  * The transport strategy of a service process: Nest's `ServerNats`, its
  * replicas sharing one queue group, every message traced.
  */
-export function natsServer({ servers, service, prefix, gracePeriodMs }: NatsServerOptions): SextantServerNats {
+export function natsServer({ servers, service, prefix, gracePeriodMs, shard }: NatsServerOptions): SextantServerNats {
   const options = {
     servers: serverList(servers),
     queue: queueGroup(service),
@@ -360,7 +370,7 @@ export function natsServer({ servers, service, prefix, gracePeriodMs }: NatsServ
     waitOnFirstConnect: true,
     ...CONNECTION_DEFAULTS,
   };
-  const server = new SextantServerNats(options, prefix, gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS);
+  const server = new SextantServerNats(options, prefix, gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS, shard);
   traceServer(server, service, prefix);
   return server;
 }

@@ -39,6 +39,7 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
     service: options.service,
     prefix: settings.natsPrefix,
     gracePeriodMs: settings.shutdownGraceMs,
+    shard: serviceShard(options.service, settings),
   });
   // What the service asks other services with (projects and git-cache ask the registry); its own connection.
   const client = new NatsBusClient({
@@ -81,6 +82,26 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
   await app.listen();
   logger.log(`${options.service} listening on NATS ${settings.natsUrl}`, 'Bootstrap');
   return app;
+}
+
+/** This process's shard of `service` (undefined when the service runs unsharded); a missing or out-of-range SEXTANT_SHARD stops the start. */
+export function serviceShard(
+  service: ServiceName,
+  settings: Pick<CommonSettings, 'shards' | 'shard'>,
+): { index: number; count: number } | undefined {
+  const count = settings.shards[service] ?? 1;
+  if (count === 1) return undefined;
+  if (settings.shard === undefined) {
+    throw new ConfigError({
+      SEXTANT_SHARD: `is required: SEXTANT_SHARDS runs ${service} as ${count} shards (give 0 to ${count - 1}, or auto)`,
+    });
+  }
+  if (settings.shard >= count) {
+    throw new ConfigError({
+      SEXTANT_SHARD: `is ${settings.shard}, but SEXTANT_SHARDS runs ${service} as ${count} shards (0 to ${count - 1})`,
+    });
+  }
+  return { index: settings.shard, count };
 }
 
 /**

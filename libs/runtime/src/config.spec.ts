@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { CommonEnv, ConfigError, DatabaseEnv, env, parseEnv, requireVariables } from './config.js';
+import { commonSettings, CommonEnv, ConfigError, DatabaseEnv, env, parseEnv, requireVariables } from './config.js';
+import { serviceShard } from './bootstrap.js';
 
 describe('parseEnv', () => {
   const Schema = CommonEnv.extend(DatabaseEnv.shape).extend({ PORT: env.int(0, 65_535).default(9100), FLAG: env.bool().optional() });
@@ -36,6 +37,51 @@ describe('parseEnv', () => {
     assert.throws(
       () => requireVariables({ NATS_URL: undefined }, ['NATS_URL']),
       /NATS_URL is required when the service runs as its own process/,
+    );
+  });
+});
+
+describe('shards (SEXTANT_SHARDS, SEXTANT_SHARD)', () => {
+  const settings = (environment: NodeJS.ProcessEnv) => commonSettings(parseEnv(CommonEnv, environment));
+
+  it('reads the shard counts and this process’s shard, `auto` from a StatefulSet pod’s hostname', () => {
+    assert.deepEqual(settings({}).shards, {});
+    const s = settings({ SEXTANT_SHARDS: 'git-cache=4, symbol-indexer=2', SEXTANT_SHARD: 'auto', HOSTNAME: 'git-cache-3' });
+    assert.deepEqual([s.shards, s.shard], [{ 'git-cache': 4, 'symbol-indexer': 2 }, 3]);
+    assert.deepEqual(serviceShard('git-cache', s), { index: 3, count: 4 });
+    assert.equal(serviceShard('projects', s), undefined, 'a service not named runs unsharded');
+  });
+
+  it('refuses bad counts, a missing or out-of-range shard, and `auto` without an ordinal', () => {
+    const problem = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        assert.ok(error instanceof ConfigError);
+        return error.message;
+      }
+      assert.fail('no ConfigError');
+    };
+    assert.match(
+      problem(() => settings({ SEXTANT_SHARDS: 'git-cache=0' })),
+      /SEXTANT_SHARDS .*"git-cache=0" is not service=count/,
+    );
+    assert.match(
+      problem(() => settings({ SEXTANT_SHARDS: 'git-cache' })),
+      /SEXTANT_SHARDS/,
+    );
+    assert.match(
+      problem(() => settings({ SEXTANT_SHARD: 'auto', HOSTNAME: 'laptop' })),
+      /SEXTANT_SHARD is "auto".*HOSTNAME is "laptop"/,
+    );
+    const four = settings({ SEXTANT_SHARDS: 'git-cache=4' });
+    assert.match(
+      problem(() => serviceShard('git-cache', four)),
+      /SEXTANT_SHARD is required: SEXTANT_SHARDS runs git-cache as 4 shards/,
+    );
+    assert.match(
+      problem(() => serviceShard('git-cache', { ...four, shard: 4 })),
+      /SEXTANT_SHARD is 4, but .* \(0 to 3\)/,
     );
   });
 });

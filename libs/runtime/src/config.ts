@@ -76,6 +76,33 @@ export const CommonEnv = z.object({
   SEXTANT_SHUTDOWN_GRACE_MS: env.int(0, 600_000).default(10_000),
   SEXTANT_HEALTH_PORT: env.int(1, 65_535).optional(),
   SEXTANT_HEALTH_HOST: z.string().default('127.0.0.1'),
+  SEXTANT_SHARDS: z
+    .string()
+    .transform((v, ctx) => {
+      const shards: Record<string, number> = {};
+      for (const entry of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        const match = /^([a-z-]+)=(\d{1,3})$/.exec(entry);
+        const count = Number(match?.[2]);
+        if (!match || count < 1 || count > 256) {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is not service=count with a count from 1 to 256 (e.g. git-cache=4)` });
+          return z.NEVER;
+        }
+        shards[match[1]!] = count;
+      }
+      return shards;
+    })
+    .default({}),
+  SEXTANT_SHARD: z
+    .string()
+    .regex(
+      /^(\d{1,3}|auto)$/,
+      'must be a shard number (0, 1, …) or "auto" (the ordinal at the end of HOSTNAME, as a StatefulSet names its pods)',
+    )
+    .optional(),
+  HOSTNAME: z.string().optional(),
 });
 
 /** The settings of `CommonEnv`, as every service's config carries them. */
@@ -91,6 +118,10 @@ export interface CommonSettings {
   shutdownGraceMs: number;
   /** A service's health port (/livez, /readyz) and the address it binds; no port, no health server. */
   health: { port: number | undefined; host: string };
+  /** How many shards each sharded service runs (SEXTANT_SHARDS; a service not named runs one). */
+  shards: Readonly<Record<string, number>>;
+  /** This process's shard (SEXTANT_SHARD, `auto` read from HOSTNAME's ordinal); undefined when not given. */
+  shard: number | undefined;
 }
 
 export function commonSettings(e: z.output<typeof CommonEnv>): CommonSettings {
@@ -102,7 +133,20 @@ export function commonSettings(e: z.output<typeof CommonEnv>): CommonSettings {
     busHeartbeatMs: e.SEXTANT_BUS_HEARTBEAT_MS,
     shutdownGraceMs: e.SEXTANT_SHUTDOWN_GRACE_MS,
     health: { port: e.SEXTANT_HEALTH_PORT, host: e.SEXTANT_HEALTH_HOST },
+    shards: e.SEXTANT_SHARDS,
+    shard: shardOrdinal(e.SEXTANT_SHARD, e.HOSTNAME),
   };
+}
+
+function shardOrdinal(value: string | undefined, hostname: string | undefined): number | undefined {
+  if (value !== 'auto') return value === undefined ? undefined : Number(value);
+  const ordinal = /-(\d+)$/.exec(hostname ?? '');
+  if (!ordinal) {
+    throw new ConfigError({
+      SEXTANT_SHARD: `is "auto", which needs a HOSTNAME ending in -<ordinal> (a StatefulSet pod's name); HOSTNAME is "${hostname ?? ''}"`,
+    });
+  }
+  return Number(ordinal[1]);
 }
 
 /** Variables of a service that owns tables. */

@@ -31,7 +31,8 @@ export class GitCacheModule {
     const protocols = gitProtocols(config.allowFileUrls);
     const spawner = new LauncherSpawner();
     const git = new ProcessGitRunner({ protocols, defaultTimeoutMs: config.cache.cloneTimeoutMs, baseEnv: config.childEnv, spawner });
-    const cache = new CloneCache({ ...config.cache, git });
+    // Sharded (SEXTANT_SHARDS), each shard owns its repositories: stable clone names on its own volume, kept over restarts.
+    const cache = new CloneCache({ ...config.cache, git, persistent: (config.shards['git-cache'] ?? 1) > 1, metricLabel: 'clones' });
     return {
       module: GitCacheModule,
       controllers: [createHealthController('git-cache'), GitCacheController],

@@ -32,6 +32,8 @@ export interface CloneCacheOptions {
    * incremental sync does not clone again.
    */
   persistent?: boolean;
+  /** The cache's label in the `sextant_clone_cache_*` metrics; default `checkouts` when persistent, else `clones`. */
+  metricLabel?: string;
 }
 
 /** What a persistent clone records about itself (`.git/sextant-checkout.json`), to be taken up after a restart. */
@@ -110,7 +112,7 @@ export class CloneCache {
   constructor(private readonly options: CloneCacheOptions) {
     this.seed = options.persistent ? '' : (options.seed ?? randomBytes(8).toString('hex'));
     this.now = options.now ?? Date.now;
-    this.metricLabel = options.persistent ? 'checkouts' : 'clones';
+    this.metricLabel = options.metricLabel ?? (options.persistent ? 'checkouts' : 'clones');
   }
 
   /** Creates the root and removes what dead processes left: temporary clones, and clones unused past the age limit. */

@@ -63,6 +63,7 @@ export const tool = defineTool({
     'Search a repository (cloned into a local cache, shallow) for a regex or literal with ripgrep. Returns matching lines with ranges.',
   service: 'git-cache',
   subject: SUBJECT,
+  shardBy: 'repository',
   input: Request,
   output: Response,
   annotations: { openWorldHint: true },

@@ -20,6 +20,7 @@ export const tool = defineTool({
   description: 'List the branches and tags of a remote repository.',
   service: 'git-cache',
   subject: SUBJECT,
+  shardBy: 'repository',
   input: Request,
   output: Response,
   annotations: { openWorldHint: true },

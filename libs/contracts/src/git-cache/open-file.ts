@@ -37,6 +37,7 @@ export const tool = defineTool({
   description: 'Read a file (or a line range) from a repository checkout. Paths cannot escape the repository.',
   service: 'git-cache',
   subject: SUBJECT,
+  shardBy: 'repository',
   input: Request,
   output: Response,
 });

@@ -7,7 +7,10 @@ import {
   HealthCheck,
   inputJsonSchema,
   outputJsonSchema,
+  repositoryShardKey,
   safeParseInput,
+  shardOf,
+  shardSubject,
   TOOLS,
   type BusError,
   type Metadata,
@@ -41,6 +44,7 @@ export class ToolDispatcher {
   private readonly byName: ReadonlyMap<string, ToolContract>;
   private readonly jobs: JobFollower;
   private readonly registry: RegistryClient;
+  private readonly shards: Readonly<Record<string, number>>;
 
   constructor(
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
@@ -51,6 +55,7 @@ export class ToolDispatcher {
   ) {
     this.jobs = new JobFollower(bus, config.progress);
     this.registry = new RegistryClient(bus);
+    this.shards = config.shards;
     this.local = {
       [GetContract.tool.name]: (input: GetContract.Request) => this.getContract(input),
       [HealthCheck.tool.name]: (input: HealthCheck.Request) => this.healthCheck(input),
@@ -105,7 +110,9 @@ export class ToolDispatcher {
             return failure(input.error, metadata());
           }
           let output = tool.subject
-            ? await this.bus.request<Record<string, unknown>>(tool.subject, input.value, { headers: { [REQUEST_ID_HEADER]: requestId } })
+            ? await this.bus.request<Record<string, unknown>>(this.subjectFor(tool, tool.subject, input.value), input.value, {
+                headers: { [REQUEST_ID_HEADER]: requestId },
+              })
             : ((await this.local[tool.name](input.value as never)) as Record<string, unknown>);
           if (tool.startsJob && channel) output = await this.followJob(String(output[tool.startsJob.idField]), output, channel);
           return success(output, metadata());
@@ -125,6 +132,14 @@ export class ToolDispatcher {
         }
       },
     );
+  }
+
+  /** The tool's subject, or its repository's shard's when the owning service runs sharded (SEXTANT_SHARDS). */
+  private subjectFor(tool: ToolContract, subject: string, input: unknown): string {
+    const count = this.shards[tool.service] ?? 1;
+    const repository = tool.shardBy ? (input as Record<string, unknown>)[tool.shardBy] : undefined;
+    if (count === 1 || typeof repository !== 'string') return subject;
+    return shardSubject(subject, shardOf(repositoryShardKey(repository), count));
   }
 
   private async followJob(jobId: string, output: Record<string, unknown>, channel: ProgressChannel): Promise<Record<string, unknown>> {
