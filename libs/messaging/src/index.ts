@@ -3,7 +3,7 @@ export { BusRequestError, ServiceError, toBusError, type ErrorClassifier } from 
 export { BusExceptionFilter } from './exception-filter.js';
 export { InProcessBus } from './in-process-bus.js';
 export { ActiveRequests } from './liveness.js';
-export { NatsBusClient, natsServer, type NatsBusOptions, type NatsServerOptions, type SextantServerNats } from './nats-bus.js';
+export { NatsBusClient, natsServer, type NatsAuth, type NatsBusOptions, type NatsServerOptions, type SextantServerNats } from './nats-bus.js';
 export { traceServer } from './tracing-hooks.js';
 export { ToolHandler } from './tool-handler.js';
 export { RegistryClient, type StageBatch } from './registry-client.js';

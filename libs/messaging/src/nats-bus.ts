@@ -1,10 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { ServerNats, type NatsContext } from '@nestjs/microservices';
+import { readFileSync } from 'node:fs';
 import {
   connect,
   createInbox,
+  credsAuthenticator,
   errors as natsErrors,
   headers as natsHeaders,
+  type ConnectionOptions,
   type Msg,
   type NatsConnection,
   type Subscription,
@@ -32,6 +35,7 @@ export interface NatsBusOptions {
    * died). 0 turns heartbeats off: a dead service is then noticed at the timeout.
    */
   heartbeatMs?: number;
+  auth?: NatsAuth;
 }
 
 const DEFAULT_HEARTBEAT_MS = 1_000;
@@ -42,6 +46,27 @@ const DEFAULT_HEARTBEAT_MS = 1_000;
  * case it fails — measurable per call; our errors carry their own context.
  */
 const CONNECTION_DEFAULTS = { maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true } as const;
+
+/** NATS credentials and TLS trust (NATS_USER/NATS_PASSWORD, NATS_TOKEN, NATS_CREDS, NATS_TLS_CA). */
+export interface NatsAuth {
+  user?: string;
+  password?: string;
+  token?: string;
+  /** Path of a `.creds` file (JWT and nkey seed), as `nsc` writes it. */
+  credsFile?: string;
+  /** Path of a PEM file of the CA that signed the NATS server's certificate (TLS is then required). */
+  tlsCaFile?: string;
+}
+
+/** The connection options of `auth` (a creds file is read once, here). */
+function authOptions(auth: NatsAuth = {}): Partial<ConnectionOptions> {
+  return {
+    ...(auth.user ? { user: auth.user, pass: auth.password } : {}),
+    ...(auth.token ? { token: auth.token } : {}),
+    ...(auth.credsFile ? { authenticator: credsAuthenticator(readFileSync(auth.credsFile)) } : {}),
+    ...(auth.tlsCaFile ? { tls: { caFile: auth.tlsCaFile } } : {}),
+  };
+}
 
 function serverList(servers: string): string[] {
   return servers
@@ -104,7 +129,7 @@ export class NatsBusClient implements BusClient {
     while (!nc) {
       if (this.closed) return;
       try {
-        nc = await connect({ servers: serverList(this.options.servers), name: this.options.name, ...CONNECTION_DEFAULTS });
+        nc = await connect({ servers: serverList(this.options.servers), name: this.options.name, ...CONNECTION_DEFAULTS, ...authOptions(this.options.auth) });
       } catch (error) {
         if (!warned) this.logger.warn(`NATS at ${this.options.servers} is not reachable yet (${String(error)}); retrying`);
         warned = true;
@@ -222,6 +247,7 @@ export interface NatsServerOptions {
   prefix?: string;
   /** How long `close()` waits for the requests in hand to be answered. */
   gracePeriodMs?: number;
+  auth?: NatsAuth;
   /** This process's shard of a sharded service (SEXTANT_SHARD of SEXTANT_SHARDS); see contracts' shards.ts. */
   shard?: { index: number; count: number };
 }
@@ -361,7 +387,7 @@ export class SextantServerNats extends ServerNats {
  * The transport strategy of a service process: Nest's `ServerNats`, its
  * replicas sharing one queue group, every message traced.
  */
-export function natsServer({ servers, service, prefix, gracePeriodMs, shard }: NatsServerOptions): SextantServerNats {
+export function natsServer({ servers, service, prefix, gracePeriodMs, shard, auth }: NatsServerOptions): SextantServerNats {
   const options = {
     servers: serverList(servers),
     queue: queueGroup(service),
@@ -369,6 +395,7 @@ export function natsServer({ servers, service, prefix, gracePeriodMs, shard }: N
     // Start in any order: a service started before NATS waits for it, as the gateway does.
     waitOnFirstConnect: true,
     ...CONNECTION_DEFAULTS,
+    ...authOptions(auth),
   };
   const server = new SextantServerNats(options, prefix, gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS, shard);
   traceServer(server, service, prefix);

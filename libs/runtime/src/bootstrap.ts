@@ -40,6 +40,7 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
     prefix: settings.natsPrefix,
     gracePeriodMs: settings.shutdownGraceMs,
     shard: serviceShard(options.service, settings),
+    auth: settings.natsAuth,
   });
   // What the service asks other services with (projects and git-cache ask the registry); its own connection.
   const client = new NatsBusClient({
@@ -48,6 +49,7 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
     timeoutMs: settings.busTimeoutMs,
     heartbeatMs: settings.busHeartbeatMs,
     name: `sextant-${options.service}-client`,
+    auth: settings.natsAuth,
   });
   const app = await NestFactory.createMicroservice(
     { module: ServiceRootModule, imports: [ServiceRuntimeModule.forRoot(server, client, options.classifiers), options.module] },

@@ -1,3 +1,4 @@
+import type { NatsAuth } from '@sextant/messaging';
 import { z } from 'zod';
 
 /**
@@ -76,6 +77,11 @@ export const CommonEnv = z.object({
   SEXTANT_SHUTDOWN_GRACE_MS: env.int(0, 600_000).default(10_000),
   SEXTANT_HEALTH_PORT: env.int(1, 65_535).optional(),
   SEXTANT_HEALTH_HOST: z.string().default('127.0.0.1'),
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  NATS_TOKEN: z.string().min(1).optional(),
+  NATS_CREDS: z.string().min(1).optional(),
+  NATS_TLS_CA: z.string().min(1).optional(),
   SEXTANT_SHARDS: z
     .string()
     .transform((v, ctx) => {
@@ -118,6 +124,8 @@ export interface CommonSettings {
   shutdownGraceMs: number;
   /** A service's health port (/livez, /readyz) and the address it binds; no port, no health server. */
   health: { port: number | undefined; host: string };
+  /** How this process authenticates to NATS (NATS_USER/NATS_PASSWORD, NATS_TOKEN or NATS_CREDS) and the CA it trusts (NATS_TLS_CA). */
+  natsAuth: NatsAuth;
   /** How many shards each sharded service runs (SEXTANT_SHARDS; a service not named runs one). */
   shards: Readonly<Record<string, number>>;
   /** This process's shard (SEXTANT_SHARD, `auto` read from HOSTNAME's ordinal); undefined when not given. */
@@ -133,9 +141,26 @@ export function commonSettings(e: z.output<typeof CommonEnv>): CommonSettings {
     busHeartbeatMs: e.SEXTANT_BUS_HEARTBEAT_MS,
     shutdownGraceMs: e.SEXTANT_SHUTDOWN_GRACE_MS,
     health: { port: e.SEXTANT_HEALTH_PORT, host: e.SEXTANT_HEALTH_HOST },
+    natsAuth: natsAuth(e),
     shards: e.SEXTANT_SHARDS,
     shard: shardOrdinal(e.SEXTANT_SHARD, e.HOSTNAME),
   };
+}
+
+function natsAuth(e: z.output<typeof CommonEnv>): NatsAuth {
+  const problems: Record<string, string> = {};
+  if ((e.NATS_USER === undefined) !== (e.NATS_PASSWORD === undefined)) {
+    problems[e.NATS_USER ? 'NATS_PASSWORD' : 'NATS_USER'] = 'must be set together with ' + (e.NATS_USER ? 'NATS_USER' : 'NATS_PASSWORD');
+  }
+  const ways = [e.NATS_USER && 'NATS_USER', e.NATS_TOKEN && 'NATS_TOKEN', e.NATS_CREDS && 'NATS_CREDS'].filter(Boolean);
+  if (ways.length > 1) problems[ways[1] as string] = `cannot be used with ${ways[0]}: give one way to authenticate to NATS`;
+  if (Object.keys(problems).length > 0) throw new ConfigError(problems);
+  const auth: NatsAuth = {};
+  if (e.NATS_USER) Object.assign(auth, { user: e.NATS_USER, password: e.NATS_PASSWORD });
+  if (e.NATS_TOKEN) auth.token = e.NATS_TOKEN;
+  if (e.NATS_CREDS) auth.credsFile = e.NATS_CREDS;
+  if (e.NATS_TLS_CA) auth.tlsCaFile = e.NATS_TLS_CA;
+  return auth;
 }
 
 function shardOrdinal(value: string | undefined, hostname: string | undefined): number | undefined {

@@ -26,10 +26,14 @@ function natsServerBinary(): string {
 export class NatsServer {
   private child: ChildProcess | undefined;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly extraArgs: readonly string[],
+  ) {}
 
-  static async start(): Promise<NatsServer> {
-    const server = new NatsServer(await freePort());
+  /** `extraArgs`: more nats-server options, e.g. `['--user', 'u', '--pass', 'p']` for a server that requires them. */
+  static async start(extraArgs: readonly string[] = []): Promise<NatsServer> {
+    const server = new NatsServer(await freePort(), extraArgs);
     await server.up();
     return server;
   }
@@ -39,7 +43,7 @@ export class NatsServer {
   }
 
   async up(): Promise<void> {
-    this.child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(this.port)], { stdio: 'ignore' });
+    this.child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(this.port), ...this.extraArgs], { stdio: 'ignore' });
     const deadline = Date.now() + 10_000;
     while (!(await accepts(this.port))) {
       if (Date.now() > deadline) throw new Error(`nats-server did not listen on ${this.port} within 10 s`);

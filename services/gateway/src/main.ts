@@ -20,6 +20,7 @@ runMain(process.env, async () => {
     timeoutMs: config.busTimeoutMs,
     heartbeatMs: config.busHeartbeatMs,
     name: 'sextant-gateway',
+    auth: config.natsAuth,
   });
   const module = GatewayModule.register({ config, bus });
   if (stdio) {
