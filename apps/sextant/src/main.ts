@@ -1,10 +1,10 @@
 // Tracing first: nothing else may be imported above this line.
 import { startTelemetry } from '@sextant/telemetry';
 
-const telemetry = startTelemetry({ serviceName: 'sextant', env: process.env });
+startTelemetry({ serviceName: 'sextant', env: process.env });
 
 const { Logger } = await import('@nestjs/common');
-const { runMain } = await import('@sextant/runtime');
+const { runMain, stopOnSignals } = await import('@sextant/runtime');
 const { startEmbedded, withFlags } = await import('./embedded.js');
 
 /**
@@ -16,16 +16,7 @@ const { startEmbedded, withFlags } = await import('./embedded.js');
 runMain(process.env, async () => {
   const argv = process.argv.slice(2);
   const embedded = await startEmbedded(withFlags(process.env, argv), argv.includes('--stdio'));
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    await embedded.close().catch((error: Error) => new Logger('Shutdown').error(`shutdown failed: ${error.message}`));
-    await telemetry.shutdown();
-    process.exit(code);
-  };
-  process.once('SIGINT', () => void stop(0));
-  process.once('SIGTERM', () => void stop(0));
+  const shutdown = stopOnSignals(new Logger('Bootstrap'), () => embedded.close());
   await embedded.done;
-  await stop(0);
+  shutdown.stop('the client closed stdin');
 });

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { INestMicroservice } from '@nestjs/common';
+import type { INestMicroservice, LoggerService } from '@nestjs/common';
 import type { ServiceName } from '@sextant/contracts';
 import { NatsBusClient, natsServer, type ErrorClassifier } from '@sextant/messaging';
 import { shutdownTelemetry } from '@sextant/telemetry';
@@ -29,7 +29,7 @@ export interface RunServiceOptions {
  * first stops taking requests and answers those it holds (up to
  * SEXTANT_SHUTDOWN_GRACE_MS), and only then closes the module (database
  * pools, caches): Nest's own order would close them under the requests still
- * running. Telemetry is flushed last, so the spans of those requests leave too.
+ * running (`stopOnSignals`).
  */
 export async function runService(options: RunServiceOptions): Promise<INestMicroservice> {
   const { settings } = options;
@@ -55,35 +55,65 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
     { module: ServiceRootModule, imports: [ServiceRuntimeModule.forRoot(server, client, options.classifiers), options.module] },
     { strategy: server, logger },
   );
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal}: stopping`, 'Bootstrap');
-    void (async () => {
-      try {
-        await server.close();
-        await app.close();
-        await client.close();
-        await shutdownTelemetry();
-        process.exit(0);
-      } catch (error) {
-        logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
-        process.exit(1);
-      }
-    })();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  const shutdown = stopOnSignals(logger, async () => {
+    await server.close();
+    await app.close();
+    await client.close();
+  });
   if (settings.health.port !== undefined) {
     const { host, port } = settings.health;
-    await startHealthPort({ host, port, notReady: async (timeoutMs) => (stopping ? 'shutting down' : server.unreachable(timeoutMs)) });
+    await startHealthPort({
+      host,
+      port,
+      notReady: async (timeoutMs) => (shutdown.stopping ? 'shutting down' : server.unreachable(timeoutMs)),
+    });
     logger.log(`health on http://${host}:${port} (/livez, /readyz)`, 'Bootstrap');
   }
   logger.log(`connecting to NATS at ${settings.natsUrl} (waiting for it if it is not up yet)`, 'Bootstrap');
   await app.listen();
   logger.log(`${options.service} listening on NATS ${settings.natsUrl}`, 'Bootstrap');
   return app;
+}
+
+export interface Shutdown {
+  /** True from the first stop signal on. */
+  readonly stopping: boolean;
+  /** Stops as a signal would (e.g. the stdio client closed stdin); `reason` is logged. */
+  stop(reason: string): void;
+}
+
+/**
+ * A process's stop, once, on SIGTERM or SIGINT (or `stop()`): runs `close`
+ * (the process's own order: stop taking requests, answer those in hand,
+ * close what they used), flushes telemetry last so the spans of those
+ * requests leave too, then exits 0, or 1 when `close` failed (logged).
+ */
+export function stopOnSignals(logger: LoggerService, close: () => Promise<void>): Shutdown {
+  let stopping = false;
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${reason}: stopping`, 'Bootstrap');
+    void (async () => {
+      let code = 0;
+      try {
+        await close();
+      } catch (error) {
+        logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
+        code = 1;
+      }
+      await shutdownTelemetry();
+      process.exit(code);
+    })();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return {
+    get stopping() {
+      return stopping;
+    },
+    stop,
+  };
 }
 
 /** This process's shard of `service` (undefined when the service runs unsharded); a missing or out-of-range SEXTANT_SHARD stops the start. */

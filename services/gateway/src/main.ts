@@ -4,7 +4,7 @@ import { startTelemetry } from '@sextant/telemetry';
 const telemetry = startTelemetry({ serviceName: 'sextant-gateway', env: process.env });
 
 const { NestFactory } = await import('@nestjs/core');
-const { JsonLogger, requireVariables, runMain } = await import('@sextant/runtime');
+const { JsonLogger, requireVariables, runMain, stopOnSignals } = await import('@sextant/runtime');
 const { NatsBusClient } = await import('@sextant/messaging');
 const { drainHttp, GatewayModule, httpAdapter, loadConfig, serveHttp, serveStdio } = await import('./index.js');
 
@@ -34,27 +34,11 @@ runMain(process.env, async () => {
   const app = await NestFactory.create(module, httpAdapter(config), { logger, bodyParser: false });
   app.flushLogs();
   // SIGTERM/SIGINT: readiness false, no new calls, those in hand answered (up to SEXTANT_SHUTDOWN_GRACE_MS), then the bus drained and spans flushed.
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal}: stopping`, 'Bootstrap');
-    void (async () => {
-      let code = 0;
-      try {
-        await drainHttp(app, config.shutdownGraceMs);
-        await app.close();
-        await bus.close();
-      } catch (error) {
-        logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
-        code = 1;
-      }
-      await telemetry.shutdown();
-      process.exit(code);
-    })();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  stopOnSignals(logger, async () => {
+    await drainHttp(app, config.shutdownGraceMs);
+    await app.close();
+    await bus.close();
+  });
   const url = await serveHttp(app, config);
   logger.log(`MCP gateway at ${url} (NATS ${config.natsUrl})`, 'Bootstrap');
 });
