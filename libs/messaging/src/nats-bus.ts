@@ -129,7 +129,12 @@ export class NatsBusClient implements BusClient {
     while (!nc) {
       if (this.closed) return;
       try {
-        nc = await connect({ servers: serverList(this.options.servers), name: this.options.name, ...CONNECTION_DEFAULTS, ...authOptions(this.options.auth) });
+        nc = await connect({
+          servers: serverList(this.options.servers),
+          name: this.options.name,
+          ...CONNECTION_DEFAULTS,
+          ...authOptions(this.options.auth),
+        });
       } catch (error) {
         if (!warned) this.logger.warn(`NATS at ${this.options.servers} is not reachable yet (${String(error)}); retrying`);
         warned = true;
@@ -267,11 +272,12 @@ const DEFAULT_GRACE_PERIOD_MS = 10_000;
  * the connection so the last replies are flushed.
  */
 export class SextantServerNats extends ServerNats {
-  /** In `sextant_requests_in_flight{component=<service>}` (the queue group names the service). */
-  private readonly active = new ActiveRequests((n) => requestsInFlight.set({ component: this.queue.replace(/^sextant\./, '') }, n));
+  /** Also the service's `sextant_requests_in_flight`. */
+  private readonly active = new ActiveRequests((n) => requestsInFlight.set({ component: this.service }, n));
 
   constructor(
     options: ConstructorParameters<typeof ServerNats>[0] & { queue: string },
+    private readonly service: ServiceName,
     private readonly prefix: string | undefined,
     private readonly gracePeriodMs: number,
     private readonly shard: { index: number; count: number } | undefined,
@@ -397,7 +403,7 @@ export function natsServer({ servers, service, prefix, gracePeriodMs, shard, aut
     ...CONNECTION_DEFAULTS,
     ...authOptions(auth),
   };
-  const server = new SextantServerNats(options, prefix, gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS, shard);
+  const server = new SextantServerNats(options, service, prefix, gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS, shard);
   traceServer(server, service, prefix);
   return server;
 }

@@ -60,26 +60,22 @@ export interface CloneCacheGauge {
 }
 
 const cloneCaches = new Set<CloneCacheGauge>();
-new Gauge({
-  name: 'sextant_clone_cache_bytes',
-  help: 'Bytes on disk of the clones a cache holds, by cache.',
-  labelNames: ['cache'] as const,
-  registers: [metricsRegistry],
-  collect() {
-    this.reset();
-    for (const cache of cloneCaches) this.inc({ cache: cache.cache }, cache.stats().bytes);
-  },
-});
-new Gauge({
-  name: 'sextant_clone_cache_entries',
-  help: 'Repositories a clone cache holds, by cache.',
-  labelNames: ['cache'] as const,
-  registers: [metricsRegistry],
-  collect() {
-    this.reset();
-    for (const cache of cloneCaches) this.inc({ cache: cache.cache }, cache.stats().entries);
-  },
-});
+for (const [stat, help] of [
+  ['bytes', 'Bytes on disk of the clones a cache holds, by cache.'],
+  ['entries', 'Repositories a clone cache holds, by cache.'],
+] as const) {
+  new Gauge({
+    name: `sextant_clone_cache_${stat}`,
+    help,
+    labelNames: ['cache'] as const,
+    registers: [metricsRegistry],
+    collect() {
+      this.reset();
+      // Summed: the indexing services of one process may each hold a cache with the same label.
+      for (const cache of cloneCaches) this.inc({ cache: cache.cache }, cache.stats()[stat]);
+    },
+  });
+}
 
 /** Reports a clone cache's size in the `sextant_clone_cache_*` gauges until the returned function is called. */
 export function observeCloneCache(cache: CloneCacheGauge): () => void {

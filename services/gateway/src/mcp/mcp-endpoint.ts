@@ -65,14 +65,14 @@ export class McpEndpoint {
 
   /**
    * Shutdown: refuses new MCP POSTs (503, `Connection: close`) and resolves
-   * once the calls in hand are answered, or false when `graceMs` passes first.
+   * once the calls in hand are answered, or when `graceMs` passes first.
    */
-  async drain(graceMs: number): Promise<boolean> {
+  async drain(graceMs: number): Promise<void> {
     this.stopping = true;
     if (this.active.size > 0) this.logger.log(`answering the ${this.active.size} MCP request(s) in hand (for up to ${graceMs} ms)`);
-    const idle = await this.active.idle(graceMs);
-    if (!idle) this.logger.warn(`${this.active.size} MCP request(s) still unanswered after ${graceMs} ms; closing anyway`);
-    return idle;
+    if (!(await this.active.idle(graceMs))) {
+      this.logger.warn(`${this.active.size} MCP request(s) still unanswered after ${graceMs} ms; closing anyway`);
+    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
