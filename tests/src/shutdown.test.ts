@@ -26,12 +26,10 @@ describe('metrics and graceful shutdown of every process', () => {
   let gatewayBase = '';
 
   before(async () => {
-    const url = await receiver.start();
+    await receiver.start();
     // Spans are buffered for ten minutes: only the flush at shutdown sends them.
     const otel = {
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url,
-      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '600000',
+      ...receiver.exportEnv(600_000),
       SEXTANT_SHUTDOWN_GRACE_MS: String(GRACE_MS),
       LOG_LEVEL: 'info',
     };

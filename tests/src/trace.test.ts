@@ -12,12 +12,8 @@ describe('tracing across processes', () => {
   let stack: Stack;
 
   before(async () => {
-    const url = await receiver.start();
-    const otel = {
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url,
-      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-    };
+    await receiver.start();
+    const otel = receiver.exportEnv(100);
     stack = await distributedStack();
     await stack.startService('projects', otel);
     await stack.startGateway({ ...otel, LOG_LEVEL: 'debug' });

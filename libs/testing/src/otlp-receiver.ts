@@ -35,6 +35,15 @@ export class OtlpReceiver {
     return this.url;
   }
 
+  /** The environment that makes a Sextant process export its spans here; they leave in batches every `batchDelayMs`. */
+  exportEnv(batchDelayMs: number): Record<string, string> {
+    return {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: this.url,
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: String(batchDelayMs),
+    };
+  }
+
   async waitFor(predicate: (spans: ReceivedSpan[]) => boolean, timeoutMs = 15_000): Promise<ReceivedSpan[]> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
