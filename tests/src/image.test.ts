@@ -133,7 +133,10 @@ describe('docker-compose.yml', () => {
     const misspelt = structuredClone(compose) as { services: Record<string, Record<string, unknown>> };
     misspelt.services.gateway!.depends_onn = {};
     assert.equal(validate(misspelt), false);
-    assert.match(validate.errors!.map((e) => `${e.instancePath} ${e.message}`).join('\n'), /\/services\/gateway must NOT have additional properties/);
+    assert.match(
+      validate.errors!.map((e) => `${e.instancePath} ${e.message}`).join('\n'),
+      /\/services\/gateway must NOT have additional properties/,
+    );
   });
 
   it('gives each process longer to stop than it takes to answer what it holds', () => {
