@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -318,6 +318,52 @@ describe('checkouts', () => {
       assert.notEqual(perProcess.directoryFor(locator), cacheAt(join(base, 'per-process'), false).directoryFor(locator), 'seeded names');
       await perProcess.stop();
       assert.ok(!existsSync(own), 'per-process clones go at shutdown');
+    });
+
+    it('counts the clones an earlier process left in its size cap from the start, evicting the least recently used', async () => {
+      const root = join(base, 'capped');
+      const others = ['one', 'two', 'three'].map((name) => {
+        const repository = new BareRepository(join(base, 'remotes'), `capped-${name}`);
+        repository.commit('main', { [`${name}.ts`]: `${name}\n`.repeat(2000) });
+        return repository;
+      });
+      try {
+        const locators = others.map((r) => parseRepository(r.fileUrl, { allowedHosts: [], allowFileUrls: true }));
+        const first = cacheAt(root, true);
+        await first.start();
+        const dirs: string[] = [];
+        for (const locator of locators) dirs.push(await first.withCheckout(locator, undefined, async (c) => c.dir));
+        const each = first.stats().bytes / 3;
+        await first.stop();
+        // The oldest use first: `one`, then `two`, then `three`.
+        dirs.forEach((dir, i) => utimesSync(dir, new Date(Date.now() - (3 - i) * 60_000), new Date(Date.now() - (3 - i) * 60_000)));
+
+        const second = new CloneCache({
+          root,
+          maxBytes: Math.floor(each * 2.5),
+          refreshAfterMs: 86_400_000,
+          evictAfterMs: 7 * 86_400_000,
+          cloneTimeoutMs: 20_000,
+          git: runner,
+          persistent: true,
+        });
+        await second.start();
+        // Before any call: two taken up and counted, the least recently used evicted from disk.
+        assert.deepEqual([second.stats().entries, second.stats().takenUp, second.stats().evictions], [2, 3, 1]);
+        assert.ok(second.stats().bytes <= Math.floor(each * 2.5));
+        assert.deepEqual(
+          dirs.map((dir) => existsSync(dir)),
+          [false, true, true],
+        );
+        // A taken-up clone answers its repository without cloning; the evicted one is cloned again.
+        assert.equal(await second.withCheckout(locators[2]!, undefined, async (c) => c.dir), dirs[2]);
+        assert.equal(second.stats().clones, 0);
+        await second.withCheckout(locators[0]!, undefined, async () => undefined);
+        assert.equal(second.stats().clones, 1);
+        await second.stop();
+      } finally {
+        for (const repository of others) repository.dispose();
+      }
     });
   });
 });

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { ServiceError } from '@sextant/messaging';
 import { cloneCacheEvents, observeCloneCache } from '@sextant/telemetry';
@@ -58,7 +58,8 @@ export interface Checkout {
 interface Entry {
   key: string;
   dir: string;
-  locator: RepositoryLocator;
+  /** Unknown for a clone taken up at start until its first use. */
+  locator: RepositoryLocator | undefined;
   /** The ref callers asked for (`undefined`: the default branch) — "a different ref" is judged against it. */
   requested: string | undefined;
   ref: string;
@@ -71,6 +72,9 @@ interface Entry {
   readonly lock: ReadWriteLock;
   present: boolean;
 }
+
+/** An entry whose repository is known: one a caller is using. */
+type Located = Entry & { locator: RepositoryLocator };
 
 export interface CloneCacheStats {
   entries: number;
@@ -115,11 +119,18 @@ export class CloneCache {
     this.metricLabel = options.metricLabel ?? (options.persistent ? 'checkouts' : 'clones');
   }
 
-  /** Creates the root and removes what dead processes left: temporary clones, and clones unused past the age limit. */
+  /**
+   * Creates the root and removes what dead processes left: temporary clones,
+   * and clones unused past the age limit. A persistent cache takes up every
+   * clone an earlier process left (a clone without its record, cut off by a
+   * crash, is removed), so they count in the size cap from the start, and
+   * evicts the least recently used of them while the total is over it.
+   */
   async start(): Promise<void> {
     await mkdir(this.options.root, { recursive: true });
     this.unobserve = observeCloneCache({ cache: this.metricLabel, stats: () => this.stats() });
     const cutoff = this.now() - this.options.evictAfterMs;
+    const kept: Entry[] = [];
     for (const name of await readdir(this.options.root)) {
       const path = join(this.options.root, name);
       if (name.startsWith(TMP_PREFIX) && !name.startsWith(`${TMP_PREFIX}${this.tmpTag}`)) {
@@ -127,8 +138,22 @@ export class CloneCache {
         if (info && info.mtimeMs < this.now() - 3_600_000) await rm(path, { recursive: true, force: true });
       } else if (name.startsWith(DIR_PREFIX)) {
         const info = await stat(path).catch(() => undefined);
-        if (info && info.mtimeMs < cutoff) await rm(path, { recursive: true, force: true });
+        if (!info) continue;
+        if (info.mtimeMs < cutoff) await rm(path, { recursive: true, force: true });
+        else if (this.options.persistent) {
+          const entry = this.newEntry(path, undefined, info.mtimeMs);
+          if (await this.takeUp(entry)) kept.push(entry);
+        }
       }
+    }
+    for (const entry of kept) this.entries.set(entry.key, entry);
+    const before = this.stats();
+    if (before.bytes > this.options.maxBytes) {
+      await this.evictIdle(undefined, () => this.stats().bytes > this.options.maxBytes);
+      this.log.log(
+        `took up ${before.entries} clones (${mib(before.bytes)}), over the cap of ${mib(this.options.maxBytes)}: ` +
+          `evicted ${before.entries - this.entries.size}`,
+      );
     }
   }
 
@@ -215,38 +240,48 @@ export class CloneCache {
     });
   }
 
-  private entryFor(locator: RepositoryLocator): Entry {
+  private entryFor(locator: RepositoryLocator): Located {
     const dir = this.directoryFor(locator);
     let entry = this.entries.get(dir);
     if (!entry) {
-      entry = {
-        key: dir,
-        dir,
-        locator,
-        requested: undefined,
-        ref: '',
-        kind: 'branch',
-        commit: '',
-        fetchedAt: 0,
-        lastUsedAt: this.now(),
-        touchedAt: 0,
-        sizeBytes: 0,
-        lock: new ReadWriteLock(),
-        present: false,
-      };
+      entry = this.newEntry(dir, locator, this.now());
       this.entries.set(dir, entry);
     }
-    return entry;
+    // A clone taken up at start learns its repository at its first use.
+    entry.locator ??= locator;
+    return entry as Located;
   }
 
-  /** A persistent clone left by an earlier process: its record makes it an entry again (unreadable → cloned anew). */
-  private async takeUp(entry: Entry): Promise<void> {
+  private newEntry(dir: string, locator: RepositoryLocator | undefined, lastUsedAt: number): Entry {
+    return {
+      key: dir,
+      dir,
+      locator,
+      requested: undefined,
+      ref: '',
+      kind: 'branch',
+      commit: '',
+      fetchedAt: 0,
+      lastUsedAt,
+      touchedAt: 0,
+      sizeBytes: 0,
+      lock: new ReadWriteLock(),
+      present: false,
+    };
+  }
+
+  /**
+   * A persistent clone left by an earlier process: its record makes it an
+   * entry again; without one (unreadable) it is removed, to be cloned anew.
+   * Whether it was taken up.
+   */
+  private async takeUp(entry: Entry): Promise<boolean> {
     let record: CheckoutRecord;
     try {
       record = JSON.parse(await readFile(join(entry.dir, '.git', RECORD), 'utf8')) as CheckoutRecord;
     } catch {
       await rm(entry.dir, { recursive: true, force: true });
-      return;
+      return false;
     }
     Object.assign(entry, {
       present: true,
@@ -258,6 +293,7 @@ export class CloneCache {
       sizeBytes: await directorySize(entry.dir),
     });
     this.count('takenUp');
+    return true;
   }
 
   /** Writes the entry's record into its clone, for `takeUp` after a restart. */
@@ -280,7 +316,7 @@ export class CloneCache {
     return this.now() - entry.fetchedAt >= this.options.refreshAfterMs;
   }
 
-  private async prepare(entry: Entry, ref: string | undefined): Promise<void> {
+  private async prepare(entry: Located, ref: string | undefined): Promise<void> {
     try {
       await this.withDiskRetry(entry, () => (entry.present ? this.refresh(entry, ref) : this.clone(entry, ref)));
       await this.record(entry);
@@ -292,7 +328,7 @@ export class CloneCache {
   }
 
   /** Disk full: evict every idle clone and retry once, then fail with a clear message. */
-  private async withDiskRetry(entry: Entry, work: () => Promise<void>): Promise<void> {
+  private async withDiskRetry(entry: Located, work: () => Promise<void>): Promise<void> {
     try {
       return await work();
     } catch (error) {
@@ -314,7 +350,7 @@ export class CloneCache {
     }
   }
 
-  private async clone(entry: Entry, ref: string | undefined): Promise<void> {
+  private async clone(entry: Located, ref: string | undefined): Promise<void> {
     const tmp = join(this.options.root, `${TMP_PREFIX}${this.tmpTag}-${randomBytes(6).toString('hex')}`);
     await mkdir(this.options.root, { recursive: true });
     try {
@@ -347,7 +383,7 @@ export class CloneCache {
    * remote (the usual case), costs one `ls-remote` — a ref advertisement, no
    * pack negotiation; otherwise fetch the ref (shallow) and move the checkout.
    */
-  private async refresh(entry: Entry, ref: string | undefined): Promise<void> {
+  private async refresh(entry: Located, ref: string | undefined): Promise<void> {
     if (entry.requested === ref && (await this.remoteTip(entry, ref)) === entry.commit) {
       entry.fetchedAt = this.now();
       this.count('refreshes');
@@ -380,14 +416,14 @@ export class CloneCache {
   }
 
   /** The commit the remote's branch (its HEAD when `ref` is undefined) points at, or undefined when that cannot be told. */
-  private async defaultBranch(entry: Entry): Promise<string> {
+  private async defaultBranch(entry: Located): Promise<string> {
     const listed = await this.options.git
       .run(['ls-remote', '--symref', entry.locator.url, 'HEAD'], { timeoutMs: this.options.cloneTimeoutMs })
       .catch(() => '');
     return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(listed)?.[1] ?? 'HEAD';
   }
 
-  private async remoteTip(entry: Entry, ref: string | undefined): Promise<string | undefined> {
+  private async remoteTip(entry: Located, ref: string | undefined): Promise<string | undefined> {
     const pattern = ref === undefined ? 'HEAD' : `refs/heads/${ref}`;
     try {
       const listed = await this.options.git.run(['ls-remote', entry.locator.url, pattern], { timeoutMs: this.options.cloneTimeoutMs });
@@ -464,7 +500,7 @@ export class CloneCache {
   }
 
   /** Evicts idle clones other than `current`, least recently used first, while `more(entry)` says so. */
-  private async evictIdle(current: Entry, more: (entry: Entry) => boolean): Promise<void> {
+  private async evictIdle(current: Entry | undefined, more: (entry: Entry) => boolean): Promise<void> {
     const candidates = [...this.entries.values()]
       .filter((e) => e !== current && e.present && e.lock.idle)
       .sort((a, b) => a.lastUsedAt - b.lastUsedAt);
@@ -479,9 +515,13 @@ export class CloneCache {
     this.entries.delete(entry.key);
     entry.present = false;
     this.count('evictions');
-    this.log.log(`evicting ${entry.locator.display} (${Math.round(entry.sizeBytes / 1024)} KiB)`);
+    this.log.log(`evicting ${entry.locator?.display ?? basename(entry.dir)} (${Math.round(entry.sizeBytes / 1024)} KiB)`);
     await entry.lock.write(() => rm(entry.dir, { recursive: true, force: true }));
   }
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(1)} MiB`;
 }
 
 /** HEAD of a fresh clone: the branch it points at (absent for a tag) and, when cheap to read, the commit. */
