@@ -5,6 +5,7 @@
  * GitHub API speaking its wire format.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   callTool,
   createSampleRepository,
+  FaultProxy,
   GitDaemon,
   httpClient,
   startEmbedded,
@@ -219,4 +221,66 @@ describe('git-cache tools through the gateway, distributed over NATS', () => {
   });
 
   it('greps, lists refs, opens files and searches GitHub', () => gitScenario(client, f));
+});
+
+describe('git-cache stops the work its caller no longer waits for (embedded, 2 s bus timeout)', () => {
+  let f: Fixture;
+  let proxy: FaultProxy;
+  let sextant: Sextant;
+  let client: Client;
+  let cacheDir: string;
+
+  before(async () => {
+    f = await fixture();
+    cacheDir = join(f.workspace, 'cache');
+    // A git server that accepts the connection and then says nothing.
+    proxy = new FaultProxy('127.0.0.1', f.daemon.port);
+    await proxy.start();
+    const env = f.env(cacheDir);
+    sextant = await startEmbedded({
+      ...env,
+      GIT_ALLOWED_HOSTS: `${env.GIT_ALLOWED_HOSTS},127.0.0.1:${proxy.port}`,
+      SEXTANT_BUS_TIMEOUT_MS: '2000',
+    });
+    client = await httpClient(sextant.url);
+  });
+  after(async () => {
+    await client?.close();
+    await sextant?.stop();
+    await proxy?.stop();
+    await disposeFixture(f);
+  });
+
+  const clonesRunning = async () => {
+    const text = await (await fetch(new URL('/metrics', sextant.url))).text();
+    return Number(/^sextant_work_running\{budget="clones"\} (\d+)$/m.exec(text)?.[1]);
+  };
+  const until = async (what: string, ok: () => Promise<boolean>, withinMs: number) => {
+    const deadline = performance.now() + withinMs;
+    while (!(await ok())) {
+      if (performance.now() > deadline) assert.fail(`${what} within ${withinMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  it("kills a clone stalled past the caller's deadline (not at its own 120 s budget), leaves nothing behind, and clones again later", async () => {
+    proxy.stall();
+    const repository = `git://127.0.0.1:${proxy.port}/sample.git`;
+    const call = expectToolError(client, 'grep_repository', { repository, pattern: 'hello' }, 'timeout');
+    await until('the clone starts', async () => (await clonesRunning()) === 1, 5_000);
+    await call;
+    await until('the clone is stopped after the deadline', async () => (await clonesRunning()) === 0, 2_000);
+    const clones = spawnSync('pgrep', ['-f', `clone.*127.0.0.1:${proxy.port}/`], { encoding: 'utf8' }).stdout.trim();
+    assert.equal(clones, '', 'no git clone left running');
+    assert.deepEqual(
+      readdirSync(cacheDir).filter((name) => name.startsWith('.tmp-') || name.startsWith('mcp_')),
+      [],
+      'no partial clone left',
+    );
+
+    proxy.restore();
+    const grep = await callTool<GrepBody>(client, 'grep_repository', { repository, pattern: 'hello' });
+    assert.equal(grep.isError, false, JSON.stringify(grep.body));
+    assert.ok(grep.body.stats.total_matches > 0);
+  });
 });

@@ -3,6 +3,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { busError } from '@sextant/contracts';
 import { busFailures, injectTraceContext } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
+import { inRequestScope } from './request-scope.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import type { ReplyPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
@@ -93,7 +94,8 @@ export class InProcessBus extends Server implements CustomTransportStrategy, Bus
         if (reply.err !== undefined && reply.err !== null) settle(() => reject(new BusRequestError(replyError(reply.err, subject))));
         else if ('response' in reply || reply.isDisposed) settle(() => resolve(reply.response as T));
       };
-      this.handleRequest(ctx, async () => this.transformToObservable(await handler(payload, ctx)), respond);
+      // As over NATS: the handler's work is interactive and stops when this request's timeout passes.
+      inRequestScope(timeout, () => this.handleRequest(ctx, async () => this.transformToObservable(await handler(payload, ctx)), respond));
     });
   }
 }

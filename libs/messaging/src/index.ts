@@ -3,8 +3,17 @@ export { BusRequestError, ServiceError, toBusError, type ErrorClassifier } from 
 export { BusExceptionFilter } from './exception-filter.js';
 export { InProcessBus } from './in-process-bus.js';
 export { ActiveRequests } from './liveness.js';
-export { NatsBusClient, natsServer, type NatsAuth, type NatsBusOptions, type NatsServerOptions, type SextantServerNats } from './nats-bus.js';
+export {
+  NatsBusClient,
+  natsServer,
+  type NatsAuth,
+  type NatsBusOptions,
+  type NatsServerOptions,
+  type SextantServerNats,
+} from './nats-bus.js';
 export { traceServer } from './tracing-hooks.js';
 export { ToolHandler } from './tool-handler.js';
 export { RegistryClient, type StageBatch } from './registry-client.js';
 export { Scopes, single, namesOf, type Scope, type ScopeAnswer, type ScopeInput } from './scopes.js';
+export { callerGone, callerSignal, currentLane, inRequestScope, type Lane } from './request-scope.js';
+export { WorkBudget, workBudgets } from './work-budget.js';

@@ -16,6 +16,7 @@ import { busError, queueGroup, shardSubject, type BusError, type ServiceName } f
 import { busFailures, injectTraceContext, markSpanError, requestsInFlight, SpanKind, context, trace, tracer } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
+import { inRequestScope } from './request-scope.js';
 import { ActiveRequests, HEARTBEAT_MS_HEADER, HEARTBEAT_TO_HEADER, PendingRequests, TIMEOUT_MS_HEADER } from './liveness.js';
 import { nextPacketId, type ReplyPacket, type RequestPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
@@ -292,7 +293,9 @@ export class SextantServerNats extends ServerNats {
 
   override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
     try {
-      return await super.handleMessage(channel, natsMsg);
+      // Interactive work, stopped when the caller's deadline passes (request-scope.ts).
+      const deadlineMs = Number(natsMsg.headers?.get(TIMEOUT_MS_HEADER)) || undefined;
+      return await inRequestScope(deadlineMs, () => super.handleMessage(channel, natsMsg));
     } catch (error) {
       this.active.end(natsMsg);
       throw error;

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { workBudgets, type WorkBudget } from '@sextant/messaging';
 import { Piscina } from 'piscina';
 import type { Chunk } from './chunk.js';
 import type { Extraction } from './extract.js';
@@ -50,6 +51,8 @@ export interface ParsePoolOptions {
   workerFile?: URL;
   /** A module whose default export is a `ChunkHook`, run in the worker on every file's chunks, with these options. */
   chunkHook?: { module: URL; options: unknown };
+  /** The process-wide limit on files being parsed; default `workBudgets.parses`. */
+  budget?: WorkBudget;
 }
 
 /**
@@ -96,10 +99,14 @@ export class ParsePool {
     if (this.running < this.slots) this.running++;
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
-      return (await this.pool.run(task, {
-        ...(name ? { name } : {}),
-        signal: AbortSignal.timeout(this.options.timeoutMs * 2 + HARD_STOP_SLACK_MS),
-      })) as T;
+      // Then one of the process's parse slots: every pool of the process shares that limit.
+      return await (this.options.budget ?? workBudgets.parses).run(
+        async () =>
+          (await this.pool.run(task, {
+            ...(name ? { name } : {}),
+            signal: AbortSignal.timeout(this.options.timeoutMs * 2 + HARD_STOP_SLACK_MS),
+          })) as T,
+      );
     } catch (error) {
       return { skipped: 'worker_failed', reason: error instanceof Error ? error.message : String(error) };
     } finally {

@@ -8,6 +8,7 @@ import { ConfigError, StartupError, type CommonSettings } from './config.js';
 import { ServiceRuntimeModule } from './health.js';
 import { startHealthPort } from './health-port.js';
 import { boundHeapGrowth } from './heap.js';
+import { applyWorkLimits } from './work-limits.js';
 import { JsonLogger } from './logger.js';
 
 @Module({})
@@ -137,7 +138,8 @@ export function serviceShard(
 }
 
 /**
- * Runs a `main` after bounding heap growth (`environment`: SEXTANT_HEAP_GROWTH_PERCENT); a start-up failure becomes one JSON log line on stderr
+ * Runs a `main` after bounding heap growth (`environment`: SEXTANT_HEAP_GROWTH_PERCENT) and sizing the work budgets
+ * (SEXTANT_MAX_CLONES, SEXTANT_MAX_GREPS, SEXTANT_MAX_PARSES); a start-up failure becomes one JSON log line on stderr
  * (`level: "fatal"`) and an exit code: 2 for a configuration error, 1
  * otherwise. A `StartupError` (something the operator can fix) is its
  * message alone; anything else also carries its stack, as a field.
@@ -146,6 +148,7 @@ export function runMain(environment: NodeJS.ProcessEnv, main: () => Promise<unkn
   Promise.resolve()
     .then(() => {
       boundHeapGrowth(environment);
+      applyWorkLimits(environment);
       return main();
     })
     .catch((error: unknown) => {

@@ -45,6 +45,22 @@ export const busFailures = new Counter({
   registers: [metricsRegistry],
 });
 
+/** Costly work running now under a process-wide budget (clones, greps, parses); see WorkBudget. */
+export const workRunning = new Gauge({
+  name: 'sextant_work_running',
+  help: 'Costly work running now under a process-wide budget: clones (git talking to a remote), greps, parses.',
+  labelNames: ['budget'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Work waiting for a budget's slot, by lane (interactive: a caller waits; background: indexing). */
+export const workWaiting = new Gauge({
+  name: 'sextant_work_waiting',
+  help: 'Work waiting for a slot of a process-wide budget, by lane: interactive (a caller waits) is served before background (indexing).',
+  labelNames: ['budget', 'lane'] as const,
+  registers: [metricsRegistry],
+});
+
 /** Clone-cache events, by cache (`clones`: git-cache's; `checkouts`: the indexing services' persistent ones). */
 export const cloneCacheEvents = new Counter({
   name: 'sextant_clone_cache_events_total',

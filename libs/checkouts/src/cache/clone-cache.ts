@@ -206,11 +206,13 @@ export class CloneCache {
     options: { current?: string } = {},
   ): Promise<T> {
     this.evictAged();
-    const entry = this.entryFor(locator);
-    if (!this.needsWork(entry, ref, options.current)) this.count('hits');
+    if (!this.needsWork(this.entryFor(locator), ref, options.current)) this.count('hits');
     for (;;) {
+      // Looked up each round: a failed clone (its caller's deadline passed, say) drops its entry, and the next caller starts anew.
+      const entry = this.entryFor(locator);
       if (this.needsWork(entry, ref, options.current)) {
         await entry.lock.write(async () => {
+          if (this.entries.get(entry.key) !== entry) return; // dropped while we waited: the next round looks it up again
           if (!entry.present && this.options.persistent) await this.takeUp(entry);
           if (this.needsWork(entry, ref, options.current)) await this.prepare(entry, ref);
         });

@@ -1,3 +1,4 @@
+import { ServiceError, workBudgets } from '@sextant/messaging';
 import { runToCompletion, type Spawner } from '../process/spawner.js';
 
 /**
@@ -96,6 +97,9 @@ const HARDENING = [
   'safe.directory=*',
 ];
 
+/** Commands that talk to a remote: they run under the process's `clones` budget. */
+const REMOTE_COMMANDS = new Set(['clone', 'fetch', 'ls-remote']);
+
 export class ProcessGitRunner implements GitRunner {
   private readonly env: NodeJS.ProcessEnv;
 
@@ -118,7 +122,9 @@ export class ProcessGitRunner implements GitRunner {
     const request = { command: this.options.gitBinary ?? 'git', args: [...HARDENING, ...args], cwd: options.cwd, env: this.env };
     const result = await runToCompletion(this.options.spawner, request, {
       timeoutMs: options.timeoutMs ?? this.options.defaultTimeoutMs,
+      budget: REMOTE_COMMANDS.has(args[0] ?? '') ? workBudgets.clones : undefined,
     }).catch((error: Error) => {
+      if (error instanceof ServiceError) throw error; // its caller is gone
       throw new GitError('other', error.message, args);
     });
     if (result.timedOut) throw new GitError('timeout', result.stderr || 'killed after its time budget', args);

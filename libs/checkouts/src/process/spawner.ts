@@ -1,3 +1,5 @@
+import { callerGone, callerSignal, type WorkBudget } from '@sextant/messaging';
+
 /** A program to run: never through a shell, arguments as an array. */
 export interface SpawnRequest {
   command: string;
@@ -34,23 +36,63 @@ export interface Spawner {
 /** A child whose exit also says whether its time budget killed it. */
 export interface BudgetedChild {
   kill(): void;
+  /** Rejects with `callerGone()` when the caller of the request that started it stopped waiting (the child was killed). */
   readonly exit: Promise<ExitStatus & { timedOut: boolean }>;
 }
 
-/** Spawns a child that is killed once it runs past `timeoutMs`. */
-export function spawnWithin(spawner: Spawner, request: SpawnRequest, output: OutputHandlers, timeoutMs: number): BudgetedChild {
-  const child = spawner.spawn(request, output);
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill();
-  }, timeoutMs);
-  const exit = child.exit.then((status) => ({ ...status, timedOut })).finally(() => clearTimeout(timer));
-  return { kill: () => child.kill(), exit };
+/**
+ * Spawns a child that is killed once it runs past `timeoutMs`, or once the
+ * caller of the request it serves stops waiting (`callerSignal()`: its
+ * deadline passed). With `budget`, it first waits for one of the budget's
+ * slots (interactive lane first) and holds it until it exits; `timeoutMs`
+ * counts from the spawn.
+ */
+export function spawnWithin(
+  spawner: Spawner,
+  request: SpawnRequest,
+  output: OutputHandlers,
+  timeoutMs: number,
+  budget?: WorkBudget,
+): BudgetedChild {
+  const signal = callerSignal();
+  let child: RunningChild | undefined;
+  let killed = false;
+  const exit = (async () => {
+    const release = budget ? await budget.acquire(signal) : () => undefined;
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => child?.kill();
+    try {
+      if (signal?.aborted) throw callerGone();
+      if (killed) return { code: null, signal: 'SIGKILL', timedOut };
+      child = spawner.spawn(request, output);
+      timer = setTimeout(() => {
+        timedOut = true;
+        child?.kill();
+      }, timeoutMs);
+      signal?.addEventListener('abort', stop, { once: true });
+      const status = await child.exit;
+      if (signal?.aborted && !timedOut) throw callerGone();
+      return { ...status, timedOut };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
+      release();
+    }
+  })();
+  return {
+    kill: () => {
+      killed = true;
+      child?.kill();
+    },
+    exit,
+  };
 }
 
 export interface RunOptions {
   timeoutMs: number;
+  /** The process-wide budget the child runs under, if any (see `spawnWithin`). */
+  budget?: WorkBudget;
   /** Output kept per stream; the rest is dropped (the result says so). */
   maxBytes?: number;
 }
@@ -66,7 +108,7 @@ export async function runToCompletion(spawner: Spawner, request: SpawnRequest, o
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const stdout = capped(maxBytes);
   const stderr = capped(maxBytes);
-  const status = await spawnWithin(spawner, request, { stdout: stdout.add, stderr: stderr.add }, options.timeoutMs).exit;
+  const status = await spawnWithin(spawner, request, { stdout: stdout.add, stderr: stderr.add }, options.timeoutMs, options.budget).exit;
   return { ...status, stdout: stdout.text(), stderr: stderr.text() };
 }
 

@@ -4,6 +4,7 @@ import { MatchCollector, MAX_LINE_BYTES, type GrepEngine, type GrepQuery, type G
 import { headOf, lineSplitter } from './lines.js';
 import { invalidPattern, timeoutError } from './ripgrep.js';
 import { runToCompletion, spawnWithin, type BudgetedChild, type Spawner } from '@sextant/checkouts';
+import { workBudgets } from '@sextant/messaging';
 
 function pathspecs(query: GrepQuery): string[] {
   return [
@@ -73,6 +74,7 @@ export class GitGrepEngine implements GrepEngine {
         stderr: (chunk) => void (stderr += chunk.toString('utf8')),
       },
       query.timeoutMs,
+      workBudgets.greps,
     );
     const { code, timedOut } = await child.exit;
     if (collector.truncated || code === 0 || code === 1) return;

@@ -1,4 +1,4 @@
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError, workBudgets } from '@sextant/messaging';
 import { MatchCollector, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
 import { lineSplitter } from './lines.js';
 import { longMessage, parseMessage, type RgEvent } from './rg-json.js';
@@ -77,6 +77,7 @@ export class RipgrepEngine implements GrepEngine {
         },
       },
       query.timeoutMs,
+      workBudgets.greps,
     );
     const ended = await Promise.race([child.exit, summary]);
     if (!ended) {

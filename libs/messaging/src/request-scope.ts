@@ -1,0 +1,43 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ServiceError } from './errors.js';
+
+/**
+ * Whose work this is: `interactive` when a caller waits for it (a bus
+ * request is being answered), `background` otherwise (an indexing job's
+ * stages). Budgets serve the interactive lane first (work-budget.ts).
+ */
+export type Lane = 'interactive' | 'background';
+
+interface RequestScope {
+  /** Aborts when the caller's deadline passes: nobody waits for the answer any more. */
+  signal: AbortSignal | undefined;
+}
+
+const scopes = new AsyncLocalStorage<RequestScope>();
+
+/**
+ * Runs `handle` as the answer to a caller's request (the bus servers call
+ * this for every request they receive): what it starts is interactive work,
+ * and work that looks at `callerSignal()` (children in spawner.ts, waits for
+ * a budget's slot) stops once `deadlineMs` has passed, the caller's own
+ * timeout as the request's `sextant-timeout-ms` header carries it.
+ */
+export function inRequestScope<T>(deadlineMs: number | undefined, handle: () => T): T {
+  const signal = deadlineMs !== undefined && deadlineMs > 0 ? AbortSignal.timeout(deadlineMs) : undefined;
+  return scopes.run({ signal }, handle);
+}
+
+/** The signal of the request being answered, if any: it aborts when its caller stops waiting. */
+export function callerSignal(): AbortSignal | undefined {
+  return scopes.getStore()?.signal;
+}
+
+/** The lane of the work running now. */
+export function currentLane(): Lane {
+  return scopes.getStore() ? 'interactive' : 'background';
+}
+
+/** The error of work stopped because its caller's deadline passed (no one reads it; it names the cause in logs). */
+export function callerGone(): ServiceError {
+  return ServiceError.of('timeout', "The caller's deadline passed before this work finished; it was stopped.");
+}
