@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { SearchRepositories } from '@sextant/contracts';
-import { ServiceError } from '@sextant/messaging';
+import { callerGone, callerSignal, ServiceError } from '@sextant/messaging';
 
 export interface GitHubSearchOptions {
   /** REST base, e.g. https://api.github.com or https://ghe.example.com/api/v3. */
@@ -71,9 +71,13 @@ export class GitHubSearch {
   private async attempt(url: string, request: SearchRepositories.Request): Promise<SearchRepositories.Response> {
     const host = new URL(url).host;
     let response: Response;
+    // Given up at our own budget, or when the caller stops waiting (its deadline).
+    const caller = callerSignal();
+    const budget = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      response = await fetch(url, { headers: this.headers(), signal: AbortSignal.timeout(this.options.timeoutMs) });
+      response = await fetch(url, { headers: this.headers(), signal: caller ? AbortSignal.any([budget, caller]) : budget });
     } catch (error) {
+      if (caller?.aborted) throw callerGone();
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
       throw new Retryable(
         timedOut
