@@ -153,10 +153,16 @@ describe('Kubernetes manifests (k8s/)', () => {
       if (workload.kind === 'StatefulSet') {
         const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === workload.spec.serviceName);
         assert.equal(service?.spec.clusterIP, 'None', `${name}: its serviceName is a headless Service`);
+        // A StatefulSet is a sharded service: its pod ordinal is its shard, and it has as many shards as pods.
+        const shard = container.env.find((e: { name: string }) => e.name === 'SEXTANT_SHARD');
+        assert.equal(shard?.value, 'auto', `${name}: SEXTANT_SHARD from the pod's ordinal`);
+        assert.ok(config.SEXTANT_SHARDS!.split(',').includes(`${name}=${workload.spec.replicas}`), `${name}: as many shards as pods`);
+        assert.equal(hpa, undefined, `${name}: shards are scaled with SEXTANT_SHARDS, not by an HPA`);
       }
     }
-    const gitCache = workloads.find((w) => w.metadata.name === 'git-cache')!;
-    assert.equal(config.SEXTANT_SHARDS, `git-cache=${gitCache.spec.replicas}`, 'as many shards as git-cache pods');
+    const sharded = workloads.filter((w) => w.kind === 'StatefulSet').map((w) => w.metadata.name);
+    assert.deepEqual(sharded.sort(), ['git-cache', 'symbol-indexer', 'vector-search'], 'the services that clone are sharded');
+    assert.equal(config.SEXTANT_SHARDS!.split(',').length, sharded.length, 'SEXTANT_SHARDS names only StatefulSets');
   });
 
   it('secrets stay out of the base and reach only the services that read them', () => {

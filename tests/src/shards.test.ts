@@ -2,14 +2,16 @@
  * Repository affinity: git-cache as 4 shards (processes) behind one gateway.
  * Every call about a repository reaches the shard that owns it, so each of
  * 200 repositories is cloned exactly once, and a restarted shard takes up
- * its clones from its volume instead of cloning again.
+ * its clones from its volume instead of cloning again. The symbol indexer as
+ * 2 shards: each takes only the batches of its own repositories.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { repositoryShardKey, shardOf } from '@sextant/contracts';
 import { BareRepository, callTool, freePort, httpClient, type RunningProcess } from '@sextant/testing';
 import { distributedStack, type Stack } from './stack.js';
 
@@ -99,5 +101,74 @@ describe('git-cache sharded by repository (SEXTANT_SHARDS=git-cache=4)', () => {
     const text = await metrics(0);
     assert.equal(sample(text, 'sextant_clone_cache_events_total{cache="clones",event="clones"}'), 0);
     assert.ok(sample(text, 'sextant_clone_cache_events_total{cache="clones",event="takenUp"}') > 0);
+  });
+});
+
+describe('the symbol indexer sharded by repository (SEXTANT_SHARDS=symbol-indexer=2)', () => {
+  const root = join(tmpdir(), 'sextant-index-shards');
+  const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+  let stack: Stack;
+  let client: Client;
+  const urls = new Map<string, string>();
+
+  before(async () => {
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(root, { recursive: true });
+    for (const name of names) {
+      const repository = new BareRepository(root, name);
+      repository.commit('main', { 'src/index.ts': `export function ${name}Handler(): number {\n  return 1;\n}\n` });
+      urls.set(name, `file://${repository.path}`);
+    }
+    stack = await distributedStack();
+    const shards = { SEXTANT_SHARDS: 'symbol-indexer=2', GIT_ALLOW_FILE_URLS: 'true' };
+    await stack.startService('workspace-registry', {
+      ...shards,
+      SEXTANT_DATA_DIR: join(root, 'registry'),
+      SEXTANT_INDEXING_STAGES: 'symbols',
+    });
+    await Promise.all(
+      [0, 1].map((index) =>
+        stack.startService('symbol-indexer', { ...shards, SEXTANT_SHARD: String(index), SEXTANT_DATA_DIR: join(root, `shard-${index}`) }),
+      ),
+    );
+    const gateway = await stack.startGateway({ ...shards, SEXTANT_SERVICES: 'workspace-registry,symbol-indexer' });
+    client = await httpClient(gateway.url);
+  });
+  after(async () => {
+    await client?.close();
+    await stack?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('indexes each repository on the one shard its URL hashes to, and answers for all of them from either', async () => {
+    const expected = names.map((name) => shardOf(repositoryShardKey(urls.get(name)!), 2));
+    assert.ok(expected.includes(0) && expected.includes(1), 'the fixture spreads over both shards');
+    await Promise.all(
+      names.map(async (name) => {
+        // With a progress token the call returns when the job has ended.
+        const done = await client.callTool({ name: 'index_repository', arguments: { repository: urls.get(name)! } }, undefined, {
+          onprogress: () => undefined,
+          timeout: 120_000,
+        });
+        assert.equal((done.structuredContent as { status: string }).status, 'completed', JSON.stringify(done.structuredContent));
+      }),
+    );
+    const cloned = [0, 1].map((index) =>
+      readdirSync(join(root, `shard-${index}`, 'symbol-checkouts')).filter((entry) => entry.startsWith('mcp_')),
+    );
+    names.forEach((name, i) => {
+      const holders = [0, 1].filter((index) =>
+        cloned[index]!.some((entry) => entry.includes(`_${name}.git_`) || entry.includes(`_${name}_`)),
+      );
+      assert.deepEqual(holders, [expected[i]], `${name}: cloned by shard ${expected[i]} alone`);
+    });
+    for (const name of names) {
+      const found = await callTool<{ definitions: Array<{ name: string }> }>(client, 'locate_symbol', { name: `${name}Handler` });
+      assert.equal(found.isError, false, JSON.stringify(found.body));
+      assert.deepEqual(
+        found.body.definitions.map((s) => s.name),
+        [`${name}Handler`],
+      );
+    }
   });
 });

@@ -47,12 +47,13 @@ export function withFlags(env: NodeJS.ProcessEnv, argv: readonly string[]): Node
  * DATABASE_URL) as Postgres. The same controllers, services and migrations
  * as the distributed form; only the adapters differ.
  */
-export async function startEmbedded(env: NodeJS.ProcessEnv, stdio: boolean): Promise<Embedded> {
-  const config = loadConfig(env);
+export async function startEmbedded(given: NodeJS.ProcessEnv, stdio: boolean): Promise<Embedded> {
   // One process holds every service: nothing is sharded here (SEXTANT_SHARDS is for the distributed form).
-  const gatewayConfig = { ...loadGatewayConfig(env), shards: {} };
+  const env: NodeJS.ProcessEnv = { ...given, SEXTANT_SHARDS: undefined, SEXTANT_SHARD: undefined };
+  const config = loadConfig(env);
+  const gatewayConfig = loadGatewayConfig(env);
   const projectsConfig = loadProjectsConfig(env);
-  const gitCacheConfig = { ...loadGitCacheConfig(env), shards: {} };
+  const gitCacheConfig = loadGitCacheConfig(env);
   const registryConfig = loadRegistryConfig(env);
   const symbolsConfig = loadSymbolsConfig(env);
   // One process holds every service here, so search keeps its indexes in this process (saved as files) unless told otherwise (ADRs 0021, 0022).

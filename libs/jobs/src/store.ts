@@ -143,8 +143,14 @@ export class JobStore {
          WHERE id = (
            SELECT b.id FROM ${batches} b JOIN ${jobs} j ON j.id = b.job_id AND j.status = 'running'
            WHERE b.stage = $1 AND (b.status = 'ready' OR (b.status = 'claimed' AND b.lease_until < now()))
+             AND ($4::uuid[] IS NULL OR b.job_id = ANY($4::uuid[]))
            ORDER BY b.id LIMIT 1 FOR UPDATE OF b SKIP LOCKED)
          RETURNING id, job_id, stage, items, attempts`,
+      ),
+      claimableJobs: sql(
+        'jobs.claimable-jobs',
+        `SELECT DISTINCT j.id, j.key FROM ${batches} b JOIN ${jobs} j ON j.id = b.job_id AND j.status = 'running'
+         WHERE b.stage = $1 AND (b.status = 'ready' OR (b.status = 'claimed' AND b.lease_until < now()))`,
       ),
       renewBatch: sql(
         'jobs.renew-batch',
@@ -283,13 +289,20 @@ export class JobStore {
   }
 
   /** The next batch of `stage` that is free or whose worker's lease ran out, of a running job. */
-  async claimBatch(stage: string, owner: string, leaseMs: number): Promise<Batch | undefined> {
+  /** Claims the stage's next batch (only of the jobs `jobIds`, when given). */
+  async claimBatch(stage: string, owner: string, leaseMs: number, jobIds?: readonly string[]): Promise<Batch | undefined> {
+    if (jobIds?.length === 0) return undefined;
     const { rows } = await this.db.run<{ id: string; job_id: string; stage: string; items: unknown[]; attempts: number }>(
       this.sql.claimBatch!,
-      [stage, owner, leaseMs],
+      [stage, owner, leaseMs, jobIds ?? null],
     );
     const row = rows[0];
     return row ? { id: Number(row.id), jobId: row.job_id, stage: row.stage, items: row.items, attempts: row.attempts } : undefined;
+  }
+
+  /** The running jobs (id and key) with a batch of `stage` to claim. */
+  async claimableJobs(stage: string): Promise<Array<{ id: string; key: string }>> {
+    return (await this.db.run<{ id: string; key: string }>(this.sql.claimableJobs!, [stage])).rows;
   }
 
   async renewBatch(id: number, owner: string, leaseMs: number): Promise<boolean> {

@@ -19,7 +19,11 @@ const CLAIM_WAIT_MS = 1_000;
  * `BusRequestError`s that a handler may let through to the client.
  */
 export class RegistryClient {
-  constructor(private readonly bus: BusClient) {}
+  /** `shard`: a sharded indexer's own shard; its claims take only batches of repositories that hash to it. */
+  constructor(
+    private readonly bus: BusClient,
+    private readonly shard?: { index: number; count: number },
+  ) {}
 
   /** Each reference (id, name, URL or path of a registered repository) → its repository, or null. */
   async repositories(references: readonly string[]): Promise<Array<RegisteredRepository | null>> {
@@ -42,7 +46,13 @@ export class RegistryClient {
 
   /** Long-polls: with no batch free, the registry answers when one is queued, or after `CLAIM_WAIT_MS`. */
   async claimBatch(stage: string, owner: string, leaseMs: number): Promise<StageBatch | undefined> {
-    const request = { stage, owner, lease_ms: leaseMs, wait_ms: CLAIM_WAIT_MS };
+    const request: ClaimBatch.Request = {
+      stage,
+      owner,
+      lease_ms: leaseMs,
+      wait_ms: CLAIM_WAIT_MS,
+      ...(this.shard ? { shard: this.shard } : {}),
+    };
     const { batch } = await this.bus.request<ClaimBatch.Response>(ClaimBatch.SUBJECT, request);
     if (!batch) return undefined;
     const { id, job_id: jobId, attempts, files, repository, commit } = batch;

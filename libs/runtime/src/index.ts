@@ -26,5 +26,5 @@ export {
   type HealthDetails,
   type HealthProbe,
 } from './health.js';
-export { runMain, runService, stopOnSignals, type RunServiceOptions, type Shutdown } from './bootstrap.js';
+export { runMain, runService, serviceShard, stopOnSignals, type RunServiceOptions, type Shutdown } from './bootstrap.js';
 export { SEXTANT_VERSION } from './version.js';

@@ -4,7 +4,7 @@ import { StageWorker } from '@sextant/jobs';
 import { BUS_CLIENT, RegistryClient, Scopes, type BusClient } from '@sextant/messaging';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
-import { createHealthController, HEALTH_PROBES, ModuleLifecycle, stageLifecycle } from '@sextant/runtime';
+import { createHealthController, HEALTH_PROBES, ModuleLifecycle, serviceShard, stageLifecycle } from '@sextant/runtime';
 import type { SymbolIndexerConfig } from './config.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { SymbolController } from './symbols/symbol.controller.js';
@@ -34,7 +34,11 @@ export class SymbolIndexerModule {
       controllers: [SymbolController, createHealthController('symbol-indexer')],
       providers: [
         { provide: SymbolStore, inject: [Database], useFactory: (db: Database) => new SymbolStore(db) },
-        { provide: RegistryClient, inject: [BUS_CLIENT], useFactory: (bus: BusClient) => new RegistryClient(bus) },
+        {
+          provide: RegistryClient,
+          inject: [BUS_CLIENT], // A shard claims only the batches of its repositories (ADR 0027), so each repository is cloned by one shard.
+          useFactory: (bus: BusClient) => new RegistryClient(bus, serviceShard('symbol-indexer', config)),
+        },
         {
           provide: Scopes,
           inject: [RegistryClient, BUS_CLIENT, SymbolStore],

@@ -4,7 +4,7 @@ import { StageWorker } from '@sextant/jobs';
 import { BUS_CLIENT, RegistryClient, Scopes, type BusClient } from '@sextant/messaging';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
-import { createHealthController, HEALTH_PROBES, ModuleLifecycle, stageLifecycle } from '@sextant/runtime';
+import { createHealthController, HEALTH_PROBES, ModuleLifecycle, serviceShard, stageLifecycle } from '@sextant/runtime';
 import { AskService } from './answer/ask.service.js';
 import { OpenAiChatModel } from './answer/chat-model.js';
 import type { VectorSearchConfig } from './config.js';
@@ -63,7 +63,11 @@ export class VectorSearchModule {
           inject: [Database, EMBEDDER],
           useFactory: (db: Database, embedder: Embedder) => new ChunkStore(db, embedder, config.vectorStore),
         },
-        { provide: RegistryClient, inject: [BUS_CLIENT], useFactory: (bus: BusClient) => new RegistryClient(bus) },
+        {
+          provide: RegistryClient,
+          inject: [BUS_CLIENT], // A shard claims only the batches of its repositories (ADR 0027), so each repository is cloned by one shard.
+          useFactory: (bus: BusClient) => new RegistryClient(bus, serviceShard('vector-search', config)),
+        },
         {
           provide: SearchService,
           inject: [Database, ChunkStore, EMBEDDER, RegistryClient, BUS_CLIENT],

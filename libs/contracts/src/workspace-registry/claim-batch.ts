@@ -19,6 +19,15 @@ export const Request = z.strictObject({
   lease_ms: boundedInt(1_000, 600_000, 15_000),
   /** With no batch free, wait up to this long for one to be queued (a long poll) before answering null. */
   wait_ms: boundedInt(0, 10_000, 0),
+  /**
+   * The worker's shard of a sharded indexer (SEXTANT_SHARDS): only batches of
+   * repositories that hash to it (`shardOf(repositoryShardKey(locator), count)`),
+   * so each repository is cloned and read by one shard.
+   */
+  shard: z
+    .strictObject({ index: z.int().min(0), count: z.int().min(1).max(256) })
+    .refine((s) => s.index < s.count, { message: 'index must be below count', path: ['index'] })
+    .optional(),
 });
 export type Request = z.output<typeof Request>;
 export const Response = z.object({

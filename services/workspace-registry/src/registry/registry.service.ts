@@ -14,6 +14,7 @@ import type {
   SyncRepo,
   WorkspaceHealth,
 } from '@sextant/contracts';
+import { repositoryShardKey, shardOf } from '@sextant/contracts';
 import { parseRepository, type GitRunner, type LocatorPolicy } from '@sextant/checkouts';
 import type { Job, JobMode, JobStore } from '@sextant/jobs';
 import { ServiceError } from '@sextant/messaging';
@@ -176,7 +177,8 @@ export class RegistryService {
   async claimBatch(input: ClaimBatch.Request): Promise<ClaimBatch.Response> {
     const deadline = Date.now() + input.wait_ms;
     for (;;) {
-      const batch = await this.deps.jobs.claimBatch(input.stage, input.owner, input.lease_ms);
+      const jobIds = input.shard ? await this.jobsOfShard(input.stage, input.shard) : undefined;
+      const batch = await this.deps.jobs.claimBatch(input.stage, input.owner, input.lease_ms, jobIds);
       if (!batch) {
         // Long poll: this replica's coordinator says when it queues batches (another replica's show up at the next claim).
         if (Date.now() >= deadline || !(await this.deps.coordinator.batchesQueued(deadline - Date.now()))) return { batch: null };
@@ -200,6 +202,22 @@ export class RegistryService {
         },
       };
     }
+  }
+
+  /**
+   * The running jobs with batches of `stage` whose repository hashes to
+   * `shard` (ADR 0027); a job whose repository is gone goes to every shard,
+   * so that one of them fails its batch.
+   */
+  private async jobsOfShard(stage: string, shard: { index: number; count: number }): Promise<string[]> {
+    const jobs = await this.deps.jobs.claimableJobs(stage);
+    const repositories = await Promise.all(jobs.map((job) => this.deps.store.find(job.key)));
+    return jobs
+      .filter((_, i) => {
+        const repository = repositories[i];
+        return !repository || shardOf(repositoryShardKey(repository.locator), shard.count) === shard.index;
+      })
+      .map((job) => job.id);
   }
 
   async settleBatch(input: SettleBatch.Request): Promise<SettleBatch.Response> {
