@@ -52,7 +52,13 @@ async function fromContainers(): Promise<Infrastructure> {
     throw new Error('No NATS/Postgres: set TEST_NATS_URL and TEST_DATABASE_URL, run them locally, or install testcontainers.');
   }
   try {
-    const nats = await new tc.GenericContainer('nats:2.11').withCommand(['-js']).withExposedPorts(4222).start();
+    // The alpine tag (the plain one is a scratch image); ready when it logs so: the default wait checks the port from
+    // inside the container with a shell, which only some images have.
+    const nats = await new tc.GenericContainer('nats:2.11-alpine')
+      .withCommand(['-js'])
+      .withExposedPorts(4222)
+      .withWaitStrategy(tc.Wait.forLogMessage(/Server is ready/))
+      .start();
     const pg = await new tc.GenericContainer('pgvector/pgvector:pg16')
       .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust', POSTGRES_DB: 'test' })
       .withExposedPorts(5432)
