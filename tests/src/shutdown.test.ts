@@ -75,7 +75,13 @@ describe('metrics and graceful shutdown of every process', () => {
       if (name === 'workspace-registry') assert.ok(inFlight !== undefined && inFlight >= 0, name);
       else assert.equal(inFlight, 0, name);
     }
-    assert.equal(sample(await scrape('git-cache'), 'sextant_clone_cache_entries{cache="clones"}'), 0);
+    const gitCache = await scrape('git-cache');
+    assert.equal(sample(gitCache, 'sextant_clone_cache_entries{cache="clones"}'), 0);
+    // The work budgets (ADR 0028), idle.
+    for (const budget of ['clones', 'greps', 'parses']) {
+      assert.equal(sample(gitCache, `sextant_work_running{budget="${budget}"}`), 0, budget);
+      assert.equal(sample(gitCache, `sextant_work_waiting{budget="${budget}",lane="interactive"}`), 0, budget);
+    }
     const registry = await scrape('workspace-registry');
     assert.equal(sample(registry, 'sextant_index_jobs{state="queued"}'), 0);
     assert.equal(sample(registry, 'sextant_clone_cache_bytes{cache="checkouts"}'), 0);
