@@ -18,12 +18,22 @@ if (target !== first) rest.unshift(...(first ? [first] : []));
 /** A log line in the format of every other line Sextant writes (JSON). */
 const log = (level, msg) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, context: 'Build', msg })}\n`);
 
+// A directory runs its dist/main.js; a .js file (a second entry point, such as the keys CLI) runs as it is.
+const entry = target.endsWith('.js') ? join(root, target) : join(root, target, 'dist/main.js');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-if (!existsSync(join(root, target, 'dist/main.js'))) log('info', 'Building Sextant (TypeScript, once; about a minute)');
+if (!existsSync(entry)) log('info', 'Building Sextant (TypeScript, once; about a minute)');
 const build = spawnSync(process.execPath, [tsc, '-b', join(root, 'tsconfig.json')], { stdio: ['ignore', 2, 2] });
 if (build.status !== 0) {
   log('fatal', 'Build failed; see the TypeScript errors above.');
   process.exit(build.status ?? 1);
 }
-process.argv = [process.argv[0], join(root, target, 'dist/main.js'), ...rest];
-await import(pathToFileURL(join(root, target, 'dist/main.js')).href);
+// Local development: an HTTP endpoint on loopback runs without authentication unless SEXTANT_AUTH says otherwise (the
+// image's entry point, scripts/serve.mjs, never does this). Anything else the gateway refuses to start without it.
+const serves = ['apps/sextant', 'services/gateway'].includes(target.replace(/\/+$/, ''));
+const host = process.env.SEXTANT_HOST ?? '127.0.0.1';
+if (serves && process.env.SEXTANT_AUTH === undefined && (['localhost', '::1', '[::1]'].includes(host) || host.startsWith('127.'))) {
+  process.env.SEXTANT_AUTH = 'off';
+  log('info', 'Authentication is off: local development on loopback (set SEXTANT_AUTH=on to require API keys or tokens)');
+}
+process.argv = [process.argv[0], entry, ...rest];
+await import(pathToFileURL(entry).href);

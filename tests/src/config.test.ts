@@ -25,6 +25,26 @@ describe('configuration errors', () => {
       /DATABASE_POOL_SIZE is invalid: must be >= 1/,
     ));
 
+  it('gateway and embedded: authentication off on a routable address, an issuer without an audience', async () => {
+    for (const script of ['services/gateway/dist/main.js', 'apps/sextant/dist/main.js']) {
+      await refuses(
+        script,
+        { NATS_URL: 'nats://127.0.0.1:4222', SEXTANT_HOST: '0.0.0.0', SEXTANT_AUTH: 'off' },
+        /SEXTANT_AUTH is off, which only a gateway listening on loopback may be; SEXTANT_HOST is 0\.0\.0\.0/,
+      );
+    }
+    await refuses(
+      'services/gateway/dist/main.js',
+      { NATS_URL: 'nats://127.0.0.1:4222', SEXTANT_AUTH_ISSUER: 'https://idp.example', SEXTANT_AUTH_ALGORITHMS: 'HS256' },
+      /SEXTANT_AUTH_ALGORITHMS is invalid: must be a comma-separated list of asymmetric JWS algorithms/,
+    );
+    await refuses(
+      'services/gateway/dist/main.js',
+      { NATS_URL: 'nats://127.0.0.1:4222', SEXTANT_AUTH_ISSUER: 'https://idp.example' },
+      /SEXTANT_AUTH_AUDIENCE is required with SEXTANT_AUTH_ISSUER/,
+    );
+  });
+
   it('embedded: a bad log level and body limit', () =>
     refuses(
       'apps/sextant/dist/main.js',

@@ -284,6 +284,7 @@ describe('the runtime tree, as user 1000 with only its data directory writable',
       // What the image sets, and no HOME of root's: git and the data directory are all it has.
       env: {
         SERVICE: 'embedded',
+        SEXTANT_AUTH: 'off', // it listens on loopback here
         SEXTANT_DATA_DIR: data,
         HOME: data,
         SEXTANT_PORT: '0',

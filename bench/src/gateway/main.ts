@@ -156,7 +156,7 @@ async function floor(): Promise<Target> {
 async function embedded(): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sextant-bench-'));
   const sextant = await startNode('apps/sextant/dist/main.js', [], {
-    env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: dataDir, LOG_LEVEL: 'info', SEXTANT_AUTH: 'off' },
     readyWhen: READY.embedded,
     timeoutMs: 60_000,
   });

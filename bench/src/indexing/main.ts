@@ -92,6 +92,7 @@ async function main(): Promise<void> {
       // The pipeline's own stages (Discovery, Finalizing): the symbols stage has its own bench (bench/symbols).
       env: {
         SEXTANT_PORT: '0',
+        SEXTANT_AUTH: 'off',
         SEXTANT_DATA_DIR: join(work, 'embedded'),
         SEXTANT_WORKSPACE: dir,
         LOG_LEVEL: 'info',

@@ -144,6 +144,7 @@ async function main(): Promise<void> {
     const embedded = await startNode('apps/sextant/dist/main.js', [], {
       env: {
         SEXTANT_PORT: '0',
+        SEXTANT_AUTH: 'off',
         SEXTANT_DATA_DIR: join(work, 'embedded'),
         SEXTANT_WORKSPACE: dir,
         SEXTANT_INDEXING_STAGES: 'symbols',

@@ -405,6 +405,7 @@ async function main(): Promise<void> {
       const sextant = await startNode('apps/sextant/dist/main.js', [], {
         env: {
           SEXTANT_PORT: '0',
+          SEXTANT_AUTH: 'off',
           SEXTANT_DATA_DIR: join(root, `${project.name}-data`),
           SEXTANT_WORKSPACE: dir,
           SEXTANT_INDEXING_STAGES: 'symbols',

@@ -11,3 +11,6 @@ export { PROJECT_LIMITS, type Project, type ProjectSummary } from './projects/co
 export { HealthReport, ServerStatus, WorkspaceHealth, ServiceReachability } from './workspace-registry/common.js';
 export * from './workspace-registry/internal.js';
 export { Freshness, OutlineNode, Reference, SymbolDef, SymbolKind, SYMBOL_LIMITS } from './symbol-indexer/common.js';
+export * as VerifyApiKey from './projects/verify-api-key.js';
+export { ApiKeyGrant, ProjectRole } from './projects/verify-api-key.js';
+export * from './principal.js';

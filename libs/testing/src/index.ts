@@ -23,3 +23,4 @@ export { NatsServer } from './nats-server.js';
 export { startFakeQdrant, type FakeQdrant, type FakeQdrantOptions, type QdrantExchange } from './fake-qdrant.js';
 export { checkQdrantExchanges } from './qdrant-schema.js';
 export { writeTinyEmbeddingModel, type TinyModel } from './tiny-onnx-model.js';
+export { TestIdentityProvider, type TokenOptions } from './identity-provider.js';

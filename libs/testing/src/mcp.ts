@@ -17,9 +17,10 @@ export interface ErrorBody {
 }
 
 /** An MCP client over Streamable HTTP, the way Claude Code or Cursor connect. */
-export async function httpClient(url: string): Promise<Client> {
+export async function httpClient(url: string, options: { bearer?: string } = {}): Promise<Client> {
   const client = new Client({ name: 'sextant-tests', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const requestInit = options.bearer ? { headers: { authorization: `Bearer ${options.bearer}` } } : undefined;
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
   return client;
 }
 

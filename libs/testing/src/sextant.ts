@@ -28,7 +28,8 @@ export async function startEmbedded(env: Record<string, string | undefined> = {}
   const process = await startNode('apps/sextant/dist/main.js', [], {
     // Not in this checkout: a git repository it runs in would be its default workspace (give SEXTANT_WORKSPACE for one).
     cwd: tmpdir(),
-    env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    // Authentication off (on loopback) unless a suite turns it on: most suites test tools, not callers.
+    env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: dataDir, LOG_LEVEL: 'info', SEXTANT_AUTH: 'off', ...env },
     readyWhen: READY.embedded,
     timeoutMs: 60_000,
   });
@@ -52,7 +53,7 @@ export async function startGateway(
 ): Promise<{ url: string; process: RunningProcess }> {
   const process = await startNode('services/gateway/dist/main.js', [], {
     nodeArgs,
-    env: { NATS_URL: natsUrl, SEXTANT_PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { NATS_URL: natsUrl, SEXTANT_PORT: '0', LOG_LEVEL: 'info', SEXTANT_AUTH: 'off', ...env },
     readyWhen: READY.gateway,
     timeoutMs: 30_000,
   });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { SERVICE_NAMES, type ServiceName } from '@sextant/contracts';
-import { CommonEnv, commonSettings, env, parseEnv, type CommonSettings } from '@sextant/runtime';
+import { CommonEnv, commonSettings, ConfigError, env, parseEnv, type CommonSettings } from '@sextant/runtime';
 
 const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs', import.meta.url));
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
@@ -43,7 +43,50 @@ export const GatewayEnv = CommonEnv.extend({
   SEXTANT_SERVICES: serviceList.optional(),
   SEXTANT_PROGRESS_POLL_MS: env.int(50, 60_000).default(250),
   SEXTANT_PROGRESS_WAIT_MS: env.int(1_000, 24 * 3_600_000).default(600_000),
+  SEXTANT_PUBLIC_URL: env.url(['http', 'https']).optional(),
+  SEXTANT_AUTH: z.enum(['on', 'off']).default('on'),
+  SEXTANT_AUTH_ISSUER: env.url(['https', 'http']).optional(),
+  SEXTANT_AUTH_AUDIENCE: z.string().min(1).optional(),
+  SEXTANT_AUTH_JWKS_URL: env.url(['https', 'http']).optional(),
+  SEXTANT_AUTH_ALGORITHMS: z
+    .string()
+    .default('RS256,PS256,ES256,EdDSA')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    )
+    .refine((algs) => algs.length > 0 && algs.every((a) => /^(RS|PS|ES)(256|384|512)$|^EdDSA$|^Ed25519$/.test(a)), {
+      message: 'must be a comma-separated list of asymmetric JWS algorithms (RS256, PS256, ES256, EdDSA …)',
+    }),
+  SEXTANT_AUTH_CLOCK_SKEW_S: env.int(0, 600).default(60),
+  SEXTANT_AUTH_JWKS_CACHE_MS: env.int(1_000, 7 * 86_400_000).default(600_000),
+  SEXTANT_AUTH_JWKS_COOLDOWN_MS: env.int(0, 3_600_000).default(30_000),
+  SEXTANT_AUTH_GROUPS_CLAIM: z.string().min(1).default('groups'),
+  SEXTANT_AUTH_KEY_CACHE_MS: env.int(0, 3_600_000).default(30_000),
 });
+
+/** How the gateway authenticates HTTP callers (stdio is local and trusted). */
+export type AuthSettings =
+  | { mode: 'off' }
+  | {
+      mode: 'on';
+      /** Bearer JWTs of the organization's identity provider; absent: API keys only. */
+      jwt?: {
+        issuer: string;
+        audience: string;
+        jwksUrl: string;
+        algorithms: string[];
+        clockSkewS: number;
+        jwksCacheMs: number;
+        /** After a JWKS fetch, none for this long (an unknown `kid` then fails at once). */
+        jwksCooldownMs: number;
+        groupsClaim: string;
+      };
+      /** How long a verified API key is believed without asking again (so a revocation takes up to this long). */
+      keyCacheMs: number;
+    };
 
 export interface GatewayConfig extends CommonSettings {
   host: string;
@@ -61,6 +104,9 @@ export interface GatewayConfig extends CommonSettings {
   /** A call that asked for progress follows its job: polled this often, for at most `waitMs`, then it returns the job as it is. */
   progress: { pollMs: number; waitMs: number };
   docsDir: string;
+  /** The gateway's URL as clients reach it (behind a proxy or ingress); without it, each request's Host is used. */
+  publicUrl: string | undefined;
+  auth: AuthSettings;
 }
 
 function list(value: string | undefined): string[] | null | undefined {
@@ -98,6 +144,50 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {
     services: e.SEXTANT_SERVICES ?? DEFAULT_SERVICES,
     progress: { pollMs: e.SEXTANT_PROGRESS_POLL_MS, waitMs: e.SEXTANT_PROGRESS_WAIT_MS },
     docsDir: e.SEXTANT_DOCS_DIR,
+    publicUrl: e.SEXTANT_PUBLIC_URL?.replace(/\/+$/, ''),
+    auth: authSettings(e),
     ...commonSettings(e),
+  };
+}
+
+/**
+ * Authentication is on unless SEXTANT_AUTH=off, which only a gateway bound
+ * to loopback may say (local development): anything that can reach a routable
+ * address must present a key or a token.
+ */
+function authSettings(e: z.output<typeof GatewayEnv>): AuthSettings {
+  if (e.SEXTANT_AUTH === 'off') {
+    if (!isLoopback(e.SEXTANT_HOST)) {
+      throw new ConfigError({
+        SEXTANT_AUTH: `is off, which only a gateway listening on loopback may be; SEXTANT_HOST is ${e.SEXTANT_HOST}. Configure SEXTANT_AUTH_ISSUER (JWTs) or use API keys`,
+      });
+    }
+    return { mode: 'off' };
+  }
+  if (!e.SEXTANT_AUTH_ISSUER) {
+    const stray = (['SEXTANT_AUTH_AUDIENCE', 'SEXTANT_AUTH_JWKS_URL'] as const).filter((name) => e[name] !== undefined);
+    if (stray.length > 0) throw new ConfigError(Object.fromEntries(stray.map((name) => [name, 'needs SEXTANT_AUTH_ISSUER'])));
+    return { mode: 'on', keyCacheMs: e.SEXTANT_AUTH_KEY_CACHE_MS };
+  }
+  const issuer = e.SEXTANT_AUTH_ISSUER;
+  const audience = e.SEXTANT_AUTH_AUDIENCE ?? (e.SEXTANT_PUBLIC_URL ? `${e.SEXTANT_PUBLIC_URL.replace(/\/+$/, '')}/mcp` : undefined);
+  if (!audience) {
+    throw new ConfigError({
+      SEXTANT_AUTH_AUDIENCE: 'is required with SEXTANT_AUTH_ISSUER (or set SEXTANT_PUBLIC_URL: the audience is then its /mcp)',
+    });
+  }
+  return {
+    mode: 'on',
+    jwt: {
+      issuer,
+      audience,
+      jwksUrl: e.SEXTANT_AUTH_JWKS_URL ?? `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`,
+      algorithms: e.SEXTANT_AUTH_ALGORITHMS,
+      clockSkewS: e.SEXTANT_AUTH_CLOCK_SKEW_S,
+      jwksCacheMs: e.SEXTANT_AUTH_JWKS_CACHE_MS,
+      jwksCooldownMs: e.SEXTANT_AUTH_JWKS_COOLDOWN_MS,
+      groupsClaim: e.SEXTANT_AUTH_GROUPS_CLAIM,
+    },
+    keyCacheMs: e.SEXTANT_AUTH_KEY_CACHE_MS,
   };
 }

@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { Authenticator } from './auth/authenticator.js';
+import { ProtectedResourceController } from './auth/protected-resource.controller.js';
 import type { GatewayConfig } from './config.js';
 import { ContractDocuments } from './contracts/contract-documents.js';
 import { ServiceDirectory } from './discovery/service-directory.js';
@@ -23,10 +25,11 @@ export class GatewayModule {
   static register({ config, bus }: GatewayModuleOptions): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [McpController, HealthController],
+      controllers: [McpController, HealthController, ProtectedResourceController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: BUS_CLIENT, useValue: bus },
+        Authenticator,
         ServiceDirectory,
         ContractDocuments,
         ToolDispatcher,

@@ -1,6 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_PROBES } from '@sextant/runtime';
+import { ApiKeys } from './keys/api-keys.js';
+import { ApiKeysController } from './keys/api-keys.controller.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { ProjectsController } from './projects/projects.controller.js';
 import { ProjectsRepository } from './projects/projects.repository.js';
@@ -10,15 +12,15 @@ export interface ProjectsModuleOptions {
   database: { url: string; poolSize: number; connectTimeoutMs: number };
 }
 
-/** The projects service: its handlers, its logic, its schema `projects`. */
+/** The projects service: its handlers, its logic, its schema `projects` (projects, and the API keys granted on them). */
 @Module({})
 export class ProjectsModule {
   static register(options: ProjectsModuleOptions): DynamicModule {
     return {
       module: ProjectsModule,
       imports: [DatabaseModule.forService({ ...options.database, schema: 'projects', migrations: MIGRATIONS })],
-      controllers: [ProjectsController, createHealthController('projects')],
-      providers: [ProjectsService, ProjectsRepository, { provide: HEALTH_PROBES, useFactory: (db: Database) => [db], inject: [Database] }],
+      controllers: [ProjectsController, ApiKeysController, createHealthController('projects')],
+      providers: [ProjectsService, ProjectsRepository, ApiKeys, { provide: HEALTH_PROBES, useFactory: (db: Database) => [db], inject: [Database] }],
     };
   }
 }

@@ -1,8 +1,12 @@
-import { All, Controller, Get, Inject, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { All, Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
 import { renderMetrics } from '@sextant/telemetry';
+import { Authenticator } from '../auth/authenticator.js';
+import { authenticateRequest } from '../auth/protected-resource.js';
+import type { GatewayConfig } from '../config.js';
 import { jsonRpcError } from '../http/json-rpc-error.js';
+import { GATEWAY_CONFIG } from '../tokens.js';
 import { McpEndpoint } from '../mcp/mcp-endpoint.js';
 import { HealthService } from './health.service.js';
 
@@ -12,11 +16,17 @@ export class HealthController {
     private readonly health: HealthService,
     private readonly endpoint: McpEndpoint,
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
+    private readonly auth: Authenticator,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  /** Readiness of the whole system; 503 when any part is in error. */
+  /**
+   * Readiness of the whole system; 503 when any part is in error. It names
+   * workspaces, so callers authenticate as for MCP (probes use /livez and /readyz).
+   */
   @Get('/health')
-  async report(@Res() res: Response): Promise<void> {
+  async report(@Req() req: Request, @Res() res: Response): Promise<void> {
+    if (!(await authenticateRequest(this.auth, this.config, req, res))) return;
     const report = await this.health.report();
     res.status(report.status === 'error' ? 503 : 200).json(report);
   }

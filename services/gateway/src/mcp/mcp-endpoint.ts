@@ -3,6 +3,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { ActiveRequests } from '@sextant/messaging';
 import { context, extractTraceContext } from '@sextant/telemetry';
+import { Authenticator } from '../auth/authenticator.js';
+import { authenticateRequest } from '../auth/protected-resource.js';
 import type { GatewayConfig } from '../config.js';
 import { hostOrOriginRefusal } from '../http/http-setup.js';
 import { jsonRpcError, writeJson } from '../http/json-rpc-error.js';
@@ -34,6 +36,7 @@ export class McpEndpoint {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly factory: McpServerFactory,
     private readonly dispatcher: ToolDispatcher,
+    private readonly auth: Authenticator,
   ) {}
 
   /** Puts this endpoint in front of the HTTP server's existing request listener (Express). */
@@ -78,6 +81,8 @@ export class McpEndpoint {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refusal = hostOrOriginRefusal(req.headers, this.config);
     if (refusal) return jsonRpcError(res, 403, -32000, refusal);
+    const principal = await authenticateRequest(this.auth, this.config, req, res);
+    if (!principal) return;
     if (!acceptsPost(req, res)) return;
     const body = await readJson(req, res, this.config.maxBodyBytes);
     if (body === NO_BODY) return;
@@ -86,7 +91,7 @@ export class McpEndpoint {
     const call = directToolCall(body);
     if (call) {
       const answer = await context.with(parent, () =>
-        this.dispatcher.call(call.name, call.arguments).then(
+        this.dispatcher.call(call.name, call.arguments, undefined, principal).then(
           (result) => toolCallResponse(call.id, result),
           (error: unknown) => toolCallError(call.id, error),
         ),
@@ -94,7 +99,7 @@ export class McpEndpoint {
       return writeJson(res, 200, answer);
     }
     const transport = new StatelessHttpTransport(res);
-    const server = await this.factory.connect(transport, { stdio: false });
+    const server = await this.factory.connect(transport, { stdio: false, principal });
     res.on('close', () => void server.close());
     context.with(parent, () => transport.handle(body));
   }

@@ -10,6 +10,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LOCAL_PRINCIPAL, type Principal } from '@sextant/contracts';
 import { SEXTANT_VERSION } from '@sextant/runtime';
 import { ContractDocuments } from '../contracts/contract-documents.js';
 import { guardParams } from './request-params.js';
@@ -26,6 +27,12 @@ const INSTRUCTIONS =
  * Builds the MCP `Server` with Sextant's handlers. Streamable HTTP is
  * stateless, so the controller builds one per request; stdio builds one per process.
  */
+/** `stdio`: the local, trusted transport; `principal`: the authenticated HTTP caller (stdio: the local user). */
+interface ServerOptions {
+  stdio: boolean;
+  principal?: Principal;
+}
+
 @Injectable()
 export class McpServerFactory {
   // The SDK builds an Ajv instance per Server unless given one (~0.5 ms a request);
@@ -42,14 +49,14 @@ export class McpServerFactory {
    * answered -32602 in one line. `stdio`: one long-lived client, which also
    * gets the progress of jobs it started without asking (seed 003).
    */
-  async connect(transport: Transport, options: { stdio: boolean }): Promise<Server> {
+  async connect(transport: Transport, options: ServerOptions): Promise<Server> {
     const server = this.create(options);
     await server.connect(transport);
     guardParams(transport);
     return server;
   }
 
-  create(options: { stdio: boolean }): Server {
+  create(options: ServerOptions): Server {
     const server = new Server(
       { name: 'sextant', title: 'Sextant', version: SEXTANT_VERSION },
       {
@@ -60,12 +67,17 @@ export class McpServerFactory {
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.dispatcher.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.dispatcher.call(request.params.name, request.params.arguments, {
-        token: request.params._meta?.progressToken,
-        send: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
-        signal: extra.signal,
-        background: options.stdio,
-      }),
+      this.dispatcher.call(
+        request.params.name,
+        request.params.arguments,
+        {
+          token: request.params._meta?.progressToken,
+          send: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
+          signal: extra.signal,
+          background: options.stdio,
+        },
+        options.principal ?? LOCAL_PRINCIPAL,
+      ),
     );
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: this.documents.list() }));
     server.setRequestHandler(ReadResourceRequestSchema, (request) => {

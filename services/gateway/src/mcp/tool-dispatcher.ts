@@ -6,7 +6,9 @@ import {
   GetContract,
   HealthCheck,
   inputJsonSchema,
+  LOCAL_PRINCIPAL,
   outputJsonSchema,
+  principalLabel,
   repositoryShardKey,
   safeParseInput,
   shardOf,
@@ -14,6 +16,7 @@ import {
   TOOLS,
   type BusError,
   type Metadata,
+  type Principal,
   type ToolContract,
 } from '@sextant/contracts';
 import { BUS_CLIENT, BusRequestError, RegistryClient, REQUEST_ID_HEADER, type BusClient } from '@sextant/messaging';
@@ -85,7 +88,7 @@ export class ToolDispatcher {
    * `channel` holding a token, reports the job's progress there and returns
    * once the job ends (or the wait cap passes) with its final status.
    */
-  async call(name: string, args: unknown, channel?: ProgressChannel): Promise<CallToolResult> {
+  async call(name: string, args: unknown, channel?: ProgressChannel, principal: Principal = LOCAL_PRINCIPAL): Promise<CallToolResult> {
     const tool = this.byName.get(name);
     if (!tool) {
       throw new McpError(RpcCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
@@ -124,7 +127,7 @@ export class ToolDispatcher {
         } finally {
           // One line per call at debug level (an access log), inside the call's span: it carries the trace id.
           const ms = performance.now() - started;
-          this.logger.debug(`tools/call ${name} ${outcome} in ${Math.round(ms)} ms (request ${requestId})`);
+          this.logger.debug(`tools/call ${name} ${outcome} in ${Math.round(ms)} ms (request ${requestId}, ${principalLabel(principal)})`);
           toolCalls.inc({ tool: name, code: outcome });
           toolCallSeconds.observe({ tool: name }, ms / 1000);
           requestsInFlight.dec({ component: 'gateway' });

@@ -1,4 +1,5 @@
 import { CreateProjects1732200000000 } from './1732200000000-create-projects.js';
+import { CreateApiKeys1764000000000 } from './1764000000000-create-api-keys.js';
 
 /** In order. A migration, once released, is never edited: add a new one. */
-export const MIGRATIONS = [CreateProjects1732200000000];
+export const MIGRATIONS = [CreateProjects1732200000000, CreateApiKeys1764000000000];

@@ -1,0 +1,231 @@
+/**
+ * Authentication on HTTP (issue #13), through the MCP SDK client and plain
+ * HTTP, against a local identity provider that signs real tokens and serves
+ * its JWKS, and API keys made with the `sextant keys` CLI: embedded mode
+ * (keys checked in-process) and distributed mode (keys checked by the
+ * projects service over NATS).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  callTool,
+  createTestDatabase,
+  httpClient,
+  infrastructure,
+  repoPath,
+  startEmbedded,
+  TestIdentityProvider,
+  type Infrastructure,
+  type Sextant,
+  type TestDatabase,
+} from '@sextant/testing';
+import { distributedStack, type Stack } from './stack.js';
+
+const AUDIENCE = 'https://sextant.test/mcp';
+
+/** A raw MCP POST (tools/list) with these headers. */
+function post(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+}
+
+/** `sextant keys …` as a user runs it, on this database. */
+function keys(databaseUrl: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [repoPath('apps/sextant/dist/keys/main.js'), ...args], {
+    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+async function expectRefused(response: Response, status: number, pattern: RegExp, error?: string): Promise<void> {
+  assert.equal(response.status, status);
+  const body = (await response.json()) as { error: { message: string } };
+  assert.match(body.error.message, pattern);
+  const challenge = response.headers.get('www-authenticate') ?? '';
+  if (status === 401) {
+    assert.match(
+      challenge,
+      /^Bearer realm="sextant", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
+    if (error) assert.match(challenge, new RegExp(`error="${error}"`));
+    else assert.doesNotMatch(challenge, /error=/);
+  } else {
+    assert.equal(response.headers.get('retry-after'), '5');
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('authentication on HTTP, embedded mode: JWTs of the identity provider and API keys', () => {
+  let infra: Infrastructure;
+  let database: TestDatabase;
+  let idp: TestIdentityProvider;
+  let sextant: Sextant;
+
+  before(async () => {
+    infra = await infrastructure();
+    database = await createTestDatabase(infra.postgresUrl);
+    idp = await TestIdentityProvider.start();
+    sextant = await startEmbedded({
+      SEXTANT_AUTH: 'on',
+      SEXTANT_AUTH_ISSUER: idp.issuer,
+      SEXTANT_AUTH_AUDIENCE: AUDIENCE,
+      SEXTANT_AUTH_JWKS_URL: idp.jwksUrl,
+      SEXTANT_AUTH_JWKS_COOLDOWN_MS: '300',
+      SEXTANT_AUTH_KEY_CACHE_MS: '300',
+      DATABASE_URL: database.url,
+    });
+  });
+  after(async () => {
+    await sextant?.stop();
+    await idp?.stop();
+    await database?.drop();
+    await infra?.stop();
+  });
+
+  it('answers a call without credentials 401 with a challenge that leads to the protected resource metadata', async () => {
+    const response = await post(sextant.url);
+    await expectRefused(response, 401, /Authentication required/);
+    const challenge = response.headers.get('www-authenticate')!;
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)![1]!;
+    const metadata = (await (await fetch(metadataUrl)).json()) as Record<string, unknown>;
+    assert.deepEqual(metadata, {
+      resource: sextant.url.replace(/\/mcp$/, '') + '/mcp',
+      authorization_servers: [idp.issuer],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Sextant',
+    });
+    assert.equal((await fetch(new URL('/.well-known/oauth-protected-resource', sextant.url))).status, 200);
+    // Probes and metrics stay open; the system report (it names workspaces) does not.
+    assert.equal((await fetch(new URL('/readyz', sextant.url))).status, 200);
+    assert.equal((await fetch(new URL('/metrics', sextant.url))).status, 200);
+    assert.equal((await fetch(new URL('/health', sextant.url))).status, 401);
+    const token = await idp.token('alice', AUDIENCE);
+    assert.equal((await fetch(new URL('/health', sextant.url), { headers: { authorization: `Bearer ${token}` } })).status, 200);
+  });
+
+  it('lets a caller with a valid token use the MCP endpoint through the SDK client', async () => {
+    const token = await idp.token('alice', AUDIENCE, { claims: { preferred_username: 'alice', groups: ['platform'] } });
+    const client: Client = await httpClient(sextant.url, { bearer: token });
+    try {
+      assert.ok((await client.listTools()).tools.length > 20);
+      const listed = await callTool(client, 'list_projects', {});
+      assert.equal(listed.isError, false, JSON.stringify(listed.body));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses every bad token 401 invalid_token, saying why', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const cases: Array<[string, string, RegExp]> = [
+      ['not a JWT', 'abc.def', /malformed/],
+      ['expired', await idp.token('alice', AUDIENCE, { claims: { exp: now - 600 } }), /expired/],
+      ['not yet valid', await idp.token('alice', AUDIENCE, { claims: { nbf: now + 600 } }), /not valid yet/],
+      ['for another audience', await idp.token('alice', 'https://other.example/mcp'), /another audience/],
+      ['from another issuer', await idp.token('alice', AUDIENCE, { claims: { iss: 'https://evil.example' } }), /another issuer/],
+      ['without a subject', await idp.token('alice', AUDIENCE, { claims: { sub: undefined } }), /"sub" claim/],
+      ['alg none', idp.unsigned('alice', AUDIENCE), /algorithm|malformed/],
+      ['HS256 keyed with the public key', idp.hmacWithPublicKey('alice', AUDIENCE), /algorithm/],
+      ['signed by another key under a known kid', await idp.token('alice', AUDIENCE, { foreignKey: true }), /signature/],
+    ];
+    for (const [what, token, why] of cases) {
+      const response = await post(sextant.url, { authorization: `Bearer ${token}` });
+      assert.equal(response.status, 401, what);
+      await expectRefused(response, 401, why, 'invalid_token');
+    }
+    await expectRefused(await post(sextant.url, { authorization: 'Basic YWxpY2U6c2VjcmV0' }), 401, /Authentication required/);
+    await expectRefused(await post(sextant.url, { authorization: 'Bearer two words' }), 401, /well-formed/, 'invalid_token');
+  });
+
+  it('keeps cached keys while the JWKS is down, and follows a key rotation with one fetch', async () => {
+    const before = idp.fetches;
+    idp.goDown();
+    try {
+      assert.equal((await post(sextant.url, { authorization: `Bearer ${await idp.token('bob', AUDIENCE)}` })).status, 200);
+      assert.equal(idp.fetches, before, 'a known kid needs no fetch');
+      await idp.rotate();
+      await sleep(350); // past the cooldown: the unknown kid asks the JWKS, which is down
+      const rotated = await idp.token('bob', AUDIENCE);
+      await expectRefused(await post(sextant.url, { authorization: `Bearer ${rotated}` }), 503, /cannot be fetched/);
+    } finally {
+      idp.restore();
+    }
+    await sleep(350);
+    const fetched = idp.fetches;
+    assert.equal((await post(sextant.url, { authorization: `Bearer ${await idp.token('bob', AUDIENCE)}` })).status, 200);
+    assert.equal(idp.fetches, fetched + 1, 'one fetch for the new kid');
+    assert.equal((await post(sextant.url, { authorization: `Bearer ${await idp.token('carol', AUDIENCE)}` })).status, 200);
+    assert.equal(idp.fetches, fetched + 1, 'then cached');
+  });
+
+  it('accepts an API key made with `sextant keys create`, and refuses it once revoked; unknown keys never', async () => {
+    const created = keys(database.url, 'create', '--name', 'ci', '--admin');
+    assert.equal(created.status, 0, created.stderr);
+    const key = created.stdout.trim();
+    assert.match(key, /^sxt_[A-Za-z0-9_-]{43}$/);
+    assert.match(created.stderr, /shown once/);
+
+    const client = await httpClient(sextant.url, { bearer: key });
+    assert.ok((await client.listTools()).tools.length > 20);
+    await client.close();
+
+    const listed = keys(database.url, 'list');
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.match(listed.stdout, /ci {2}sxt_.{8}… {2}admin/);
+    assert.doesNotMatch(listed.stdout, new RegExp(key), 'the key is never shown again');
+    const taken = keys(database.url, 'create', '--name', 'ci', '--admin');
+    assert.deepEqual([taken.status, /exists/.test(taken.stderr)], [1, true]);
+    const missing = keys(database.url, 'create', '--name', 'team', '--projects', 'no-such-project');
+    assert.deepEqual([missing.status, /Project "no-such-project" does not exist/.test(missing.stderr)], [1, true], missing.stderr);
+
+    const revoked = keys(database.url, 'revoke', 'ci');
+    assert.equal(revoked.status, 0, revoked.stderr);
+    await sleep(350); // the gateway's key cache (SEXTANT_AUTH_KEY_CACHE_MS=300)
+    await expectRefused(await post(sextant.url, { authorization: `Bearer ${key}` }), 401, /Unknown or revoked API key/, 'invalid_token');
+    const unknown = `sxt_${'A'.repeat(43)}`;
+    await expectRefused(
+      await post(sextant.url, { authorization: `Bearer ${unknown}` }),
+      401,
+      /Unknown or revoked API key/,
+      'invalid_token',
+    );
+    assert.equal(keys(database.url, 'revoke', 'ci').status, 1, 'nothing left to revoke');
+  });
+});
+
+describe('authentication on HTTP, distributed mode: API keys checked by the projects service over NATS', () => {
+  let stack: Stack;
+  let url: string;
+
+  before(async () => {
+    stack = await distributedStack();
+    await stack.startService('projects');
+    url = (await stack.startGateway({ SEXTANT_AUTH: 'on', SEXTANT_AUTH_KEY_CACHE_MS: '0', SEXTANT_SERVICES: 'projects' })).url;
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('accepts a valid key, refuses others, and answers 503 (not 401) while the key store is unreachable', async () => {
+    const created = keys(stack.database.url, 'create', '--name', 'deploy-bot', '--admin');
+    assert.equal(created.status, 0, created.stderr);
+    const key = created.stdout.trim();
+    const client = await httpClient(url, { bearer: key });
+    const listed = await callTool(client, 'list_projects', {});
+    assert.equal(listed.isError, false, JSON.stringify(listed.body));
+    await client.close();
+    await expectRefused(await post(url, { authorization: `Bearer sxt_${'B'.repeat(43)}` }), 401, /Unknown or revoked/, 'invalid_token');
+    // Without an identity provider configured, a JWT is refused as such.
+    await expectRefused(await post(url, { authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln' }), 401, /API keys only/, 'invalid_token');
+
+    await stack.services.get('projects')!.stop();
+    await expectRefused(await post(url, { authorization: `Bearer ${key}` }), 503, /cannot be checked right now/);
+  });
+});
