@@ -4,8 +4,25 @@ import { after, before, describe, it } from 'node:test';
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { BusExceptionFilter, BusRequestError, NatsBusClient, natsServer, ServiceError } from '@sextant/messaging';
+import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { servicePrincipal, type Principal } from '@sextant/contracts';
+import {
+  BusExceptionFilter,
+  BusRequestError,
+  currentPrincipal,
+  NatsBusClient,
+  natsServer,
+  PRINCIPAL_HEADER,
+  PRINCIPAL_SIGNATURE_HEADER,
+  PrincipalSeal,
+  ServiceError,
+  withPrincipal,
+} from '@sextant/messaging';
 import { infrastructure, type Infrastructure } from '@sextant/testing';
+
+const SECRET = Buffer.from('bus-test-secret-0123456789abcdef0123456789');
+const seal = () => new PrincipalSeal(SECRET);
+const ALICE: Principal = { kind: 'user', id: 'alice-sub', name: 'alice', admin: false, projects: { p1: 'reader' }, groups: ['team-a'] };
 
 @Controller()
 class ProbeController {
@@ -22,6 +39,11 @@ class ProbeController {
   @MessagePattern('projects.huge.v1')
   huge(@Payload() data: { bytes: number }) {
     return { blob: 'x'.repeat(data.bytes) };
+  }
+
+  @MessagePattern('projects.whoami.v1')
+  whoami() {
+    return currentPrincipal() ?? null;
   }
 
   @MessagePattern('projects.sleep.v1')
@@ -54,13 +76,21 @@ describe('NATS bus', () => {
   before(async () => {
     infra = await infrastructure();
     app = await NestFactory.createMicroservice(ProbeModule, {
-      strategy: natsServer({ servers: infra.natsUrl, service: 'projects', prefix }),
+      strategy: natsServer({ servers: infra.natsUrl, service: 'projects', prefix, seal: seal() }),
       logger: false,
     });
     app.useGlobalFilters(new BusExceptionFilter());
     await app.listen();
-    bus = new NatsBusClient({ servers: infra.natsUrl, prefix, timeoutMs: 300, name: 'bus-test' });
-    otherPrefix = new NatsBusClient({ servers: infra.natsUrl, prefix: `${prefix}other`, timeoutMs: 300, name: 'bus-test-2' });
+    const identity = servicePrincipal('gateway');
+    bus = new NatsBusClient({ servers: infra.natsUrl, prefix, timeoutMs: 300, name: 'bus-test', seal: seal(), identity });
+    otherPrefix = new NatsBusClient({
+      servers: infra.natsUrl,
+      prefix: `${prefix}other`,
+      timeoutMs: 300,
+      name: 'bus-test-2',
+      seal: seal(),
+      identity,
+    });
     await Promise.all([bus.whenConnected(), otherPrefix.whenConnected()]);
   });
   after(async () => {
@@ -98,11 +128,66 @@ describe('NATS bus', () => {
   });
 
   it('answers unavailable when NATS itself is unreachable', async () => {
-    const nowhere = new NatsBusClient({ servers: 'nats://127.0.0.1:9', timeoutMs: 300, name: 'nowhere' });
+    const nowhere = new NatsBusClient({
+      servers: 'nats://127.0.0.1:9',
+      timeoutMs: 300,
+      name: 'nowhere',
+      seal: seal(),
+      identity: servicePrincipal('gateway'),
+    });
     try {
       assert.equal(await code(nowhere.request('projects.probe.v1', {})), 'unavailable');
     } finally {
       await nowhere.close();
     }
+  });
+
+  describe('who a request is for (the signed principal header)', () => {
+    let raw: NatsConnection;
+    before(async () => {
+      raw = await connect({ servers: infra.natsUrl });
+    });
+    after(async () => {
+      await raw?.close();
+    });
+
+    /** A request as a pod that reaches NATS directly would send it, with these headers. */
+    const send = async (subject: string, headers: Record<string, string> = {}) => {
+      const hdrs = natsHeaders();
+      for (const [k, v] of Object.entries(headers)) hdrs.set(k, v);
+      const reply = await raw.request(`${prefix}.${subject}`, JSON.stringify({ pattern: subject, data: {}, id: 'x1' }), {
+        timeout: 2_000,
+        headers: hdrs,
+      });
+      return reply.json<{ response?: unknown; err?: { code: string; message: string } }>();
+    };
+
+    it("carries the caller's principal to the handler, else the client's own identity", async () => {
+      assert.deepEqual(await withPrincipal(ALICE, () => bus.request('projects.whoami.v1', {})), ALICE);
+      assert.deepEqual(await bus.request('projects.whoami.v1', {}), servicePrincipal('gateway'));
+    });
+
+    it('refuses, without running the handler, a request with no principal, a forged, replayed, expired or misdirected one', async () => {
+      const refused = async (headers: Record<string, string>, why: RegExp) => {
+        const answer = await send('projects.whoami.v1', headers);
+        assert.equal(answer.response, undefined);
+        assert.equal(answer.err?.code, 'forbidden');
+        assert.match(answer.err!.message, why);
+      };
+      await refused({}, /carries no principal/);
+      const forged = new PrincipalSeal(Buffer.from('not-the-installation-secret-0123456789'));
+      await refused(forged.seal({ ...ALICE, admin: true }, 'projects.whoami.v1', 5_000), /not signed with the bus secret/);
+      const good = seal().seal(ALICE, 'projects.whoami.v1', 5_000);
+      // Tampering with the principal breaks the signature.
+      const tampered = Buffer.from(
+        Buffer.from(good[PRINCIPAL_HEADER]!, 'base64url').toString('utf8').replace('"admin":false', '"admin":true'),
+      ).toString('base64url');
+      await refused({ ...good, [PRINCIPAL_HEADER]: tampered }, /not signed with the bus secret/);
+      assert.deepEqual((await send('projects.whoami.v1', good)).response, ALICE, 'the genuine header is accepted once');
+      await refused(good, /already used \(a replay\)/);
+      await refused(seal().seal(ALICE, 'projects.probe.v1', 5_000), /sealed for another subject/);
+      await refused(seal().seal(ALICE, 'projects.whoami.v1', -1), /expired/);
+      await refused({ [PRINCIPAL_HEADER]: 'e30', [PRINCIPAL_SIGNATURE_HEADER]: 'AAAA' }, /not signed/);
+    });
   });
 });

@@ -45,6 +45,15 @@ describe('configuration errors', () => {
     );
   });
 
+  it('a service or gateway on NATS: the bus secret is required, and long enough', async () => {
+    await refuses('services/git-cache/dist/main.js', { NATS_URL: 'nats://127.0.0.1:4222' }, /SEXTANT_BUS_SECRET is required/);
+    await refuses(
+      'services/gateway/dist/main.js',
+      { NATS_URL: 'nats://127.0.0.1:4222', SEXTANT_BUS_SECRET: 'short' },
+      /SEXTANT_BUS_SECRET is invalid: must be at least 32 characters/,
+    );
+  });
+
   it('embedded: a bad log level and body limit', () =>
     refuses(
       'apps/sextant/dist/main.js',

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callTool, FaultProxy, freePort, httpClient, queryOnce, startNode } from '@sextant/testing';
+import { callTool, FaultProxy, freePort, httpClient, queryOnce, startNode, TEST_BUS_SECRET } from '@sextant/testing';
 import { expectToolError, registerRepositories } from './scenarios.js';
 import { distributedStack, type Stack } from './stack.js';
 
@@ -66,7 +66,7 @@ describe('faults', () => {
     const gateway = await stack.startGateway({ NATS_URL: nowhere });
     await gateway.process.waitFor(/not reachable yet/);
     const service = await startNode('services/projects/dist/main.js', [], {
-      env: { NATS_URL: nowhere, DATABASE_URL: stack.database.url, LOG_LEVEL: 'info' },
+      env: { NATS_URL: nowhere, DATABASE_URL: stack.database.url, LOG_LEVEL: 'info', SEXTANT_BUS_SECRET: TEST_BUS_SECRET },
     });
     await Promise.race([service.exited, new Promise((r) => setTimeout(r, 3_000))]);
     await service.stop();

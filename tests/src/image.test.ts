@@ -31,6 +31,7 @@ import {
   infrastructure,
   READY,
   startNode,
+  TEST_BUS_SECRET,
   type RunningProcess,
 } from '@sextant/testing';
 import { makeRepository, SHOP } from './shop.js';
@@ -326,7 +327,13 @@ describe('the runtime tree, as user 1000 with only its data directory writable',
   it('runs one service on NATS with its health port and stops on SIGTERM; an unknown SERVICE is refused', async () => {
     const { natsUrl } = await infrastructure();
     const port = await freePort();
-    const env = { SERVICE: 'git-cache', NATS_URL: natsUrl, SEXTANT_NATS_PREFIX: `image${process.pid}`, SEXTANT_HEALTH_PORT: String(port) };
+    const env = {
+      SERVICE: 'git-cache',
+      NATS_URL: natsUrl,
+      SEXTANT_NATS_PREFIX: `image${process.pid}`,
+      SEXTANT_HEALTH_PORT: String(port),
+      SEXTANT_BUS_SECRET: TEST_BUS_SECRET,
+    };
     const service = await startNode(join(app, 'scripts/serve.mjs'), [], {
       cwd: app,
       user: USER,

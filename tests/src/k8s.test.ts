@@ -69,6 +69,7 @@ describe('Kubernetes manifests (k8s/)', () => {
     work = mkdtempSync(join(tmpdir(), 'sextant-k8s-'));
     cpSync(repoPath('k8s'), join(work, 'k8s'), { recursive: true });
     cpSync(join(work, 'k8s/overlays/dev/secrets.env.example'), join(work, 'k8s/overlays/dev/secrets.env'));
+    cpSync(join(work, 'k8s/overlays/dev/bus.env.example'), join(work, 'k8s/overlays/dev/bus.env'));
     for (const name of ['dev', 'prod']) overlays.set(name, render(join(work, 'k8s/overlays', name)));
   });
   after(() => rmSync(work, { recursive: true, force: true }));
@@ -191,7 +192,9 @@ describe('Kubernetes manifests (k8s/)', () => {
         'symbol-indexer': ['DATABASE_URL<-sextant-database'],
         'vector-search': ['DATABASE_URL<-sextant-database'],
       };
-      assert.deepEqual(secrets, expected[workload.metadata.name], workload.metadata.name);
+      // Every process signs its bus requests.
+      const own = [...expected[workload.metadata.name]!, 'SEXTANT_BUS_SECRET<-sextant-bus'];
+      assert.deepEqual(secrets.sort(), own.sort(), workload.metadata.name);
       for (const e of env) assert.doesNotMatch(e.value ?? '', /postgres:\/\/|password|token/i, `${workload.metadata.name} ${e.name}`);
     }
   });

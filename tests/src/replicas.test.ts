@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HEALTH_SUBJECTS, type ServiceHealth } from '@sextant/contracts';
-import { NatsBusClient } from '@sextant/messaging';
-import { callTool, httpClient } from '@sextant/testing';
+import { HEALTH_SUBJECTS, servicePrincipal, type ServiceHealth } from '@sextant/contracts';
+import { NatsBusClient, PrincipalSeal } from '@sextant/messaging';
+import { callTool, httpClient, TEST_BUS_SECRET } from '@sextant/testing';
 import { distributedStack, type Stack } from './stack.js';
 
 describe('replicas in a queue group', () => {
@@ -18,7 +18,14 @@ describe('replicas in a queue group', () => {
     await stack.startService('projects');
     await stack.startService('projects');
     await stack.startGateway();
-    bus = new NatsBusClient({ servers: stack.infra.natsUrl, prefix: stack.prefix, timeoutMs: 3_000, name: 'replicas-test' });
+    bus = new NatsBusClient({
+      servers: stack.infra.natsUrl,
+      prefix: stack.prefix,
+      timeoutMs: 3_000,
+      name: 'replicas-test',
+      seal: new PrincipalSeal(Buffer.from(TEST_BUS_SECRET)),
+      identity: servicePrincipal('gateway'),
+    });
     await bus.whenConnected();
   });
   after(async () => {

@@ -56,3 +56,8 @@ export function shardOf(key: string, shards: number): number {
 export function shardSubject(subject: string, index: number): string {
   return `${subject}.s${index}`;
 }
+
+/** The subject a shard subject stands for (`git-cache.grep.v1.s2` → `git-cache.grep.v1`); other subjects as they are. */
+export function baseSubject(subject: string): string {
+  return subject.replace(/\.s\d+$/, '');
+}

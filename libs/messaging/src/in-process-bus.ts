@@ -1,9 +1,9 @@
 import { NatsContext, Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { busError } from '@sextant/contracts';
+import { busError, servicePrincipal, type Principal } from '@sextant/contracts';
 import { busFailures, injectTraceContext } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
-import { inRequestScope } from './request-scope.js';
+import { currentPrincipal, inRequestScope } from './request-scope.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import type { ReplyPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
@@ -12,6 +12,8 @@ import { traceServer } from './tracing-hooks.js';
 function roundTrip<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
+
+const EMBEDDED = servicePrincipal('embedded');
 
 /** NATS's default `max_payload`: embedded mode refuses the same replies a default NATS would. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
@@ -27,7 +29,8 @@ export class InProcessBus extends Server implements CustomTransportStrategy, Bus
   override transportId = Symbol('in-process');
   private listening = false;
 
-  constructor(private readonly options: { timeoutMs: number; maxPayloadBytes?: number }) {
+  /** `identity`: who requests are for when no caller is in scope (default: the one-process mode itself). */
+  constructor(private readonly options: { timeoutMs: number; maxPayloadBytes?: number; identity?: Principal }) {
     super();
     traceServer(this, 'embedded');
   }
@@ -95,7 +98,13 @@ export class InProcessBus extends Server implements CustomTransportStrategy, Bus
         else if ('response' in reply || reply.isDisposed) settle(() => resolve(reply.response as T));
       };
       // As over NATS: the handler's work is interactive and stops when this request's timeout passes.
-      inRequestScope(timeout, () => this.handleRequest(ctx, async () => this.transformToObservable(await handler(payload, ctx)), respond));
+      // No seal in process (nothing outside it reaches this bus): the caller's principal goes straight into the handler's scope.
+      const principal = currentPrincipal() ?? this.options.identity ?? EMBEDDED;
+      inRequestScope(
+        timeout,
+        () => this.handleRequest(ctx, async () => this.transformToObservable(await handler(payload, ctx)), respond),
+        principal,
+      );
     });
   }
 }

@@ -12,11 +12,12 @@ import {
   type NatsConnection,
   type Subscription,
 } from '@nats-io/transport-node';
-import { busError, queueGroup, shardSubject, type BusError, type ServiceName } from '@sextant/contracts';
+import { baseSubject, busError, queueGroup, shardSubject, type BusError, type Principal, type ServiceName } from '@sextant/contracts';
 import { busFailures, injectTraceContext, markSpanError, requestsInFlight, SpanKind, context, trace, tracer } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
-import { inRequestScope } from './request-scope.js';
+import { PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER, type PrincipalSeal } from './principal-seal.js';
+import { currentPrincipal, inRequestScope } from './request-scope.js';
 import { ActiveRequests, HEARTBEAT_MS_HEADER, HEARTBEAT_TO_HEADER, PendingRequests, TIMEOUT_MS_HEADER } from './liveness.js';
 import { nextPacketId, type ReplyPacket, type RequestPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';
@@ -37,6 +38,10 @@ export interface NatsBusOptions {
    */
   heartbeatMs?: number;
   auth?: NatsAuth;
+  /** Signs who each request is for (principal-seal.ts). */
+  seal: PrincipalSeal;
+  /** Who requests are for when no caller is in scope: this process itself. */
+  identity: Principal;
 }
 
 const DEFAULT_HEARTBEAT_MS = 1_000;
@@ -191,6 +196,9 @@ export class NatsBusClient implements BusClient {
     for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
     injectTraceContext(hdrs, trace.setSpan(context.active(), span));
     hdrs.set(TIMEOUT_MS_HEADER, String(timeout));
+    // For the caller this work is for (a tool call, or the request a service is answering), else this process.
+    const sealed = this.options.seal.seal(currentPrincipal() ?? this.options.identity, baseSubject(subject), timeout);
+    for (const [name, value] of Object.entries(sealed)) hdrs.set(name, value);
     const key = (this.nextKey++).toString(36);
     if (this.heartbeatInbox) {
       hdrs.set(HEARTBEAT_TO_HEADER, `${this.heartbeatInbox}.${key}`);
@@ -256,6 +264,8 @@ export interface NatsServerOptions {
   auth?: NatsAuth;
   /** This process's shard of a sharded service (SEXTANT_SHARD of SEXTANT_SHARDS); see contracts' shards.ts. */
   shard?: { index: number; count: number };
+  /** Opens the principal of each request; one without a valid one is refused before its handler runs. */
+  seal: PrincipalSeal;
 }
 
 const DEFAULT_GRACE_PERIOD_MS = 10_000;
@@ -282,6 +292,7 @@ export class SextantServerNats extends ServerNats {
     private readonly prefix: string | undefined,
     private readonly gracePeriodMs: number,
     private readonly shard: { index: number; count: number } | undefined,
+    private readonly seal: PrincipalSeal,
     private readonly queue = options.queue,
   ) {
     super(options);
@@ -292,14 +303,30 @@ export class SextantServerNats extends ServerNats {
   }
 
   override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
+    const opened = this.seal.open(natsMsg.headers?.get(PRINCIPAL_HEADER), natsMsg.headers?.get(PRINCIPAL_SIGNATURE_HEADER), channel);
+    if ('refused' in opened) return this.refuse(channel, natsMsg, opened.refused);
     try {
-      // Interactive work, stopped when the caller's deadline passes (request-scope.ts).
+      // Interactive work for the caller's principal, stopped when the caller's deadline passes (request-scope.ts).
       const deadlineMs = Number(natsMsg.headers?.get(TIMEOUT_MS_HEADER)) || undefined;
-      return await inRequestScope(deadlineMs, () => super.handleMessage(channel, natsMsg));
+      return await inRequestScope(deadlineMs, () => super.handleMessage(channel, natsMsg), opened.principal);
     } catch (error) {
       this.active.end(natsMsg);
       throw error;
     }
+  }
+
+  /** A request without a valid principal: answered `forbidden` (when it asks for an answer), its handler never run. */
+  private refuse(subject: string, natsMsg: Msg, why: string): void {
+    this.logger.warn(`refused a request on ${subject}: ${why}`);
+    if (!natsMsg.reply) return;
+    let id: string | undefined;
+    try {
+      id = natsMsg.json<{ id?: string }>().id;
+    } catch {
+      // not even a packet: the reply has no id
+    }
+    const err = busError('forbidden', `The ${this.service} service refused the request: ${why}.`);
+    natsMsg.respond(JSON.stringify({ id, err, isDisposed: true }));
   }
 
   override getPublisher(natsMsg: Msg, id: string, _ctx: NatsContext): (response: Record<string, unknown>) => void {
@@ -396,7 +423,7 @@ export class SextantServerNats extends ServerNats {
  * The transport strategy of a service process: Nest's `ServerNats`, its
  * replicas sharing one queue group, every message traced.
  */
-export function natsServer({ servers, service, prefix, gracePeriodMs, shard, auth }: NatsServerOptions): SextantServerNats {
+export function natsServer({ servers, service, prefix, gracePeriodMs, shard, auth, seal }: NatsServerOptions): SextantServerNats {
   const options = {
     servers: serverList(servers),
     queue: queueGroup(service),
@@ -406,7 +433,7 @@ export function natsServer({ servers, service, prefix, gracePeriodMs, shard, aut
     ...CONNECTION_DEFAULTS,
     ...authOptions(auth),
   };
-  const server = new SextantServerNats(options, service, prefix, gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS, shard);
+  const server = new SextantServerNats(options, service, prefix, gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS, shard, seal);
   traceServer(server, service, prefix);
   return server;
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Principal } from '@sextant/contracts';
 import { ServiceError } from './errors.js';
 
 /**
@@ -11,6 +12,10 @@ export type Lane = 'interactive' | 'background';
 interface RequestScope {
   /** Aborts when the caller's deadline passes: nobody waits for the answer any more. */
   signal: AbortSignal | undefined;
+  /** Who the work is for: requests it makes to other services carry it (principal-seal.ts). */
+  principal: Principal | undefined;
+  /** False for a scope that only names a principal (the gateway's tool call): its work is not a bus request's. */
+  interactive: boolean;
 }
 
 const scopes = new AsyncLocalStorage<RequestScope>();
@@ -22,9 +27,20 @@ const scopes = new AsyncLocalStorage<RequestScope>();
  * a budget's slot) stops once `deadlineMs` has passed, the caller's own
  * timeout as the request's `sextant-timeout-ms` header carries it.
  */
-export function inRequestScope<T>(deadlineMs: number | undefined, handle: () => T): T {
+export function inRequestScope<T>(deadlineMs: number | undefined, handle: () => T, principal?: Principal): T {
   const signal = deadlineMs !== undefined && deadlineMs > 0 ? AbortSignal.timeout(deadlineMs) : undefined;
-  return scopes.run({ signal }, handle);
+  return scopes.run({ signal, principal, interactive: true }, handle);
+}
+
+/** Runs `work` for `principal`: the bus requests it makes carry it (the gateway runs each tool call so). */
+export function withPrincipal<T>(principal: Principal, work: () => T): T {
+  const outer = scopes.getStore();
+  return scopes.run({ signal: outer?.signal, principal, interactive: outer?.interactive ?? false }, work);
+}
+
+/** Whom the work running now is for, when a request or a tool call says so. */
+export function currentPrincipal(): Principal | undefined {
+  return scopes.getStore()?.principal;
 }
 
 /** The signal of the request being answered, if any: it aborts when its caller stops waiting. */
@@ -34,7 +50,7 @@ export function callerSignal(): AbortSignal | undefined {
 
 /** The lane of the work running now. */
 export function currentLane(): Lane {
-  return scopes.getStore() ? 'interactive' : 'background';
+  return scopes.getStore()?.interactive ? 'interactive' : 'background';
 }
 
 /** The error of work stopped because its caller's deadline passed (no one reads it; it names the cause in logs). */

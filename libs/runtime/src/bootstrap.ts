@@ -1,8 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice, LoggerService } from '@nestjs/common';
-import type { ServiceName } from '@sextant/contracts';
-import { NatsBusClient, natsServer, type ErrorClassifier } from '@sextant/messaging';
+import { servicePrincipal, type ServiceName } from '@sextant/contracts';
+import { NatsBusClient, natsServer, PrincipalSeal, type ErrorClassifier } from '@sextant/messaging';
 import { shutdownTelemetry } from '@sextant/telemetry';
 import { ConfigError, StartupError, type CommonSettings } from './config.js';
 import { ServiceRuntimeModule } from './health.js';
@@ -35,6 +35,7 @@ export interface RunServiceOptions {
 export async function runService(options: RunServiceOptions): Promise<INestMicroservice> {
   const { settings } = options;
   const logger = JsonLogger.install(options.service, settings.logLevel);
+  const seal = new PrincipalSeal(Buffer.from(settings.busSecret!, 'utf8'));
   const server = natsServer({
     servers: settings.natsUrl!,
     service: options.service,
@@ -42,6 +43,7 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
     gracePeriodMs: settings.shutdownGraceMs,
     shard: serviceShard(options.service, settings),
     auth: settings.natsAuth,
+    seal,
   });
   // What the service asks other services with (projects and git-cache ask the registry); its own connection.
   const client = new NatsBusClient({
@@ -51,6 +53,9 @@ export async function runService(options: RunServiceOptions): Promise<INestMicro
     heartbeatMs: settings.busHeartbeatMs,
     name: `sextant-${options.service}-client`,
     auth: settings.natsAuth,
+    seal,
+    // Requests made for a caller carry the caller; work of the service's own (indexing stages) carries the service.
+    identity: servicePrincipal(options.service),
   });
   const app = await NestFactory.createMicroservice(
     { module: ServiceRootModule, imports: [ServiceRuntimeModule.forRoot(server, client, options.classifiers), options.module] },

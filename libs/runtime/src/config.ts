@@ -82,6 +82,7 @@ export const CommonEnv = z.object({
   NATS_TOKEN: z.string().min(1).optional(),
   NATS_CREDS: z.string().min(1).optional(),
   NATS_TLS_CA: z.string().min(1).optional(),
+  SEXTANT_BUS_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
   SEXTANT_SHARDS: z
     .string()
     .transform((v, ctx) => {
@@ -130,6 +131,8 @@ export interface CommonSettings {
   shards: Readonly<Record<string, number>>;
   /** This process's shard (SEXTANT_SHARD, `auto` read from HOSTNAME's ordinal); undefined when not given. */
   shard: number | undefined;
+  /** Signs and checks who each bus request is for (required in the distributed form; see `requireVariables`). */
+  busSecret: string | undefined;
 }
 
 export function commonSettings(e: z.output<typeof CommonEnv>): CommonSettings {
@@ -144,6 +147,7 @@ export function commonSettings(e: z.output<typeof CommonEnv>): CommonSettings {
     natsAuth: natsAuth(e),
     shards: e.SEXTANT_SHARDS,
     shard: shardOrdinal(e.SEXTANT_SHARD, e.HOSTNAME),
+    busSecret: e.SEXTANT_BUS_SECRET,
   };
 }
 

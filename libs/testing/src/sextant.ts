@@ -17,6 +17,9 @@ export interface Sextant {
   stop(): Promise<void>;
 }
 
+/** The bus secret the processes a test starts share (SEXTANT_BUS_SECRET), unless the test gives its own. */
+export const TEST_BUS_SECRET = 'sextant-tests-bus-secret-0123456789abcdef';
+
 /**
  * Embedded mode as a user starts it (`node apps/sextant/dist/main.js`), on an
  * ephemeral port. Without SEXTANT_DATA_DIR in `env`, a temporary data directory
@@ -53,7 +56,7 @@ export async function startGateway(
 ): Promise<{ url: string; process: RunningProcess }> {
   const process = await startNode('services/gateway/dist/main.js', [], {
     nodeArgs,
-    env: { NATS_URL: natsUrl, SEXTANT_PORT: '0', LOG_LEVEL: 'info', SEXTANT_AUTH: 'off', ...env },
+    env: { NATS_URL: natsUrl, SEXTANT_PORT: '0', LOG_LEVEL: 'info', SEXTANT_AUTH: 'off', SEXTANT_BUS_SECRET: TEST_BUS_SECRET, ...env },
     readyWhen: READY.gateway,
     timeoutMs: 30_000,
   });
@@ -68,7 +71,7 @@ export async function startGateway(
 export function startService(name: string, env: Record<string, string | undefined>): Promise<RunningProcess> {
   return startNode(`services/${name}/dist/main.js`, [], {
     cwd: tmpdir(),
-    env: { LOG_LEVEL: 'info', ...env },
+    env: { LOG_LEVEL: 'info', SEXTANT_BUS_SECRET: TEST_BUS_SECRET, ...env },
     readyWhen: READY.service,
     timeoutMs: 30_000,
   });

@@ -5,14 +5,15 @@ const telemetry = startTelemetry({ serviceName: 'sextant-gateway', env: process.
 
 const { NestFactory } = await import('@nestjs/core');
 const { JsonLogger, requireVariables, runMain, stopOnSignals } = await import('@sextant/runtime');
-const { NatsBusClient } = await import('@sextant/messaging');
+const { NatsBusClient, PrincipalSeal } = await import('@sextant/messaging');
+const { servicePrincipal } = await import('@sextant/contracts');
 const { drainHttp, GatewayModule, httpAdapter, loadConfig, serveHttp, serveStdio } = await import('./index.js');
 
 /** The gateway as its own process: MCP in front, NATS behind. `--stdio` serves one local client. */
 runMain(process.env, async () => {
   const stdio = process.argv.includes('--stdio');
   const config = loadConfig(process.env);
-  requireVariables({ NATS_URL: config.natsUrl }, ['NATS_URL']);
+  requireVariables({ NATS_URL: config.natsUrl, SEXTANT_BUS_SECRET: config.busSecret }, ['NATS_URL', 'SEXTANT_BUS_SECRET']);
   const logger = JsonLogger.install('gateway', config.logLevel, stdio ? process.stderr : process.stdout);
   const bus = new NatsBusClient({
     servers: config.natsUrl!,
@@ -21,6 +22,9 @@ runMain(process.env, async () => {
     heartbeatMs: config.busHeartbeatMs,
     name: 'sextant-gateway',
     auth: config.natsAuth,
+    // Each tool call's request carries its caller (ToolDispatcher); the gateway's own checks carry the gateway.
+    seal: new PrincipalSeal(Buffer.from(config.busSecret!, 'utf8')),
+    identity: servicePrincipal('gateway'),
   });
   const module = GatewayModule.register({ config, bus });
   if (stdio) {

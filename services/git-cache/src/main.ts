@@ -8,7 +8,7 @@ const { loadConfig, GitCacheModule } = await import('./index.js');
 
 runMain(process.env, async () => {
   const config = loadConfig(process.env);
-  requireVariables({ NATS_URL: config.natsUrl }, ['NATS_URL']);
+  requireVariables({ NATS_URL: config.natsUrl, SEXTANT_BUS_SECRET: config.busSecret }, ['NATS_URL', 'SEXTANT_BUS_SECRET']);
   await runService({
     service: 'git-cache',
     module: GitCacheModule.register(config),

@@ -9,7 +9,11 @@ const { loadConfig, ProjectsModule } = await import('./index.js');
 
 runMain(process.env, async () => {
   const config = loadConfig(process.env);
-  requireVariables({ NATS_URL: config.natsUrl, DATABASE_URL: config.database.url }, ['NATS_URL', 'DATABASE_URL']);
+  requireVariables({ NATS_URL: config.natsUrl, DATABASE_URL: config.database.url, SEXTANT_BUS_SECRET: config.busSecret }, [
+    'NATS_URL',
+    'DATABASE_URL',
+    'SEXTANT_BUS_SECRET',
+  ]);
   await runService({
     service: 'projects',
     module: ProjectsModule.register({ database: { ...config.database, url: config.database.url! } }),

@@ -19,7 +19,7 @@ import {
   type Principal,
   type ToolContract,
 } from '@sextant/contracts';
-import { BUS_CLIENT, BusRequestError, RegistryClient, REQUEST_ID_HEADER, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, BusRequestError, RegistryClient, REQUEST_ID_HEADER, withPrincipal, type BusClient } from '@sextant/messaging';
 import { currentTraceId, markSpanError, requestsInFlight, SpanKind, toolCalls, toolCallSeconds, tracer } from '@sextant/telemetry';
 import { ContractDocuments } from '../contracts/contract-documents.js';
 import { ServiceDirectory } from '../discovery/service-directory.js';
@@ -96,6 +96,19 @@ export class ToolDispatcher {
     const requestId = randomUUID();
     const started = performance.now();
     requestsInFlight.inc({ component: 'gateway' });
+    // Every bus request the call makes (its tool's, a followed job's polls) carries the caller.
+    return withPrincipal(principal, () => this.traced(name, tool, args, channel, principal, requestId, started));
+  }
+
+  private traced(
+    name: string,
+    tool: ToolContract,
+    args: unknown,
+    channel: ProgressChannel | undefined,
+    principal: Principal,
+    requestId: string,
+    started: number,
+  ): Promise<CallToolResult> {
     return tracer.startActiveSpan(
       `tools/call ${name}`,
       { kind: SpanKind.SERVER, attributes: { 'mcp.tool.name': name, 'sextant.request_id': requestId } },
