@@ -6,24 +6,13 @@
  * projects service over NATS).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  callTool,
-  createTestDatabase,
-  httpClient,
-  infrastructure,
-  repoPath,
-  startEmbedded,
-  TestIdentityProvider,
-  type Infrastructure,
-  type Sextant,
-  type TestDatabase,
-} from '@sextant/testing';
+import { CreateProject, servicePrincipal, type Principal } from '@sextant/contracts';
+import { BusRequestError, NatsBusClient, PrincipalSeal, withPrincipal } from '@sextant/messaging';
+import { callTool, httpClient, TEST_BUS_SECRET, type Sextant, type TestDatabase, type TestIdentityProvider } from '@sextant/testing';
+import { AUDIENCE, authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
 import { distributedStack, type Stack } from './stack.js';
-
-const AUDIENCE = 'https://sextant.test/mcp';
 
 /** A raw MCP POST (tools/list) with these headers. */
 function post(url: string, headers: Record<string, string> = {}): Promise<Response> {
@@ -32,15 +21,6 @@ function post(url: string, headers: Record<string, string> = {}): Promise<Respon
     headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
-}
-
-/** `sextant keys …` as a user runs it, on this database. */
-function keys(databaseUrl: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [repoPath('apps/sextant/dist/keys/main.js'), ...args], {
-    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl },
-    encoding: 'utf8',
-  });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 async function expectRefused(response: Response, status: number, pattern: RegExp, error?: string): Promise<void> {
@@ -63,31 +43,16 @@ async function expectRefused(response: Response, status: number, pattern: RegExp
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('authentication on HTTP, embedded mode: JWTs of the identity provider and API keys', () => {
-  let infra: Infrastructure;
+  let fixture: Authenticated;
   let database: TestDatabase;
   let idp: TestIdentityProvider;
   let sextant: Sextant;
 
   before(async () => {
-    infra = await infrastructure();
-    database = await createTestDatabase(infra.postgresUrl);
-    idp = await TestIdentityProvider.start();
-    sextant = await startEmbedded({
-      SEXTANT_AUTH: 'on',
-      SEXTANT_AUTH_ISSUER: idp.issuer,
-      SEXTANT_AUTH_AUDIENCE: AUDIENCE,
-      SEXTANT_AUTH_JWKS_URL: idp.jwksUrl,
-      SEXTANT_AUTH_JWKS_COOLDOWN_MS: '300',
-      SEXTANT_AUTH_KEY_CACHE_MS: '300',
-      DATABASE_URL: database.url,
-    });
+    fixture = await authenticatedSextant({ SEXTANT_AUTH_JWKS_COOLDOWN_MS: '300', SEXTANT_AUTH_KEY_CACHE_MS: '300' });
+    ({ database, idp, sextant } = fixture);
   });
-  after(async () => {
-    await sextant?.stop();
-    await idp?.stop();
-    await database?.drop();
-    await infra?.stop();
-  });
+  after(() => fixture?.stop());
 
   it('answers a call without credentials 401 with a challenge that leads to the protected resource metadata', async () => {
     const response = await post(sextant.url);
@@ -166,7 +131,7 @@ describe('authentication on HTTP, embedded mode: JWTs of the identity provider a
   });
 
   it('accepts an API key made with `sextant keys create`, and refuses it once revoked; unknown keys never', async () => {
-    const created = keys(database.url, 'create', '--name', 'ci', '--admin');
+    const created = runKeys(database.url, 'create', '--name', 'ci', '--admin');
     assert.equal(created.status, 0, created.stderr);
     const key = created.stdout.trim();
     assert.match(key, /^sxt_[A-Za-z0-9_-]{43}$/);
@@ -176,16 +141,16 @@ describe('authentication on HTTP, embedded mode: JWTs of the identity provider a
     assert.ok((await client.listTools()).tools.length > 20);
     await client.close();
 
-    const listed = keys(database.url, 'list');
+    const listed = runKeys(database.url, 'list');
     assert.equal(listed.status, 0, listed.stderr);
     assert.match(listed.stdout, /ci {2}sxt_.{8}… {2}admin/);
     assert.doesNotMatch(listed.stdout, new RegExp(key), 'the key is never shown again');
-    const taken = keys(database.url, 'create', '--name', 'ci', '--admin');
+    const taken = runKeys(database.url, 'create', '--name', 'ci', '--admin');
     assert.deepEqual([taken.status, /exists/.test(taken.stderr)], [1, true]);
-    const missing = keys(database.url, 'create', '--name', 'team', '--projects', 'no-such-project');
+    const missing = runKeys(database.url, 'create', '--name', 'team', '--projects', 'no-such-project');
     assert.deepEqual([missing.status, /Project "no-such-project" does not exist/.test(missing.stderr)], [1, true], missing.stderr);
 
-    const revoked = keys(database.url, 'revoke', 'ci');
+    const revoked = runKeys(database.url, 'revoke', 'ci');
     assert.equal(revoked.status, 0, revoked.stderr);
     await sleep(350); // the gateway's key cache (SEXTANT_AUTH_KEY_CACHE_MS=300)
     await expectRefused(await post(sextant.url, { authorization: `Bearer ${key}` }), 401, /Unknown or revoked API key/, 'invalid_token');
@@ -196,7 +161,7 @@ describe('authentication on HTTP, embedded mode: JWTs of the identity provider a
       /Unknown or revoked API key/,
       'invalid_token',
     );
-    assert.equal(keys(database.url, 'revoke', 'ci').status, 1, 'nothing left to revoke');
+    assert.equal(runKeys(database.url, 'revoke', 'ci').status, 1, 'nothing left to revoke');
   });
 });
 
@@ -214,7 +179,7 @@ describe('authentication on HTTP, distributed mode: API keys checked by the proj
   });
 
   it('accepts a valid key, refuses others, and answers 503 (not 401) while the key store is unreachable', async () => {
-    const created = keys(stack.database.url, 'create', '--name', 'deploy-bot', '--admin');
+    const created = runKeys(stack.database.url, 'create', '--name', 'deploy-bot', '--admin');
     assert.equal(created.status, 0, created.stderr);
     const key = created.stdout.trim();
     const client = await httpClient(url, { bearer: key });
@@ -224,6 +189,26 @@ describe('authentication on HTTP, distributed mode: API keys checked by the proj
     await expectRefused(await post(url, { authorization: `Bearer sxt_${'B'.repeat(43)}` }), 401, /Unknown or revoked/, 'invalid_token');
     // Without an identity provider configured, a JWT is refused as such.
     await expectRefused(await post(url, { authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln' }), 401, /API keys only/, 'invalid_token');
+
+    // The service decides too: a request that reaches it over NATS for a caller without the role is refused there.
+    const bus = new NatsBusClient({
+      servers: stack.infra.natsUrl,
+      prefix: stack.prefix,
+      timeoutMs: 5_000,
+      name: 'auth-test',
+      seal: new PrincipalSeal(Buffer.from(TEST_BUS_SECRET)),
+      identity: servicePrincipal('gateway'),
+    });
+    try {
+      await bus.whenConnected();
+      const reader: Principal = { kind: 'key', id: 'k1', name: 'reader', admin: false, projects: {}, groups: [] };
+      const refused = await withPrincipal(reader, () => bus.request(CreateProject.SUBJECT, { name: 'sneaky' })).catch((e: unknown) => e);
+      assert.ok(refused instanceof BusRequestError);
+      assert.equal(refused.error.code, 'forbidden');
+      assert.match(refused.error.message, /create_project needs an org-wide admin; key:reader is not/);
+    } finally {
+      await bus.close();
+    }
 
     await stack.services.get('projects')!.stop();
     await expectRefused(await post(url, { authorization: `Bearer ${key}` }), 503, /cannot be checked right now/);

@@ -14,3 +14,4 @@ export { Freshness, OutlineNode, Reference, SymbolDef, SymbolKind, SYMBOL_LIMITS
 export * as VerifyApiKey from './projects/verify-api-key.js';
 export { ApiKeyGrant, ProjectRole } from './projects/verify-api-key.js';
 export * from './principal.js';
+export * from './access.js';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ToolAccess } from './access.js';
 import type { ServiceName } from './subjects.js';
 
 /** MCP tool annotations (hints to clients; they do not change behaviour). */
@@ -25,6 +26,8 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   readonly input: I;
   readonly output: O;
   readonly annotations: ToolAnnotations;
+  /** What the caller needs (access.ts): checked by the owning service before the handler, and by `tools/list`. */
+  readonly access: ToolAccess;
   /**
    * The tool starts an indexing job whose id is this field of its output: a
    * client that asks for progress (`_meta.progressToken`) gets
@@ -41,11 +44,17 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
 
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** Read-only tools are the common case; pass `annotations` to say otherwise. */
+/**
+ * Read-only tools any caller may use are the common case; pass
+ * `annotations` and `access` to say otherwise. A tool that changes state
+ * must say who may call it.
+ */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(
-  tool: Omit<ToolContract<I, O>, 'annotations'> & { annotations?: Partial<ToolAnnotations> },
+  tool: Omit<ToolContract<I, O>, 'annotations' | 'access'> & { annotations?: Partial<ToolAnnotations>; access?: ToolAccess },
 ): ToolContract<I, O> {
-  return { ...tool, annotations: { ...READ_ONLY, ...tool.annotations } };
+  const annotations = { ...READ_ONLY, ...tool.annotations };
+  if (!annotations.readOnlyHint && !tool.access) throw new Error(`${tool.name} changes state: its contract must name its access`);
+  return { ...tool, annotations, access: tool.access ?? 'read' };
 }
 
 /**

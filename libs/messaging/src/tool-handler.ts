@@ -1,7 +1,8 @@
 import { MessagePattern } from '@nestjs/microservices';
-import { safeParseInput, type InternalContract, type ToolContract } from '@sextant/contracts';
+import { accessRefusal, safeParseInput, type InternalContract, type ToolAccess, type ToolContract } from '@sextant/contracts';
 import type { z } from 'zod';
 import { ServiceError } from './errors.js';
+import { currentPrincipal } from './request-scope.js';
 
 /**
  * Marks a controller method as the handler of a tool: it answers the tool's
@@ -27,11 +28,21 @@ export function ToolHandler<I extends z.ZodType>(contract: { tool: ToolContract<
     descriptor: TypedPropertyDescriptor<M>,
   ): void => {
     const handle = descriptor.value!;
+    const access = 'tool' in contract ? contract.tool.access : undefined;
     descriptor.value = function (this: unknown, payload: unknown) {
+      // A tool's caller is checked here, in the service, whatever the gateway did; internal requests carry the
+      // principal of the call they serve and are checked by the data they touch.
+      if (access) refuseUnless(tool.name, access);
       const input = safeParseInput(tool.input, payload);
       if (!input.ok) throw new ServiceError(input.error);
       return handle.call(this, input.value);
     } as M;
     MessagePattern(subject)(target, key, descriptor);
   };
+}
+
+/** Throws `forbidden` unless the request's principal may call a tool of this access (access.ts in contracts). */
+export function refuseUnless(tool: string, access: ToolAccess): void {
+  const refusal = accessRefusal(tool, access, currentPrincipal());
+  if (refusal) throw new ServiceError(refusal);
 }

@@ -23,5 +23,6 @@ export const tool = defineTool({
   subject: SUBJECT,
   input: Request,
   output: Response,
+  access: 'admin',
   annotations: { readOnlyHint: false, idempotentHint: false },
 });

@@ -21,5 +21,6 @@ export const tool = defineTool({
   subject: SUBJECT,
   input: Request,
   output: Response,
+  access: 'maintain',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
 });

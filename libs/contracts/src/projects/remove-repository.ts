@@ -19,5 +19,6 @@ export const tool = defineTool({
   subject: SUBJECT,
   input: Request,
   output: Response,
+  access: 'maintain',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
 });

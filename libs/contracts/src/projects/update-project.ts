@@ -26,5 +26,6 @@ export const tool = defineTool({
   subject: SUBJECT,
   input: Request,
   output: Response,
+  access: 'maintain',
   annotations: { readOnlyHint: false, idempotentHint: true },
 });

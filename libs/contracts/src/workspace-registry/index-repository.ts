@@ -27,6 +27,7 @@ export const tool = defineTool({
   subject: SUBJECT,
   input: Request,
   output: Response,
+  access: 'maintain',
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
   startsJob: { idField: 'runId' },
 });

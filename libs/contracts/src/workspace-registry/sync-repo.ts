@@ -18,6 +18,7 @@ export const tool = defineTool({
   subject: SUBJECT,
   input: Request,
   output: Response,
+  access: 'maintain',
   annotations: { readOnlyHint: false, idempotentHint: false },
   startsJob: { idField: 'job_id' },
 });

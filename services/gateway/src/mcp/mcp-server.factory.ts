@@ -65,7 +65,7 @@ export class McpServerFactory {
         jsonSchemaValidator: this.validator,
       },
     );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.dispatcher.listTools() }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.dispatcher.listTools(options.principal ?? LOCAL_PRINCIPAL) }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
       this.dispatcher.call(
         request.params.name,

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ErrorCode as RpcCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
+  accessRefusal,
   busError,
   GetContract,
   HealthCheck,
   inputJsonSchema,
   LOCAL_PRINCIPAL,
+  mayUse,
   outputJsonSchema,
   principalLabel,
   repositoryShardKey,
@@ -78,9 +80,9 @@ export class ToolDispatcher {
     }
   }
 
-  /** Tools answered here, plus every tool of the services this installation runs. */
-  listTools(): Tool[] {
-    return this.tools.map((tool) => this.published.get(tool.name)!);
+  /** Tools answered here, plus every tool of the services this installation runs, that `principal` may use. */
+  listTools(principal: Principal = LOCAL_PRINCIPAL): Tool[] {
+    return this.tools.filter((tool) => mayUse(principal, tool.access)).map((tool) => this.published.get(tool.name)!);
   }
 
   /**
@@ -120,6 +122,12 @@ export class ToolDispatcher {
         });
         let outcome = 'ok';
         try {
+          // Before the input is read: a caller learns nothing of a tool it may not use. The service checks again.
+          const refusal = accessRefusal(tool.name, tool.access, principal);
+          if (refusal) {
+            outcome = refusal.code;
+            return failure(refusal, metadata());
+          }
           const input = safeParseInput(tool.input, args ?? {});
           if (!input.ok) {
             outcome = input.error.code;

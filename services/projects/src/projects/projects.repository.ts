@@ -42,9 +42,9 @@ const SQL = {
     `SELECT p.id, p.name, p.description, p.created_at, p.updated_at,
             (SELECT count(*) FROM "projects"."project_repositories" r WHERE r.project_id = p.id)::int AS repository_count,
             count(*) OVER () AS total
-     FROM "projects"."projects" p ORDER BY p.name_key, p.id LIMIT $1`,
+     FROM "projects"."projects" p WHERE ($2::uuid[] IS NULL OR p.id = ANY($2::uuid[])) ORDER BY p.name_key, p.id LIMIT $1`,
   ),
-  count: sql('count', `SELECT count(*)::int AS n FROM "projects"."projects"`),
+  count: sql('count', `SELECT count(*)::int AS n FROM "projects"."projects" p WHERE ($1::uuid[] IS NULL OR p.id = ANY($1::uuid[]))`),
   insert: sql('insert', `INSERT INTO "projects"."projects" (id, name, name_key, description) VALUES ($1, $2, $3, $4)`),
   rename: sql('rename', `UPDATE "projects"."projects" SET name = $2, name_key = $3, updated_at = now() WHERE id = $1`),
   describe: sql('describe', `UPDATE "projects"."projects" SET description = $2, updated_at = now() WHERE id = $1`),
@@ -87,9 +87,11 @@ export class ProjectsRepository {
     return rows[0] && toProject(rows[0]);
   }
 
-  async list(limit: number): Promise<{ projects: ProjectSummary[]; total: number }> {
-    const { rows } = await this.db.run<ProjectRow>(SQL.list, [limit]);
-    const total = rows.length > 0 ? Number(rows[0].total) : (await this.db.run<{ n: number }>(SQL.count, [])).rows[0].n;
+  /** The first `limit` projects by name, of `only` when given (the ones a caller may read). */
+  async list(limit: number, only?: readonly string[]): Promise<{ projects: ProjectSummary[]; total: number }> {
+    const ids = only ? only.filter((id) => UUID.test(id)) : null;
+    const { rows } = await this.db.run<ProjectRow>(SQL.list, [limit, ids]);
+    const total = rows.length > 0 ? Number(rows[0].total) : (await this.db.run<{ n: number }>(SQL.count, [ids])).rows[0].n;
     return { projects: rows.map(toSummary), total };
   }
 

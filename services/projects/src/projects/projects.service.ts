@@ -6,12 +6,17 @@ import {
   DeleteProject,
   GetProject,
   ListProjects,
+  LOCAL_PRINCIPAL,
+  principalLabel,
   PROJECT_LIMITS,
+  projectRole,
+  readableProjects,
   RemoveRepositoryFromProject,
   UpdateProject,
+  type Principal,
   type Project,
 } from '@sextant/contracts';
-import { BUS_CLIENT, RegistryClient, ServiceError, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, currentPrincipal, RegistryClient, ServiceError, type BusClient } from '@sextant/messaging';
 import { Database, uniqueViolation } from '@sextant/persistence';
 import type { EntityManager } from 'typeorm';
 import { ProjectsRepository } from './projects.repository.js';
@@ -46,7 +51,9 @@ export class ProjectsService {
   }
 
   async list(input: ListProjects.Request): Promise<ListProjects.Response> {
-    const { projects, total } = await this.repo.list(input.limit);
+    // Only the projects the caller holds a role in (an admin: all).
+    const readable = readableProjects(caller());
+    const { projects, total } = await this.repo.list(input.limit, readable && [...readable]);
     return { projects, total, truncated: total > projects.length };
   }
 
@@ -57,7 +64,7 @@ export class ProjectsService {
   async update(input: UpdateProject.Request): Promise<UpdateProject.Response> {
     const members = input.repository_ids && (await this.registryIds(input.repository_ids, 'repository_ids'));
     const project = await this.write(input.name, async (m) => {
-      const { id } = await this.require(input.project, m);
+      const { id } = await this.require(input.project, m, 'maintain');
       if (input.name !== undefined) await this.repo.rename(m, id, input.name.normalize('NFC'));
       if (input.description !== undefined) await this.repo.describe(m, id, input.description);
       if (members) {
@@ -72,7 +79,7 @@ export class ProjectsService {
 
   async delete(input: DeleteProject.Request): Promise<DeleteProject.Response> {
     return this.db.transaction(async (m) => {
-      const project = await this.require(input.project, m);
+      const project = await this.require(input.project, m, 'maintain');
       await this.repo.delete(m, project.id);
       return { deleted: true as const, project: { id: project.id, name: project.name }, repositories_removed: project.repository_count };
     });
@@ -81,7 +88,7 @@ export class ProjectsService {
   async addRepository(input: AddRepositoryToProject.Request): Promise<AddRepositoryToProject.Response> {
     const [repositoryId] = await this.registryIds([input.repository_id], 'repository_id');
     return this.db.transaction(async (m) => {
-      const project = await this.require(input.project, m);
+      const project = await this.require(input.project, m, 'maintain');
       if (project.repository_ids.includes(repositoryId!)) return membership(project, repositoryId!, { added: false });
       if (project.repository_count >= PROJECT_LIMITS.repositoriesPerProject) {
         throw ServiceError.of(
@@ -103,7 +110,7 @@ export class ProjectsService {
     const [resolved] = await this.registry.repositories([input.repository_id]);
     const repositoryId = resolved?.id ?? input.repository_id;
     return this.db.transaction(async (m) => {
-      const project = await this.require(input.project, m);
+      const project = await this.require(input.project, m, 'maintain');
       const removed = (await this.repo.removeMembers(m, project.id, [repositoryId])) > 0;
       if (removed) await this.repo.touch(m, project.id);
       return { ...membership(project, repositoryId, { removed }), repository_count: project.repository_count - (removed ? 1 : 0) };
@@ -126,9 +133,27 @@ export class ProjectsService {
     return [...new Set(resolved.map((r) => r!.id))];
   }
 
-  /** The project, locked for the rest of the transaction when `manager` is given; `not_found` otherwise. */
-  private async require(ref: string, manager?: EntityManager): Promise<Project> {
-    const project = manager ? await this.repo.lock(ref, manager) : await this.repo.find(ref);
+  /**
+   * The project, locked for the rest of the transaction when `manager` is
+   * given. `not_found` when it does not exist or the caller holds no role in
+   * it (the same answer: existence does not leak); `forbidden` when a
+   * reader asks for a change.
+   */
+  private async require(ref: string, manager?: EntityManager, need: 'read' | 'maintain' = 'read'): Promise<Project> {
+    const found = manager ? await this.repo.lock(ref, manager) : await this.repo.find(ref);
+    const principal = caller();
+    const role = found && projectRole(principal, found.id);
+    if (found && role === 'reader' && need === 'maintain') {
+      throw ServiceError.of(
+        'forbidden',
+        `${principalLabel(principal)} may read project "${found.name}" but not change it: that needs a maintainer.`,
+        {
+          project: ref,
+          role,
+        },
+      );
+    }
+    const project = role ? found : undefined;
     if (!project) {
       throw ServiceError.of('not_found', `No project has the id or name "${ref}". Call list_projects to see the existing ones.`, {
         project: ref,
@@ -150,6 +175,11 @@ export class ProjectsService {
       throw error;
     }
   }
+}
+
+/** Whom the call is for: the request's principal (a tool's handler always has one: ToolHandler refuses requests without), else the local user (in-process calls). */
+function caller(): Principal {
+  return currentPrincipal() ?? LOCAL_PRINCIPAL;
 }
 
 function membership<T extends object>(project: Project, repositoryId: string, result: T) {

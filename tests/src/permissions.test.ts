@@ -1,0 +1,95 @@
+/**
+ * Who may use which tool (issue #13): a matrix of principals × every tool of
+ * the catalog (so a new tool cannot skip it), through the MCP SDK client in
+ * the one-process mode with authentication on; and the per-project checks
+ * of the projects service (a project a caller holds no role in answers like
+ * one that does not exist).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { TOOLS, type ToolAccess } from '@sextant/contracts';
+import { callTool, httpClient, type Sextant, type TestDatabase } from '@sextant/testing';
+import { AUDIENCE, authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
+
+/** What each kind of caller may use, written out here rather than computed by the code under test. */
+const ALLOWED: Record<string, ReadonlySet<ToolAccess>> = {
+  admin: new Set(['read', 'maintain', 'admin']),
+  'maintainer of web': new Set(['read', 'maintain']),
+  'reader of web': new Set(['read']),
+  'user without grants': new Set(['read']),
+};
+
+function createKey(databaseUrl: string, ...args: string[]): string {
+  const run = runKeys(databaseUrl, 'create', ...args);
+  assert.equal(run.status, 0, run.stderr);
+  return run.stdout.trim();
+}
+
+describe('permissions: every tool × every kind of caller, and the projects a caller may see', () => {
+  let fixture: Authenticated;
+  let database: TestDatabase;
+  let sextant: Sextant;
+  const clients = new Map<string, Client>();
+
+  before(async () => {
+    fixture = await authenticatedSextant();
+    ({ database, sextant } = fixture);
+    const admin = await httpClient(sextant.url, { bearer: createKey(database.url, '--name', 'admin', '--admin') });
+    clients.set('admin', admin);
+    for (const name of ['web', 'api']) {
+      const created = await callTool(admin, 'create_project', { name });
+      assert.equal(created.isError, false, JSON.stringify(created.body));
+    }
+    const key = (name: string, role: string, project: string) =>
+      createKey(database.url, '--name', name, '--projects', project, '--role', role);
+    clients.set('maintainer of web', await httpClient(sextant.url, { bearer: key('web-maintainer', 'maintainer', 'web') }));
+    clients.set('reader of web', await httpClient(sextant.url, { bearer: key('web-reader', 'reader', 'web') }));
+    clients.set('maintainer of api', await httpClient(sextant.url, { bearer: key('api-maintainer', 'maintainer', 'api') }));
+    clients.set('user without grants', await httpClient(sextant.url, { bearer: await fixture.idp.token('nobody', AUDIENCE) }));
+  });
+  after(async () => {
+    for (const client of clients.values()) await client.close();
+    await fixture?.stop();
+  });
+
+  for (const [who, allowed] of Object.entries(ALLOWED)) {
+    it(`${who}: tools/list shows exactly the tools it may use, and every other tool answers forbidden`, async () => {
+      const client = clients.get(who)!;
+      const listed = new Set((await client.listTools()).tools.map((t) => t.name));
+      for (const tool of TOOLS) {
+        const may = allowed.has(tool.access);
+        assert.equal(listed.has(tool.name), may, `${who} ${may ? 'sees' : 'does not see'} ${tool.name} (${tool.access})`);
+        const answer = await callTool<{ error?: string }>(client, tool.name, {});
+        assert.equal(answer.body.error === 'forbidden', !may, `${tool.name} (${tool.access}) for ${who}: ${JSON.stringify(answer.body)}`);
+      }
+    });
+  }
+
+  it('shows a caller only the projects it holds a role in; another project answers like a missing one', async () => {
+    const names = async (who: string) =>
+      (await callTool<{ projects: Array<{ name: string }> }>(clients.get(who)!, 'list_projects', {})).body.projects.map((p) => p.name);
+    assert.deepEqual(await names('admin'), ['api', 'web']);
+    assert.deepEqual(await names('reader of web'), ['web']);
+    assert.deepEqual(await names('maintainer of api'), ['api']);
+    assert.deepEqual(await names('user without grants'), []);
+
+    const reader = clients.get('reader of web')!;
+    assert.equal((await callTool(reader, 'get_project', { project: 'web' })).isError, false);
+    const hidden = await callTool<{ error: string; message: string }>(reader, 'get_project', { project: 'api' });
+    const missing = await callTool<{ error: string; message: string }>(reader, 'get_project', { project: 'no-such' });
+    assert.equal(hidden.body.error, 'not_found');
+    assert.equal(hidden.body.message.replace('api', 'X'), missing.body.message.replace('no-such', 'X'), 'the same answer as a missing one');
+  });
+
+  it('lets a maintainer change its own project only, and a reader change none', async () => {
+    const change = (who: string, project: string) =>
+      callTool<{ error?: string }>(clients.get(who)!, 'update_project', { project, description: `by ${who}` });
+    assert.equal((await change('maintainer of web', 'web')).isError, false);
+    assert.equal((await change('maintainer of api', 'web')).body.error, 'not_found', 'no role in web: it does not exist for it');
+    assert.equal((await change('reader of web', 'web')).body.error, 'forbidden');
+    assert.equal((await change('admin', 'api')).isError, false);
+    const created = await callTool<{ error?: string }>(clients.get('maintainer of web')!, 'create_project', { name: 'mine' });
+    assert.equal(created.body.error, 'forbidden', 'creating a project is org-wide: admins only');
+  });
+});
