@@ -9,7 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TOOLS, type ToolAccess } from '@sextant/contracts';
-import { callTool, httpClient, type Sextant, type TestDatabase } from '@sextant/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BareRepository, callTool, httpClient, type Sextant, type TestDatabase } from '@sextant/testing';
 import { AUDIENCE, authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
 
 /** What each kind of caller may use, written out here rather than computed by the code under test. */
@@ -33,7 +36,7 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
   const clients = new Map<string, Client>();
 
   before(async () => {
-    fixture = await authenticatedSextant();
+    fixture = await authenticatedSextant({ GIT_ALLOW_FILE_URLS: 'true' });
     ({ database, sextant } = fixture);
     const admin = await httpClient(sextant.url, { bearer: createKey(database.url, '--name', 'admin', '--admin') });
     clients.set('admin', admin);
@@ -91,5 +94,63 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
     assert.equal((await change('admin', 'api')).isError, false);
     const created = await callTool<{ error?: string }>(clients.get('maintainer of web')!, 'create_project', { name: 'mine' });
     assert.equal(created.body.error, 'forbidden', 'creating a project is org-wide: admins only');
+  });
+
+  it('lets a caller read only the repositories of its projects; another answers like a missing one', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sextant-permissions-'));
+    const urls: Record<string, string> = {};
+    const admin = clients.get('admin')!;
+    try {
+      for (const name of ['web', 'api', 'loose']) {
+        const repository = new BareRepository(root, `${name}-repo`);
+        repository.commit('main', { 'src/index.ts': `export function ${name}Handler(): number {\n  return 1;\n}\n` });
+        urls[name] = `file://${repository.path}`;
+      }
+      for (const name of ['web', 'api']) {
+        const done = await admin.callTool({ name: 'index_repository', arguments: { repository: urls[name] } }, undefined, {
+          onprogress: () => undefined,
+          timeout: 120_000,
+        });
+        assert.equal((done.structuredContent as { status: string }).status, 'completed', JSON.stringify(done.structuredContent));
+        const added = await callTool(admin, 'add_repository_to_project', { project: name, repository_id: urls[name] });
+        assert.equal(added.isError, false, JSON.stringify(added.body));
+      }
+      const reader = clients.get('reader of web')!;
+      const errorOf = async (client: Client, tool: string, args: Record<string, unknown>) =>
+        (await callTool<{ error?: string; message?: string }>(client, tool, args)).body;
+
+      // grep_repository: its project's repository, yes; another project's, exactly as a name nobody registered.
+      assert.equal((await errorOf(reader, 'grep_repository', { repository: urls.web, pattern: 'Handler' })).error, undefined);
+      const hidden = await errorOf(reader, 'grep_repository', { repository: 'api-repo', pattern: 'Handler' });
+      const missing = await errorOf(reader, 'grep_repository', { repository: 'nope-repo', pattern: 'Handler' });
+      assert.equal(hidden.error, 'not_found');
+      assert.equal(hidden.message!.replace('api-repo', 'X'), missing.message!.replace('nope-repo', 'X'));
+      assert.equal(
+        (await errorOf(reader, 'grep_repository', { repository: urls.api, pattern: 'Handler' })).error,
+        'not_found',
+        'by its URL too',
+      );
+      // A repository nobody registered follows SEXTANT_UNREGISTERED_ACCESS (default: any caller).
+      assert.equal((await errorOf(reader, 'grep_repository', { repository: urls.loose, pattern: 'Handler' })).error, undefined);
+
+      // The symbol and search tools: the same rule, through their scopes.
+      const located = await callTool<{ definitions: Array<{ name: string }> }>(reader, 'locate_symbol', {
+        name: 'webHandler',
+        repo: urls.web,
+      });
+      assert.deepEqual(
+        located.body.definitions.map((d) => d.name),
+        ['webHandler'],
+      );
+      assert.equal((await errorOf(reader, 'locate_symbol', { name: 'apiHandler', repo: urls.api })).error, 'not_found');
+      assert.equal(
+        (await errorOf(reader, 'search_code', { query: 'apiHandler', scope: { type: 'repos', repos: [urls.web, urls.api] } })).error,
+        'not_found',
+      );
+      const adminSees = await callTool<{ definitions: unknown[] }>(admin, 'locate_symbol', { name: 'apiHandler', repo: urls.api });
+      assert.equal(adminSees.body.definitions.length, 1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -15,3 +15,4 @@ export * as VerifyApiKey from './projects/verify-api-key.js';
 export { ApiKeyGrant, ProjectRole } from './projects/verify-api-key.js';
 export * from './principal.js';
 export * from './access.js';
+export * as ReadableRepositories from './projects/readable-repositories.js';

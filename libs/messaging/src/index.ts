@@ -14,7 +14,7 @@ export {
 export { traceServer } from './tracing-hooks.js';
 export { refuseUnless, ToolHandler } from './tool-handler.js';
 export { RegistryClient, type StageBatch } from './registry-client.js';
-export { Scopes, single, namesOf, type Scope, type ScopeAnswer, type ScopeInput } from './scopes.js';
+export { ReadableRepositoryIds, Scopes, single, namesOf, type Scope, type ScopeAnswer, type ScopeInput } from './scopes.js';
 export { callerGone, callerSignal, currentLane, currentPrincipal, inRequestScope, withPrincipal, type Lane } from './request-scope.js';
 export { WorkBudget, workBudgets } from './work-budget.js';
 export { MIN_SECRET_LENGTH, PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER, PrincipalSeal } from './principal-seal.js';

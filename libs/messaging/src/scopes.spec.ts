@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RegisteredRepository } from '@sextant/contracts';
 import { BusRequestError } from './errors.js';
+import { withPrincipal } from './request-scope.js';
 import { Scopes } from './scopes.js';
 
 const repo = (id: string, name = id): RegisteredRepository => ({ id, name, kind: 'local', locator: `/w/${name}`, ref: null });
@@ -65,5 +66,36 @@ describe('Scopes', () => {
     const known = await scopes.repositoriesOf(all, [{ repositoryId: 'r2' }, { repositoryId: 'evicted' }, { repositoryId: 'r2' }]);
     assert.deepEqual([...known.keys()], ['r2']);
     assert.deepEqual(forgotten, [['evicted']]);
+  });
+
+  it("treats a repository outside the caller's projects as unknown, and makes all mean all it may read", async () => {
+    const asked: string[] = [];
+    const bus = {
+      request: async <T>(subject: string): Promise<T> => {
+        asked.push(subject);
+        return { all: false, repository_ids: ['r1'] } as T;
+      },
+    };
+    const noDefault = registry(() => {
+      throw new BusRequestError({ code: 'invalid_input', message: 'no default workspace', retryable: false });
+    });
+    const scopes = new Scopes(noDefault, bus);
+    const reader = { kind: 'key' as const, id: 'k', name: 'reader', admin: false, projects: { p: 'reader' as const }, groups: [] };
+    await withPrincipal(reader, async () => {
+      assert.deepEqual(
+        (await scopes.of({ repo: 'shop' }, false)).repositories?.map((r) => r.id),
+        ['r1'],
+      );
+      await assert.rejects(scopes.of({ repos: ['shop', 'tools'] }, false), (e: Error) =>
+        /No registered repository is "tools"/.test(e.message),
+      );
+      assert.deepEqual(
+        (await scopes.of({}, true)).repositories?.map((r) => r.id),
+        ['r1'],
+      );
+    });
+    assert.deepEqual(asked, ['projects.readable-repositories.v1'], 'asked once, then kept');
+    // Without a caller in scope (an in-process call), or for an admin: everything.
+    assert.equal((await scopes.of({}, true)).repositories, null);
   });
 });

@@ -1,7 +1,8 @@
-import { GetProject, type Freshness, type RegisteredRepository } from '@sextant/contracts';
+import { GetProject, LOCAL_PRINCIPAL, ReadableRepositories, type Freshness, type RegisteredRepository } from '@sextant/contracts';
 import type { BusClient } from './bus-client.js';
 import { BusRequestError, ServiceError } from './errors.js';
 import type { RegistryClient } from './registry-client.js';
+import { currentPrincipal } from './request-scope.js';
 
 /** Which repositories a call covers: some (named, a project's, or the workspace), or all registered ones (null). */
 export interface Scope {
@@ -42,6 +43,7 @@ const FRESHNESS_MAX = 50;
  */
 export class Scopes {
   private readonly cache = new Map<string, { scope: Scope; at: number }>();
+  private readonly access: ReadableRepositoryIds;
   private readonly fresh = new Map<string, { entry: Freshness[number]; at: number }>();
 
   /**
@@ -53,7 +55,9 @@ export class Scopes {
     private readonly registry: Pick<RegistryClient, 'repositories' | 'workspace' | 'freshness'>,
     private readonly bus?: Pick<BusClient, 'request'>,
     private readonly forget?: (repositoryIds: string[]) => Promise<unknown>,
-  ) {}
+  ) {
+    this.access = new ReadableRepositoryIds(bus);
+  }
 
   /** The freshness of the repositories an answer covers (the scope's, or over all those its rows come from), and the discovery marks. */
   async answer(scope: Scope, rowRepositories: ReadonlyMap<string, RegisteredRepository>): Promise<ScopeAnswer> {
@@ -83,11 +87,13 @@ export class Scopes {
    * server has none and `all` is allowed, every repository.
    */
   async of(input: ScopeInput, all: boolean): Promise<Scope> {
-    // A scope resolved a moment ago is reused (one registry round trip less per call); not one that just auto-discovered a workspace.
-    const key = JSON.stringify([all, input.repo, input.repos, input.project, input.workspace]);
+    // A scope resolved a moment ago for the same caller is reused (one registry round trip less per call); not one that
+    // just auto-discovered a workspace.
+    const principal = currentPrincipal() ?? LOCAL_PRINCIPAL;
+    const key = JSON.stringify([`${principal.kind}:${principal.id}`, all, input.repo, input.repos, input.project, input.workspace]);
     const cached = this.cache.get(key);
     if (cached && Date.now() - cached.at < SCOPE_TTL_MS) return cached.scope;
-    const scope = await this.resolve(input, all);
+    const scope = await this.resolve(input, all, await this.readable());
     if (!scope.partial) {
       if (this.cache.size >= 1_000) this.cache.clear();
       this.cache.set(key, { scope, at: Date.now() });
@@ -121,31 +127,40 @@ export class Scopes {
     return known;
   }
 
-  private async resolve(input: ScopeInput, all: boolean): Promise<Scope> {
+  /** The repository ids the request's caller may read (undefined: all); see `ReadableRepositoryIds`. */
+  readable(): Promise<ReadonlySet<string> | undefined> {
+    return this.access.readable();
+  }
+
+  /**
+   * A repository the caller may not read is treated as one that does not
+   * exist (`not_found`, the same words), so names do not leak; "all" means
+   * all it may read.
+   */
+  private async resolve(input: ScopeInput, all: boolean, readable: ReadonlySet<string> | undefined): Promise<Scope> {
     if (input.project !== undefined) return this.project(input.project);
-    if (input.repos !== undefined) return { repositories: await this.named(input.repos), partial: false, type: 'repos' };
-    if (input.repo !== undefined) return { repositories: await this.named([input.repo]), partial: false, type: 'repo' };
+    if (input.repos !== undefined) return { repositories: await this.named(input.repos, readable), partial: false, type: 'repos' };
+    if (input.repo !== undefined) return { repositories: await this.named([input.repo], readable), partial: false, type: 'repo' };
     try {
       const { repository, discovered } = await this.registry.workspace(input.workspace);
+      if (readable && !readable.has(repository.id)) throw notRegistered([input.workspace ?? 'the default workspace']);
       return { repositories: [repository], partial: discovered, type: 'workspace' };
     } catch (error) {
       const noDefault = input.workspace === undefined && error instanceof BusRequestError && error.error.code === 'invalid_input';
-      if (noDefault && all) return { repositories: null, partial: false, type: 'all' };
+      if (noDefault && all) {
+        if (!readable) return { repositories: null, partial: false, type: 'all' };
+        const mine = readable.size === 0 ? [] : await this.registry.repositories([...readable]);
+        return { repositories: mine.filter((r): r is RegisteredRepository => r !== null), partial: false, type: 'all' };
+      }
       throw error;
     }
   }
 
-  /** Registered repositories by id, name or URL; any unknown one is `not_found`, naming each. */
-  private async named(references: readonly string[]): Promise<RegisteredRepository[]> {
-    const found = await this.registry.repositories(references);
+  /** Registered repositories by id, name or URL; any unknown one (or one the caller may not read) is `not_found`, naming each. */
+  private async named(references: readonly string[], readable: ReadonlySet<string> | undefined): Promise<RegisteredRepository[]> {
+    const found = (await this.registry.repositories(references)).map((r) => (r && readable && !readable.has(r.id) ? null : r));
     const unknown = references.filter((_, i) => !found[i]);
-    if (unknown.length > 0) {
-      throw ServiceError.of(
-        'not_found',
-        `No registered repository is ${unknown.map((r) => `"${r}"`).join(', ')} (list_repositories shows them).`,
-        { repos: unknown },
-      );
-    }
+    if (unknown.length > 0) throw notRegistered(unknown);
     const unique = new Map(found.map((r) => [r!.id, r!]));
     return [...unique.values()];
   }
@@ -161,6 +176,41 @@ export class Scopes {
       type: 'project',
       project: found.name,
     };
+  }
+}
+
+function notRegistered(references: readonly string[]): ServiceError {
+  return ServiceError.of(
+    'not_found',
+    `No registered repository is ${references.map((r) => `"${r}"`).join(', ')} (list_repositories shows them).`,
+    { repos: references },
+  );
+}
+
+/**
+ * The registry ids of the repositories the request's caller may read
+ * (undefined: all, for an admin), asked of the projects service and kept a
+ * few seconds per caller. Without a principal in scope (an in-process call,
+ * not a request: a handler always has one), the local user's: all. Without
+ * a bus to ask, none.
+ */
+export class ReadableRepositoryIds {
+  private readonly cache = new Map<string, { ids: ReadonlySet<string> | undefined; at: number }>();
+
+  constructor(private readonly bus?: Pick<BusClient, 'request'>) {}
+
+  async readable(): Promise<ReadonlySet<string> | undefined> {
+    const principal = currentPrincipal() ?? LOCAL_PRINCIPAL;
+    if (principal.admin) return undefined;
+    if (!this.bus) return new Set();
+    const key = `${principal.kind}:${principal.id}`;
+    const cached = this.cache.get(key);
+    if (cached && Date.now() - cached.at < SCOPE_TTL_MS) return cached.ids;
+    const answer = await this.bus.request<ReadableRepositories.Response>(ReadableRepositories.SUBJECT, {});
+    const ids = answer.all ? undefined : new Set(answer.repository_ids);
+    if (this.cache.size >= 10_000) this.cache.clear();
+    this.cache.set(key, { ids, at: Date.now() });
+    return ids;
   }
 }
 

@@ -26,6 +26,7 @@ export const GitCacheEnv = CommonEnv.extend(DataDirEnv.shape).extend({
   REPO_ROOT: z.string().min(1).optional(),
   OPEN_FILE_MAX_LINES: env.int(1, 1_000_000).default(2_000),
   OPEN_FILE_MAX_BYTES: env.int(1_024, 64 * 1024 ** 2).default(512 * 1024),
+  SEXTANT_UNREGISTERED_ACCESS: z.enum(['read', 'maintain', 'admin']).default('read'),
 });
 
 export interface GitCacheConfig extends CommonSettings {
@@ -37,6 +38,8 @@ export interface GitCacheConfig extends CommonSettings {
   files: { codebaseRoot: string; repoRoot: string | undefined; maxLines: number; maxBytes: number };
   /** PATH and HOME handed to git and ripgrep (their environment is otherwise built from scratch). */
   childEnv: { PATH: string | undefined; HOME: string | undefined };
+  /** Who may use the git tools on unregistered repositories: any caller (`read`), maintainers, or admins. */
+  unregisteredAccess: 'read' | 'maintain' | 'admin';
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv): GitCacheConfig {
@@ -68,5 +71,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv): GitCacheConfig {
       maxBytes: e.OPEN_FILE_MAX_BYTES,
     },
     childEnv: { PATH: environment.PATH, HOME: environment.HOME },
+    unregisteredAccess: e.SEXTANT_UNREGISTERED_ACCESS,
   };
 }

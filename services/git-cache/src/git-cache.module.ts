@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { BUS_CLIENT, RegistryClient, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, ReadableRepositoryIds, RegistryClient, type BusClient } from '@sextant/messaging';
 import { createHealthController } from '@sextant/runtime';
 import type { GitCacheConfig } from './config.js';
 import { FileReader } from './files/file-reader.js';
@@ -54,6 +54,8 @@ export class GitCacheModule {
               grepMaxResultBytes: config.grep.maxResultBytes,
               lsRemoteTimeoutMs: Math.min(config.cache.cloneTimeoutMs, 30_000),
               registry: new RegistryClient(bus),
+              readable: new ReadableRepositoryIds(bus),
+              unregistered: config.unregisteredAccess,
             }),
         },
       ],

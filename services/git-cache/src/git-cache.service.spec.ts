@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { busError, type BusError, type GrepRepository, type RegisteredRepository } from '@sextant/contracts';
 import { GrepRepository as GrepContract } from '@sextant/contracts';
-import { BusRequestError } from '@sextant/messaging';
+import { BusRequestError, ReadableRepositoryIds } from '@sextant/messaging';
 import { BareRepository, createSampleRepository, GitDaemon, HangingServer, freePort, git, writeTree } from '@sextant/testing';
 import { FileReader } from './files/file-reader.js';
 import { GitCacheService } from './git-cache.service.js';
@@ -137,6 +137,9 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       github: new GitHubSearch({ apiUrl: 'http://127.0.0.1:9', timeoutMs: 100, retries: 0, backoffMs: 1, maxResultBytes: 768 * 1024 }),
       files: new FileReader({ codebaseRoot: root, maxLines: 2000, maxBytes: 1024 * 1024 }),
       policy: { allowedHosts: ['github.com', daemon.host], allowFileUrls: true },
+      // The local user (no principal in scope) reads everything; permissions are tested end to end (permissions.test.ts).
+      readable: new ReadableRepositoryIds(),
+      unregistered: 'read',
       grepTimeoutMs: options.grepTimeoutMs ?? 5_000,
       lsRemoteTimeoutMs: 5_000,
       registry,

@@ -1,6 +1,6 @@
 import type { GrepRepository, ListRepositoryRefs, OpenFile, SearchRepositories } from '@sextant/contracts';
-import type { RegisteredRepository } from '@sextant/contracts';
-import { ServiceError, type RegistryClient } from '@sextant/messaging';
+import { accessRefusal, LOCAL_PRINCIPAL, type RegisteredRepository, type ToolAccess } from '@sextant/contracts';
+import { currentPrincipal, ServiceError, type ReadableRepositoryIds, type RegistryClient } from '@sextant/messaging';
 import type { FileReader } from './files/file-reader.js';
 import type { GitHubSearch } from './github/github-search.js';
 import { DEFAULT_MAX_RESULT_BYTES, type GrepEngine, type GrepQuery } from './grep/collector.js';
@@ -28,6 +28,10 @@ export interface GitCacheServiceDeps {
   lsRemoteTimeoutMs: number;
   /** Registered repositories and workspaces (workspace-registry, over the bus). */
   registry: Pick<RegistryClient, 'repositories' | 'workspace'>;
+  /** The registered repositories the caller may read (issue #13). */
+  readable: Pick<ReadableRepositoryIds, 'readable'>;
+  /** Who may use the tools on repositories that are not registered: remote URLs, CODEBASE_ROOT directories (SEXTANT_UNREGISTERED_ACCESS). */
+  unregistered: ToolAccess;
 }
 
 /**
@@ -43,6 +47,15 @@ type Target = ({ kind: 'remote'; locator: RepositoryLocator; ref?: string } | { 
 const EXTENSION = /^[\p{L}\p{M}\p{N}_+-]{1,32}$/u;
 /** A directory path: any printable names (any script) but glob syntax, which ripgrep and git would interpret. */
 const DIRECTORY = /^[^\p{Cc}\p{Cf}*?[\]{}!\\/]+(\/[^\p{Cc}\p{Cf}*?[\]{}!\\/]+)*$/u;
+
+function notARepository(repository: string): ServiceError {
+  return ServiceError.of(
+    'not_found',
+    `"${repository}" is neither a repository URL (https://host/owner/repo, git@github.com:owner/repo.git, github:owner/repo) ` +
+      'nor the id or name of a registered repository (list_repositories shows them).',
+    { repository },
+  );
+}
 
 /**
  * A workspace this call auto-discovered: its indexing has just started. A
@@ -105,6 +118,7 @@ export class GitCacheService {
   private async target(repository: string | undefined, workspace: string | undefined): Promise<Target> {
     if (workspace !== undefined) {
       const { repository: resolved, discovered } = await this.deps.registry.workspace(workspace);
+      await this.mayRead(resolved, workspace);
       if (repository !== undefined) {
         const [named] = await this.deps.registry.repositories([repository]);
         if (named?.id !== resolved.id) {
@@ -116,20 +130,48 @@ export class GitCacheService {
     if (repository === undefined) throw ServiceError.invalid({ repository: 'required: a repository URL or name, or a workspace' });
     // Only what could be a registered name or id is looked up; anything else is refused as the locator it is not.
     if (looksLikeLocator(repository) || !REGISTERED_NAME.test(repository)) {
-      return { kind: 'remote', locator: parseRepository(repository, this.deps.policy) };
+      const locator = parseRepository(repository, this.deps.policy);
+      await this.mayUseUrl(repository);
+      return { kind: 'remote', locator };
     }
     const [registered] = await this.deps.registry.repositories([repository]);
-    if (registered) return this.targetOf(registered);
-    try {
-      return { kind: 'remote', locator: parseRepository(repository, this.deps.policy) };
-    } catch {
-      throw ServiceError.of(
-        'not_found',
-        `"${repository}" is neither a repository URL (https://host/owner/repo, git@github.com:owner/repo.git, github:owner/repo) ` +
-          'nor the id or name of a registered repository (list_repositories shows them).',
-        { repository },
-      );
+    if (registered) {
+      await this.mayRead(registered, repository);
+      return this.targetOf(registered);
     }
+    let locator: RepositoryLocator;
+    try {
+      locator = parseRepository(repository, this.deps.policy);
+    } catch {
+      throw notARepository(repository);
+    }
+    this.mayUseUnregistered();
+    return { kind: 'remote', locator };
+  }
+
+  /** A registered repository the caller may not read answers like one that does not exist. */
+  private async mayRead(repository: RegisteredRepository, reference: string): Promise<void> {
+    const readable = await this.deps.readable.readable();
+    if (readable && !readable.has(repository.id)) throw notARepository(reference);
+  }
+
+  /**
+   * A URL: for a caller who may not read everything, the URL of a registered
+   * repository is that repository (its projects decide); any other, the
+   * unregistered rule.
+   */
+  private async mayUseUrl(url: string): Promise<void> {
+    if (await this.deps.readable.readable()) {
+      const [registered] = await this.deps.registry.repositories([url]);
+      if (registered) return this.mayRead(registered, url);
+    }
+    this.mayUseUnregistered();
+  }
+
+  /** Unregistered repositories (URLs, CODEBASE_ROOT directories) are open to the callers SEXTANT_UNREGISTERED_ACCESS names. */
+  private mayUseUnregistered(): void {
+    const refusal = accessRefusal('A repository that is not registered', this.deps.unregistered, currentPrincipal() ?? LOCAL_PRINCIPAL);
+    if (refusal) throw new ServiceError(refusal);
   }
 
   private targetOf(repository: RegisteredRepository): Target {
@@ -147,8 +189,12 @@ export class GitCacheService {
    * set, the file is read from that repository's clone in the cache.
    */
   async openFile(input: OpenFile.Request): Promise<OpenFile.Response> {
-    if (this.deps.files.singleRepository || !looksLikeLocator(input.repo)) return this.deps.files.open(input);
+    if (this.deps.files.singleRepository || !looksLikeLocator(input.repo)) {
+      this.mayUseUnregistered();
+      return this.deps.files.open(input);
+    }
     const locator = parseRepository(input.repo, this.deps.policy);
+    await this.mayUseUrl(input.repo);
     return this.deps.cache.withCheckout(locator, undefined, (checkout) => this.deps.files.openIn(checkout.dir, input));
   }
 

@@ -5,6 +5,7 @@ import {
   DeleteProject,
   GetProject,
   ListProjects,
+  ReadableRepositories,
   RemoveRepositoryFromProject,
   UpdateProject,
 } from '@sextant/contracts';
@@ -44,6 +45,12 @@ export class ProjectsController {
   @ToolHandler(AddRepositoryToProject)
   addRepository(input: AddRepositoryToProject.Request) {
     return this.projects.addRepository(input);
+  }
+
+  /** Internal: what the caller of the request a service answers may read. */
+  @ToolHandler(ReadableRepositories)
+  readableRepositories() {
+    return this.projects.readableRepositories();
   }
 
   @ToolHandler(RemoveRepositoryFromProject)

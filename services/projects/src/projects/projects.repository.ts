@@ -44,6 +44,7 @@ const SQL = {
             count(*) OVER () AS total
      FROM "projects"."projects" p WHERE ($2::uuid[] IS NULL OR p.id = ANY($2::uuid[])) ORDER BY p.name_key, p.id LIMIT $1`,
   ),
+  membersOf: sql('members-of', `SELECT DISTINCT repository_id FROM "projects"."project_repositories" WHERE project_id = ANY($1::uuid[])`),
   count: sql('count', `SELECT count(*)::int AS n FROM "projects"."projects" p WHERE ($1::uuid[] IS NULL OR p.id = ANY($1::uuid[]))`),
   insert: sql('insert', `INSERT INTO "projects"."projects" (id, name, name_key, description) VALUES ($1, $2, $3, $4)`),
   rename: sql('rename', `UPDATE "projects"."projects" SET name = $2, name_key = $3, updated_at = now() WHERE id = $1`),
@@ -93,6 +94,13 @@ export class ProjectsRepository {
     const { rows } = await this.db.run<ProjectRow>(SQL.list, [limit, ids]);
     const total = rows.length > 0 ? Number(rows[0].total) : (await this.db.run<{ n: number }>(SQL.count, [ids])).rows[0].n;
     return { projects: rows.map(toSummary), total };
+  }
+
+  /** The repository ids of these projects' members. */
+  async membersOf(projectIds: readonly string[]): Promise<string[]> {
+    const ids = projectIds.filter((id) => UUID.test(id));
+    if (ids.length === 0) return [];
+    return (await this.db.run<{ repository_id: string }>(SQL.membersOf, [ids])).rows.map((r) => r.repository_id);
   }
 
   async insert(manager: EntityManager, project: { id: string; name: string; description: string | null }): Promise<void> {

@@ -7,6 +7,7 @@ import {
   GetProject,
   ListProjects,
   LOCAL_PRINCIPAL,
+  ReadableRepositories,
   principalLabel,
   PROJECT_LIMITS,
   projectRole,
@@ -55,6 +56,13 @@ export class ProjectsService {
     const readable = readableProjects(caller());
     const { projects, total } = await this.repo.list(input.limit, readable && [...readable]);
     return { projects, total, truncated: total > projects.length };
+  }
+
+  /** What the caller may read: every repository (an admin), or the members of its projects. */
+  async readableRepositories(): Promise<ReadableRepositories.Response> {
+    const readable = readableProjects(caller());
+    if (!readable) return { all: true, repository_ids: [] };
+    return { all: false, repository_ids: await this.repo.membersOf([...readable]) };
   }
 
   async get(input: GetProject.Request): Promise<GetProject.Response> {
