@@ -49,7 +49,11 @@ describe('authentication on HTTP, embedded mode: JWTs of the identity provider a
   let sextant: Sextant;
 
   before(async () => {
-    fixture = await authenticatedSextant({ SEXTANT_AUTH_JWKS_COOLDOWN_MS: '300', SEXTANT_AUTH_KEY_CACHE_MS: '300' });
+    fixture = await authenticatedSextant({
+      SEXTANT_AUTH_JWKS_COOLDOWN_MS: '300',
+      SEXTANT_AUTH_KEY_CACHE_MS: '300',
+      SEXTANT_TOOL_RATE_LIMITS: 'get_contract=6',
+    });
     ({ database, idp, sextant } = fixture);
   });
   after(() => fixture?.stop());
@@ -162,6 +166,29 @@ describe('authentication on HTTP, embedded mode: JWTs of the identity provider a
       'invalid_token',
     );
     assert.equal(runKeys(database.url, 'revoke', 'ci').status, 1, 'nothing left to revoke');
+  });
+
+  it('answers a burst above the limit rate_limited with retry_after, and leaves other callers alone', async () => {
+    const key = (name: string) => {
+      const created = runKeys(fixture.database.url, 'create', '--name', name, '--admin');
+      assert.equal(created.status, 0, created.stderr);
+      return created.stdout.trim();
+    };
+    const busy = await httpClient(fixture.sextant.url, { bearer: key('busy') });
+    const calm = await httpClient(fixture.sextant.url, { bearer: key('calm') });
+    try {
+      const args = { contract_id: 'tools' };
+      assert.equal((await callTool(busy, 'get_contract', args)).isError, false);
+      const limited = await callTool<{ error: string; message: string; details: { retry_after: number } }>(busy, 'get_contract', args);
+      assert.equal(limited.body.error, 'rate_limited');
+      assert.match(limited.body.message, /more than 6 get_contract calls a minute/);
+      assert.ok(limited.body.details.retry_after >= 9 && limited.body.details.retry_after <= 10, JSON.stringify(limited.body));
+      assert.equal((await callTool(busy, 'list_projects', {})).isError, false, 'other tools are within the caller-wide limit');
+      assert.equal((await callTool(calm, 'get_contract', args)).isError, false, 'another caller is not limited');
+    } finally {
+      await busy.close();
+      await calm.close();
+    }
   });
 });
 

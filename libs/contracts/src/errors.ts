@@ -30,7 +30,11 @@ export const ERROR_CATALOG: Record<ErrorCode, { retryable: boolean; meaning: str
     retryable: false,
     meaning: 'The request is understood but not allowed (scope, path outside the repository, host not allowed).',
   },
-  rate_limited: { retryable: true, meaning: 'An upstream API limit was reached; `details.rate_limit_reset` says when it resets.' },
+  rate_limited: {
+    retryable: true,
+    meaning:
+      "A limit was reached: an upstream API's (`details.rate_limit_reset` says when it resets) or this endpoint's per caller (`details.retry_after`, seconds).",
+  },
   api_error: { retryable: true, meaning: 'An upstream API (GitHub, embeddings, LLM) failed.' },
   timeout: { retryable: true, meaning: 'The operation exceeded its time budget.' },
   unavailable: { retryable: true, meaning: 'A service, the message bus or the database is not reachable right now.' },

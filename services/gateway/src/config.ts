@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { SERVICE_NAMES, type ServiceName } from '@sextant/contracts';
+import { SERVICE_NAMES, TOOLS_BY_NAME, type ServiceName } from '@sextant/contracts';
+import type { CallLimitSettings, Rate } from './limits/call-limits.js';
 import { CommonEnv, commonSettings, ConfigError, env, parseEnv, type CommonSettings } from '@sextant/runtime';
 
 const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs', import.meta.url));
@@ -65,6 +66,33 @@ export const GatewayEnv = CommonEnv.extend({
   SEXTANT_AUTH_JWKS_COOLDOWN_MS: env.int(0, 3_600_000).default(30_000),
   SEXTANT_AUTH_GROUPS_CLAIM: z.string().min(1).default('groups'),
   SEXTANT_AUTH_KEY_CACHE_MS: env.int(0, 3_600_000).default(30_000),
+  SEXTANT_RATE_LIMIT_PER_MINUTE: env.int(1, 1_000_000).default(600),
+  SEXTANT_RATE_LIMIT_BURST: env.int(1, 1_000_000).default(100),
+  SEXTANT_TOOL_RATE_LIMITS: z
+    .string()
+    .transform((v, ctx) => {
+      const limits: Record<string, Rate> = {};
+      for (const entry of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        const match = /^([a-z_]+)=(\d{1,7})$/.exec(entry);
+        if (!match || !TOOLS_BY_NAME.has(match[1]!) || Number(match[2]) < 1) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${entry}" is not tool=calls-per-minute with a tool of the catalog (e.g. ask_code=30)`,
+          });
+          return z.NEVER;
+        }
+        const perMinute = Number(match[2]);
+        // Bursts of up to ten seconds' worth.
+        limits[match[1]!] = { perMinute, burst: Math.max(1, Math.ceil(perMinute / 6)) };
+      }
+      return limits;
+    })
+    .default({}),
+  SEXTANT_MAX_CALLS_IN_FLIGHT: env.int(1, 1_000_000).default(512),
+  SEXTANT_MAX_CALLS_IN_FLIGHT_PER_CALLER: env.int(1, 1_000_000).default(32),
 });
 
 /** How the gateway authenticates HTTP callers (stdio is local and trusted). */
@@ -107,6 +135,8 @@ export interface GatewayConfig extends CommonSettings {
   /** The gateway's URL as clients reach it (behind a proxy or ingress); without it, each request's Host is used. */
   publicUrl: string | undefined;
   auth: AuthSettings;
+  /** Per-caller rate limits and in-flight caps on tool calls (authenticated callers only). */
+  limits: CallLimitSettings;
 }
 
 function list(value: string | undefined): string[] | null | undefined {
@@ -146,6 +176,12 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {
     docsDir: e.SEXTANT_DOCS_DIR,
     publicUrl: e.SEXTANT_PUBLIC_URL?.replace(/\/+$/, ''),
     auth: authSettings(e),
+    limits: {
+      perCaller: { perMinute: e.SEXTANT_RATE_LIMIT_PER_MINUTE, burst: e.SEXTANT_RATE_LIMIT_BURST },
+      perTool: e.SEXTANT_TOOL_RATE_LIMITS,
+      inFlightPerCaller: e.SEXTANT_MAX_CALLS_IN_FLIGHT_PER_CALLER,
+      inFlight: e.SEXTANT_MAX_CALLS_IN_FLIGHT,
+    },
     ...commonSettings(e),
   };
 }

@@ -21,6 +21,7 @@ import {
   type Principal,
   type ToolContract,
 } from '@sextant/contracts';
+import { CallLimits } from '../limits/call-limits.js';
 import { BUS_CLIENT, BusRequestError, RegistryClient, REQUEST_ID_HEADER, withPrincipal, type BusClient } from '@sextant/messaging';
 import { currentTraceId, markSpanError, requestsInFlight, SpanKind, toolCalls, toolCallSeconds, tracer } from '@sextant/telemetry';
 import { ContractDocuments } from '../contracts/contract-documents.js';
@@ -51,6 +52,8 @@ export class ToolDispatcher {
   private readonly registry: RegistryClient;
   private readonly shards: Readonly<Record<string, number>>;
 
+  /** Per-caller rate limits and in-flight caps. */
+  private readonly limits: CallLimits;
   constructor(
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
     private readonly directory: ServiceDirectory,
@@ -59,6 +62,7 @@ export class ToolDispatcher {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.jobs = new JobFollower(bus, config.progress);
+    this.limits = new CallLimits(config.limits);
     this.registry = new RegistryClient(bus);
     this.shards = config.shards;
     this.local = {
@@ -121,6 +125,7 @@ export class ToolDispatcher {
           trace_id: currentTraceId(),
         });
         let outcome = 'ok';
+        let release = () => undefined as void;
         try {
           // Before the input is read: a caller learns nothing of a tool it may not use. The service checks again.
           const refusal = accessRefusal(tool.name, tool.access, principal);
@@ -128,6 +133,16 @@ export class ToolDispatcher {
             outcome = refusal.code;
             return failure(refusal, metadata());
           }
+          const admitted = this.limits.admit(principal, tool.name);
+          if ('retryAfterMs' in admitted) {
+            outcome = 'rate_limited';
+            const seconds = Math.ceil(admitted.retryAfterMs / 1000);
+            return failure(
+              busError('rate_limited', `Too many calls: ${admitted.reason}. Retry after ${seconds} s.`, { retry_after: seconds }),
+              metadata(),
+            );
+          }
+          release = admitted.release;
           const input = safeParseInput(tool.input, args ?? {});
           if (!input.ok) {
             outcome = input.error.code;
@@ -152,6 +167,7 @@ export class ToolDispatcher {
           toolCalls.inc({ tool: name, code: outcome });
           toolCallSeconds.observe({ tool: name }, ms / 1000);
           requestsInFlight.dec({ component: 'gateway' });
+          release();
           span.end();
         }
       },
