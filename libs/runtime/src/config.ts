@@ -62,6 +62,27 @@ export const env = {
           .filter(Boolean),
       )
       .refine((hosts) => hosts.every((h) => /^[a-z0-9.-]+(:\d{1,5})?$/.test(h)), 'must be a comma-separated list of host or host:port'),
+  /**
+   * `name=count` entries, comma-separated (SEXTANT_SHARDS, SEXTANT_TOOL_RATE_LIMITS):
+   * each name must pass `known`, each count lie in [min, max]; `form` says what an entry is, for the error.
+   */
+  counts: (known: (name: string) => boolean, min: number, max: number, form: string) =>
+    z.string().transform((v, ctx) => {
+      const counts: Record<string, number> = {};
+      for (const entry of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        const match = /^([a-z_-]+)=(\d{1,9})$/.exec(entry);
+        const count = Number(match?.[2]);
+        if (!match || !known(match[1]!) || count < min || count > max) {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is not ${form}` });
+          return z.NEVER;
+        }
+        counts[match[1]!] = count;
+      }
+      return counts;
+    }),
 };
 
 /** Variables every service reads (see the README table). */
@@ -83,25 +104,7 @@ export const CommonEnv = z.object({
   NATS_CREDS: z.string().min(1).optional(),
   NATS_TLS_CA: z.string().min(1).optional(),
   SEXTANT_BUS_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
-  SEXTANT_SHARDS: z
-    .string()
-    .transform((v, ctx) => {
-      const shards: Record<string, number> = {};
-      for (const entry of v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)) {
-        const match = /^([a-z-]+)=(\d{1,3})$/.exec(entry);
-        const count = Number(match?.[2]);
-        if (!match || count < 1 || count > 256) {
-          ctx.addIssue({ code: 'custom', message: `"${entry}" is not service=count with a count from 1 to 256 (e.g. git-cache=4)` });
-          return z.NEVER;
-        }
-        shards[match[1]!] = count;
-      }
-      return shards;
-    })
-    .default({}),
+  SEXTANT_SHARDS: env.counts(() => true, 1, 256, 'service=count with a count from 1 to 256 (e.g. git-cache=4)').default({}),
   SEXTANT_SHARD: z
     .string()
     .regex(

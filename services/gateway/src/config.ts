@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { SERVICE_NAMES, TOOLS_BY_NAME, type ServiceName } from '@sextant/contracts';
-import type { CallLimitSettings, Rate } from './limits/call-limits.js';
+import type { CallLimitSettings } from './limits/call-limits.js';
 import { CommonEnv, commonSettings, ConfigError, env, parseEnv, type CommonSettings } from '@sextant/runtime';
 
 const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs', import.meta.url));
@@ -68,28 +68,14 @@ export const GatewayEnv = CommonEnv.extend({
   SEXTANT_AUTH_KEY_CACHE_MS: env.int(0, 3_600_000).default(30_000),
   SEXTANT_RATE_LIMIT_PER_MINUTE: env.int(1, 1_000_000).default(600),
   SEXTANT_RATE_LIMIT_BURST: env.int(1, 1_000_000).default(100),
-  SEXTANT_TOOL_RATE_LIMITS: z
-    .string()
-    .transform((v, ctx) => {
-      const limits: Record<string, Rate> = {};
-      for (const entry of v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)) {
-        const match = /^([a-z_]+)=(\d{1,7})$/.exec(entry);
-        if (!match || !TOOLS_BY_NAME.has(match[1]!) || Number(match[2]) < 1) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `"${entry}" is not tool=calls-per-minute with a tool of the catalog (e.g. ask_code=30)`,
-          });
-          return z.NEVER;
-        }
-        const perMinute = Number(match[2]);
-        // Bursts of up to ten seconds' worth.
-        limits[match[1]!] = { perMinute, burst: Math.max(1, Math.ceil(perMinute / 6)) };
-      }
-      return limits;
-    })
+  SEXTANT_TOOL_RATE_LIMITS: env
+    .counts((name) => TOOLS_BY_NAME.has(name), 1, 1_000_000, 'tool=calls-per-minute with a tool of the catalog (e.g. ask_code=30)')
+    // Bursts of up to ten seconds' worth.
+    .transform((counts) =>
+      Object.fromEntries(
+        Object.entries(counts).map(([tool, perMinute]) => [tool, { perMinute, burst: Math.max(1, Math.ceil(perMinute / 6)) }]),
+      ),
+    )
     .default({}),
   SEXTANT_MAX_CALLS_IN_FLIGHT: env.int(1, 1_000_000).default(512),
   SEXTANT_MAX_CALLS_IN_FLIGHT_PER_CALLER: env.int(1, 1_000_000).default(32),
