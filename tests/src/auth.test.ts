@@ -10,7 +10,15 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateProject, servicePrincipal, type Principal } from '@sextant/contracts';
 import { BusRequestError, NatsBusClient, PrincipalSeal, withPrincipal } from '@sextant/messaging';
-import { callTool, httpClient, TEST_BUS_SECRET, type Sextant, type TestDatabase, type TestIdentityProvider } from '@sextant/testing';
+import {
+  callTool,
+  httpClient,
+  queryOnce,
+  TEST_BUS_SECRET,
+  type Sextant,
+  type TestDatabase,
+  type TestIdentityProvider,
+} from '@sextant/testing';
 import { AUDIENCE, authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
 import { distributedStack, type Stack } from './stack.js';
 
@@ -166,6 +174,57 @@ describe('authentication on HTTP, embedded mode: JWTs of the identity provider a
       'invalid_token',
     );
     assert.equal(runKeys(database.url, 'revoke', 'ci').status, 1, 'nothing left to revoke');
+  });
+
+  it('keeps an audit record of every call, in the log stream and in Postgres, without the query of a caller who opted out', async () => {
+    const created = runKeys(database.url, 'create', '--name', 'auditor', '--admin');
+    assert.equal(created.status, 0, created.stderr);
+    const key = created.stdout.trim();
+    const call = (name: string, args: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      fetch(sextant.url, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          authorization: `Bearer ${key}`,
+          ...headers,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      }).then((r) => r.json());
+    await call('locate_symbol', { name: 'visibleQuery', repo: 'no-such-repo' });
+    await call('locate_symbol', { name: 'privateQuery', repo: 'no-such-repo' }, { 'sextant-audit-query': 'off' });
+    await call('list_projects', {});
+    type Row = {
+      tool: string;
+      code: string;
+      query: string | null;
+      scope: Record<string, unknown>;
+      trace_id: string | null;
+      principal: string;
+    };
+    let rows: Row[] = [];
+    for (let i = 0; i < 50 && rows.length < 3; i++) {
+      await sleep(100);
+      rows = await queryOnce<Row>(
+        database.url,
+        `SELECT tool, code, query, scope, trace_id, principal FROM projects.audit_log WHERE principal = 'key:auditor' ORDER BY id`,
+      );
+    }
+    assert.deepEqual(
+      rows.map((r) => [r.tool, r.code, r.query, r.scope]),
+      [
+        ['locate_symbol', 'not_found', 'visibleQuery', { repo: 'no-such-repo' }],
+        ['locate_symbol', 'not_found', null, { repo: 'no-such-repo' }],
+        ['list_projects', 'ok', null, {}],
+      ],
+    );
+    assert.ok(rows.every((r) => r.trace_id && /^[0-9a-f]{32}$/.test(r.trace_id)));
+    const everything = JSON.stringify(await queryOnce(database.url, 'SELECT * FROM projects.audit_log'));
+    assert.doesNotMatch(everything, new RegExp(key), 'no credential in the table');
+    const log = sextant.process.output();
+    assert.match(log, /"context":"Audit","msg":\{"audit":\{[^\n]*"tool":"locate_symbol"[^\n]*"query":"visibleQuery"/);
+    assert.doesNotMatch(log, /privateQuery/, 'nor the opted-out query in the log');
+    assert.doesNotMatch(log, new RegExp(key), 'nor the key');
   });
 
   it('answers a burst above the limit rate_limited with retry_after, and leaves other callers alone', async () => {

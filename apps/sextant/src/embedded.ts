@@ -74,7 +74,10 @@ export async function startEmbedded(given: NodeJS.ProcessEnv, stdio: boolean): P
         imports: [
           ServiceRuntimeModule.forRoot(bus, bus, [classifyDatabaseError]),
           GatewayModule.register({ config: gatewayConfig, bus }),
-          ProjectsModule.register({ database: { ...projectsConfig.database, url: databaseUrl } }),
+          ProjectsModule.register({
+            database: { ...projectsConfig.database, url: databaseUrl },
+            auditRetentionDays: projectsConfig.auditRetentionDays,
+          }),
           VectorSearchModule.register({ ...vectorConfig, database: { ...vectorConfig.database, url: databaseUrl } }),
           GitCacheModule.register(gitCacheConfig),
           SymbolIndexerModule.register({ ...symbolsConfig, database: { ...symbolsConfig.database, url: databaseUrl } }),

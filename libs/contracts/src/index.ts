@@ -16,3 +16,5 @@ export { ApiKeyGrant, ProjectRole } from './projects/verify-api-key.js';
 export * from './principal.js';
 export * from './access.js';
 export * as ReadableRepositories from './projects/readable-repositories.js';
+export * as RecordAudit from './projects/record-audit.js';
+export { AuditRecord } from './projects/record-audit.js';

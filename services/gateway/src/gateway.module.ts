@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { AuditTrail } from './audit/audit-trail.js';
 import { Authenticator } from './auth/authenticator.js';
 import { ProtectedResourceController } from './auth/protected-resource.controller.js';
 import type { GatewayConfig } from './config.js';
@@ -30,6 +31,7 @@ export class GatewayModule {
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: BUS_CLIENT, useValue: bus },
         Authenticator,
+        AuditTrail,
         ServiceDirectory,
         ContractDocuments,
         ToolDispatcher,

@@ -1,10 +1,12 @@
-import { CommonEnv, commonSettings, DatabaseEnv, parseEnv, type CommonSettings } from '@sextant/runtime';
+import { CommonEnv, commonSettings, DatabaseEnv, env, parseEnv, type CommonSettings } from '@sextant/runtime';
 
 /** Every environment variable of the projects service (documented in the README table). */
-export const ProjectsEnv = CommonEnv.extend(DatabaseEnv.shape);
+export const ProjectsEnv = CommonEnv.extend(DatabaseEnv.shape).extend({ SEXTANT_AUDIT_RETENTION_DAYS: env.int(1, 3_650).default(90) });
 
 export interface ProjectsConfig extends CommonSettings {
   database: { url: string | undefined; poolSize: number; connectTimeoutMs: number };
+  /** How long audit records are kept. */
+  auditRetentionDays: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): ProjectsConfig {
@@ -12,5 +14,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): ProjectsConfig {
   return {
     ...commonSettings(e),
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS },
+    auditRetentionDays: e.SEXTANT_AUDIT_RETENTION_DAYS,
   };
 }

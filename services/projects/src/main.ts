@@ -16,7 +16,10 @@ runMain(process.env, async () => {
   ]);
   await runService({
     service: 'projects',
-    module: ProjectsModule.register({ database: { ...config.database, url: config.database.url! } }),
+    module: ProjectsModule.register({
+      database: { ...config.database, url: config.database.url! },
+      auditRetentionDays: config.auditRetentionDays,
+    }),
     settings: config,
     classifiers: [classifyDatabaseError],
   });

@@ -83,6 +83,8 @@ export class McpEndpoint {
     if (refusal) return jsonRpcError(res, 403, -32000, refusal);
     const principal = await authenticateRequest(this.auth, this.config, req, res);
     if (!principal) return;
+    // A caller may keep its query text out of the audit trail (the rest of the record is kept).
+    const auditQuery = header(req, 'sextant-audit-query')?.toLowerCase() !== 'off';
     if (!acceptsPost(req, res)) return;
     const body = await readJson(req, res, this.config.maxBodyBytes);
     if (body === NO_BODY) return;
@@ -91,7 +93,7 @@ export class McpEndpoint {
     const call = directToolCall(body);
     if (call) {
       const answer = await context.with(parent, () =>
-        this.dispatcher.call(call.name, call.arguments, undefined, principal).then(
+        this.dispatcher.call(call.name, call.arguments, { principal, auditQuery }).then(
           (result) => toolCallResponse(call.id, result),
           (error: unknown) => toolCallError(call.id, error),
         ),
@@ -99,7 +101,7 @@ export class McpEndpoint {
       return writeJson(res, 200, answer);
     }
     const transport = new StatelessHttpTransport(res);
-    const server = await this.factory.connect(transport, { stdio: false, principal });
+    const server = await this.factory.connect(transport, { stdio: false, principal, auditQuery });
     res.on('close', () => void server.close());
     context.with(parent, () => transport.handle(body));
   }

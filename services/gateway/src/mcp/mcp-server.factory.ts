@@ -31,6 +31,8 @@ const INSTRUCTIONS =
 interface ServerOptions {
   stdio: boolean;
   principal?: Principal;
+  /** False: the caller's query text stays out of the audit trail. */
+  auditQuery?: boolean;
 }
 
 @Injectable()
@@ -67,17 +69,16 @@ export class McpServerFactory {
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.dispatcher.listTools(options.principal ?? LOCAL_PRINCIPAL) }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.dispatcher.call(
-        request.params.name,
-        request.params.arguments,
-        {
+      this.dispatcher.call(request.params.name, request.params.arguments, {
+        channel: {
           token: request.params._meta?.progressToken,
           send: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
           signal: extra.signal,
           background: options.stdio,
         },
-        options.principal ?? LOCAL_PRINCIPAL,
-      ),
+        principal: options.principal ?? LOCAL_PRINCIPAL,
+        auditQuery: options.auditQuery,
+      }),
     );
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: this.documents.list() }));
     server.setRequestHandler(ReadResourceRequestSchema, (request) => {

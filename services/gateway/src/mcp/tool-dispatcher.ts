@@ -21,6 +21,7 @@ import {
   type Principal,
   type ToolContract,
 } from '@sextant/contracts';
+import { auditDetails, AuditTrail } from '../audit/audit-trail.js';
 import { CallLimits } from '../limits/call-limits.js';
 import { BUS_CLIENT, BusRequestError, RegistryClient, REQUEST_ID_HEADER, withPrincipal, type BusClient } from '@sextant/messaging';
 import { currentTraceId, markSpanError, requestsInFlight, SpanKind, toolCalls, toolCallSeconds, tracer } from '@sextant/telemetry';
@@ -40,6 +41,25 @@ type LocalHandler = (input: never) => Promise<object> | object;
  * `{error, message, details}`. Tools are data (`@sextant/contracts`); nothing
  * here is specific to one tool except the gateway's own handlers.
  */
+/** Who calls and how: the progress channel (SDK path), the authenticated caller, whether its query may be audited. */
+export interface CallContext {
+  channel?: ProgressChannel;
+  principal?: Principal;
+  /** False when the caller opted out of having its query text in the audit trail (`Sextant-Audit-Query: off`). */
+  auditQuery?: boolean;
+}
+
+interface Call {
+  tool: ToolContract;
+  args: unknown;
+  channel: ProgressChannel | undefined;
+  principal: Principal;
+  auditQuery: boolean;
+  requestId: string;
+  at: Date;
+  started: number;
+}
+
 @Injectable()
 export class ToolDispatcher {
   private readonly logger = new Logger('ToolDispatcher');
@@ -60,6 +80,7 @@ export class ToolDispatcher {
     private readonly documents: ContractDocuments,
     private readonly health: HealthService,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly audit: AuditTrail,
   ) {
     this.jobs = new JobFollower(bus, config.progress);
     this.limits = new CallLimits(config.limits);
@@ -94,27 +115,28 @@ export class ToolDispatcher {
    * `channel` holding a token, reports the job's progress there and returns
    * once the job ends (or the wait cap passes) with its final status.
    */
-  async call(name: string, args: unknown, channel?: ProgressChannel, principal: Principal = LOCAL_PRINCIPAL): Promise<CallToolResult> {
+  async call(name: string, args: unknown, context: CallContext = {}): Promise<CallToolResult> {
     const tool = this.byName.get(name);
     if (!tool) {
       throw new McpError(RpcCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
     }
-    const requestId = randomUUID();
-    const started = performance.now();
+    const call: Call = {
+      tool,
+      args,
+      channel: context.channel,
+      principal: context.principal ?? LOCAL_PRINCIPAL,
+      auditQuery: context.auditQuery ?? true,
+      requestId: randomUUID(),
+      at: new Date(),
+      started: performance.now(),
+    };
     requestsInFlight.inc({ component: 'gateway' });
     // Every bus request the call makes (its tool's, a followed job's polls) carries the caller.
-    return withPrincipal(principal, () => this.traced(name, tool, args, channel, principal, requestId, started));
+    return withPrincipal(call.principal, () => this.traced(call));
   }
 
-  private traced(
-    name: string,
-    tool: ToolContract,
-    args: unknown,
-    channel: ProgressChannel | undefined,
-    principal: Principal,
-    requestId: string,
-    started: number,
-  ): Promise<CallToolResult> {
+  private traced({ tool, args, channel, principal, auditQuery, requestId, at, started }: Call): Promise<CallToolResult> {
+    const name = tool.name;
     return tracer.startActiveSpan(
       `tools/call ${name}`,
       { kind: SpanKind.SERVER, attributes: { 'mcp.tool.name': name, 'sextant.request_id': requestId } },
@@ -125,6 +147,7 @@ export class ToolDispatcher {
           trace_id: currentTraceId(),
         });
         let outcome = 'ok';
+        let answered: Record<string, unknown> | undefined;
         let release = () => undefined as void;
         try {
           // Before the input is read: a caller learns nothing of a tool it may not use. The service checks again.
@@ -154,6 +177,7 @@ export class ToolDispatcher {
               })
             : ((await this.local[tool.name](input.value as never)) as Record<string, unknown>);
           if (tool.startsJob && channel) output = await this.followJob(String(output[tool.startsJob.idField]), output, channel);
+          answered = output;
           return success(output, metadata());
         } catch (error) {
           const busFailure = error instanceof BusRequestError ? error.error : this.unexpected(error, requestId);
@@ -166,6 +190,17 @@ export class ToolDispatcher {
           this.logger.debug(`tools/call ${name} ${outcome} in ${Math.round(ms)} ms (request ${requestId}, ${principalLabel(principal)})`);
           toolCalls.inc({ tool: name, code: outcome });
           toolCallSeconds.observe({ tool: name }, ms / 1000);
+          this.audit.record({
+            at: at.toISOString(),
+            principal: principalLabel(principal),
+            principal_id: principal.id,
+            tool: name,
+            code: outcome,
+            duration_ms: Math.round(ms * 1000) / 1000,
+            trace_id: currentTraceId() ?? null,
+            request_id: requestId,
+            ...auditDetails(args, answered, auditQuery),
+          });
           requestsInFlight.dec({ component: 'gateway' });
           release();
           span.end();

@@ -1,0 +1,64 @@
+import { Controller, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { RecordAudit } from '@sextant/contracts';
+import { ToolHandler } from '@sextant/messaging';
+import { Database, sql } from '@sextant/persistence';
+
+const SQL = {
+  insert: sql(
+    'audit.insert',
+    `INSERT INTO "projects"."audit_log" (at, principal, principal_id, tool, scope, repositories, code, duration_ms, trace_id, request_id, query)
+     SELECT r.at, r.principal, r.principal_id, r.tool, r.scope, ARRAY(SELECT jsonb_array_elements_text(r.repositories)), r.code,
+            r.duration_ms, r.trace_id, r.request_id, r.query
+     FROM jsonb_to_recordset($1::jsonb) AS r(at timestamptz, principal text, principal_id text, tool text, scope jsonb,
+          repositories jsonb, code text, duration_ms double precision, trace_id text, request_id text, query text)`,
+  ),
+  expire: sql('audit.expire', `DELETE FROM "projects"."audit_log" WHERE at < now() - make_interval(days => $1)`),
+};
+
+/** How often records past the retention are deleted. */
+const EXPIRE_EVERY_MS = 3_600_000;
+
+/** The audit trail's table (issue #13): batches from the gateway, in one statement; records past the retention deleted hourly. */
+@Injectable()
+export class AuditLog implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger('AuditLog');
+  private timer: NodeJS.Timeout | undefined;
+  /** Set by the module from SEXTANT_AUDIT_RETENTION_DAYS. */
+  retentionDays = 90;
+
+  constructor(private readonly db: Database) {}
+
+  async store(records: RecordAudit.Request['records']): Promise<number> {
+    return (await this.db.run(SQL.insert, [JSON.stringify(records)])).rowCount ?? records.length;
+  }
+
+  async expire(): Promise<number> {
+    return (await this.db.run(SQL.expire, [this.retentionDays])).rowCount ?? 0;
+  }
+
+  onApplicationBootstrap(): void {
+    const expire = () =>
+      this.expire().then(
+        (n) => n > 0 && this.log.log(`deleted ${n} audit records older than ${this.retentionDays} days`),
+        (error: Error) => this.log.warn(`could not delete old audit records: ${error.message}`),
+      );
+    void expire();
+    this.timer = setInterval(expire, EXPIRE_EVERY_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** The gateway's batches of audit records. */
+@Controller()
+export class AuditController {
+  constructor(private readonly audit: AuditLog) {}
+
+  @ToolHandler(RecordAudit)
+  async record(input: RecordAudit.Request): Promise<RecordAudit.Response> {
+    return { stored: await this.audit.store(input.records) };
+  }
+}
