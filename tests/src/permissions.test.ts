@@ -115,6 +115,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         const added = await callTool(admin, 'add_repository_to_project', { project: name, repository_id: urls[name] });
         assert.equal(added.isError, false, JSON.stringify(added.body));
       }
+      // What a caller may read is kept 5 s by each service (ADR 0031): the matrix above read it before the repositories joined.
+      await new Promise((resolve) => setTimeout(resolve, 5_100));
       const reader = clients.get('reader of web')!;
       const errorOf = async (client: Client, tool: string, args: Record<string, unknown>) =>
         (await callTool<{ error?: string; message?: string }>(client, tool, args)).body;
@@ -147,6 +149,14 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         (await errorOf(reader, 'search_code', { query: 'apiHandler', scope: { type: 'repos', repos: [urls.web, urls.api] } })).error,
         'not_found',
       );
+      // list_repositories: only its own.
+      const listed = async (client: Client) => {
+        const answer = await callTool<{ repositories: Array<{ url: string | null }> }>(client, 'list_repositories', {});
+        assert.equal(answer.isError, false, JSON.stringify(answer.body));
+        return answer.body.repositories.map((r) => r.url);
+      };
+      assert.deepEqual(await listed(reader), [urls.web]);
+      assert.deepEqual((await listed(admin)).sort(), [urls.api, urls.web].sort());
       const adminSees = await callTool<{ definitions: unknown[] }>(admin, 'locate_symbol', { name: 'apiHandler', repo: urls.api });
       assert.equal(adminSees.body.definitions.length, 1);
     } finally {

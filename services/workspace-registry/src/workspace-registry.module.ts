@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { persistentCheckouts } from '@sextant/checkouts';
 import { JobStore } from '@sextant/jobs';
+import { BUS_CLIENT, ReadableRepositoryIds, type BusClient } from '@sextant/messaging';
 import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, ModuleLifecycle, type HealthDetails } from '@sextant/runtime';
 import { observeIndexJobs } from '@sextant/telemetry';
@@ -58,9 +59,18 @@ export class WorkspaceRegistryModule {
         },
         {
           provide: RegistryService,
-          inject: [RegistryStore, JobStore, Workspaces, Coordinator],
-          useFactory: (store: RegistryStore, jobs: JobStore, workspaces: Workspaces, coordinator: Coordinator) =>
-            new RegistryService({ store, jobs, workspaces, coordinator, git, policy, headCacheMs: config.headCacheMs }),
+          inject: [RegistryStore, JobStore, Workspaces, Coordinator, BUS_CLIENT],
+          useFactory: (store: RegistryStore, jobs: JobStore, workspaces: Workspaces, coordinator: Coordinator, bus: BusClient) =>
+            new RegistryService({
+              store,
+              jobs,
+              workspaces,
+              coordinator,
+              git,
+              policy,
+              headCacheMs: config.headCacheMs,
+              readable: new ReadableRepositoryIds(bus),
+            }),
         },
         {
           provide: ModuleLifecycle,

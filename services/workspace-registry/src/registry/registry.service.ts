@@ -17,7 +17,7 @@ import type {
 import { repositoryShardKey, shardOf } from '@sextant/contracts';
 import { parseRepository, type GitRunner, type LocatorPolicy } from '@sextant/checkouts';
 import type { Job, JobMode, JobStore } from '@sextant/jobs';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError, type ReadableRepositoryIds } from '@sextant/messaging';
 import type { Coordinator } from '../indexing/coordinator.js';
 import { messages } from '../indexing/progress.js';
 import type { RegistryStore, Repository } from './registry.store.js';
@@ -32,6 +32,8 @@ export interface RegistryServiceDeps {
   policy: LocatorPolicy;
   /** How long a branch head read for `behind_head` is trusted. */
   headCacheMs: number;
+  /** The repositories the request's caller may read (issue #13): the others are left out, or answer like missing ones. */
+  readable: Pick<ReadableRepositoryIds, 'readable'>;
 }
 
 /** Time budget of the head checks of one `list_repositories`; past it, `behind_head` is null. */
@@ -69,6 +71,11 @@ export class RegistryService {
 
   async indexStatus(input: IndexStatus.Request): Promise<IndexStatus.Response> {
     const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    await this.mayRead(repository.id, () =>
+      ServiceError.of('not_found', `No registered repository is "${input.workspace ?? 'the default workspace'}".`, {
+        workspace: input.workspace,
+      }),
+    );
     // A workspace this call registered starts indexing, as with every tool that names one.
     if (discovered) await this.start(repository, 'full', {});
     const active = await this.deps.jobs.active(repository.id);
@@ -85,7 +92,10 @@ export class RegistryService {
 
   async jobStatus(input: GetIndexJobStatus.Request): Promise<GetIndexJobStatus.Response> {
     const job = await this.deps.jobs.get(input.runId);
-    if (!job) throw ServiceError.of('not_found', `No indexing job "${input.runId}".`, { runId: input.runId });
+    const missing = () => ServiceError.of('not_found', `No indexing job "${input.runId}".`, { runId: input.runId });
+    if (!job) throw missing();
+    // A job of a repository the caller may not read answers like one that does not exist.
+    await this.mayRead(job.key, missing);
     const repository = await this.deps.store.find(job.key);
     const name = repository?.name ?? job.key;
     return {
@@ -116,7 +126,8 @@ export class RegistryService {
   }
 
   async listRepositories(input: ListRepositories.Request): Promise<ListRepositories.Response> {
-    const { repositories, total } = await this.deps.store.list(input.limit);
+    const readable = await this.deps.readable.readable();
+    const { repositories, total } = await this.deps.store.list(input.limit, readable && [...readable]);
     const heads = await this.currentHeads(repositories);
     return {
       repositories: repositories.map((r) => {
@@ -218,6 +229,12 @@ export class RegistryService {
         return !repository || shardOf(repositoryShardKey(repository.locator), shard.count) === shard.index;
       })
       .map((job) => job.id);
+  }
+
+  /** Throws `missing()` unless the request's caller may read repository `id`. */
+  private async mayRead(id: string, missing: () => ServiceError): Promise<void> {
+    const readable = await this.deps.readable.readable();
+    if (readable && !readable.has(id)) throw missing();
   }
 
   async settleBatch(input: SettleBatch.Request): Promise<SettleBatch.Response> {

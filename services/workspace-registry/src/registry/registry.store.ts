@@ -77,7 +77,11 @@ const SQL = {
     `UPDATE ${T.repositories} SET last_used_at = now() WHERE id = $1 AND last_used_at < now() - interval '1 minute'`,
   ),
   setStatus: sql('repo-set-status', `UPDATE ${T.repositories} SET status = $2 WHERE id = $1`),
-  list: sql('repo-list', `SELECT ${REPOSITORY_COLUMNS}, count(*) OVER () AS total FROM ${T.repositories} ORDER BY name_key, id LIMIT $1`),
+  list: sql(
+    'repo-list',
+    `SELECT ${REPOSITORY_COLUMNS}, count(*) OVER () AS total FROM ${T.repositories}
+     WHERE ($2::text[] IS NULL OR id::text = ANY($2::text[])) ORDER BY name_key, id LIMIT $1`,
+  ),
   all: sql('repo-all', `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} ORDER BY name_key, id`),
   countAuto: sql('repo-count-auto', `SELECT count(*)::int AS n FROM ${T.repositories} WHERE origin = 'auto_discovered'`),
   lruAuto: sql(
@@ -160,8 +164,9 @@ export class RegistryStore {
     await this.db.run(SQL.setStatus, [id, status]);
   }
 
-  async list(limit: number): Promise<{ repositories: Repository[]; total: number }> {
-    const { rows } = await this.db.run<Repository & { total: string }>(SQL.list, [limit]);
+  /** The first `limit` repositories by name, of `only` when given (those a caller may read). */
+  async list(limit: number, only?: readonly string[]): Promise<{ repositories: Repository[]; total: number }> {
+    const { rows } = await this.db.run<Repository & { total: string }>(SQL.list, [limit, only ?? null]);
     return { repositories: rows.map(({ total: _total, ...repository }) => repository), total: rows[0] ? Number(rows[0].total) : 0 };
   }
 
