@@ -40,6 +40,11 @@ describe('configuration errors', () => {
     );
     await refuses(
       'services/gateway/dist/main.js',
+      { NATS_URL: 'nats://127.0.0.1:4222', SEXTANT_AUTH_GROUP_ROLES: 'platform=admin,team=web:owner' },
+      /SEXTANT_AUTH_GROUP_ROLES is invalid: .*team=web:owner.* is not group=admin or group=project:reader\|maintainer/,
+    );
+    await refuses(
+      'services/gateway/dist/main.js',
       { NATS_URL: 'nats://127.0.0.1:4222', SEXTANT_AUTH_ISSUER: 'https://idp.example' },
       /SEXTANT_AUTH_AUDIENCE is required with SEXTANT_AUTH_ISSUER/,
     );

@@ -21,6 +21,9 @@ const ALLOWED: Record<string, ReadonlySet<ToolAccess>> = {
   'maintainer of web': new Set(['read', 'maintain']),
   'reader of web': new Set(['read']),
   'user without grants': new Set(['read']),
+  // Users of the identity provider, by their groups (SEXTANT_AUTH_GROUP_ROLES below).
+  'user in platform': new Set(['read', 'maintain', 'admin']),
+  'user in team-web': new Set(['read', 'maintain']),
 };
 
 function createKey(databaseUrl: string, ...args: string[]): string {
@@ -36,7 +39,11 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
   const clients = new Map<string, Client>();
 
   before(async () => {
-    fixture = await authenticatedSextant({ GIT_ALLOW_FILE_URLS: 'true' });
+    fixture = await authenticatedSextant({
+      GIT_ALLOW_FILE_URLS: 'true',
+      // A project that does not exist gives nothing.
+      SEXTANT_AUTH_GROUP_ROLES: 'platform=admin,team-web=web:maintainer,team-web=api:reader,team-web=gone:maintainer',
+    });
     ({ database, sextant } = fixture);
     const admin = await httpClient(sextant.url, { bearer: createKey(database.url, '--name', 'admin', '--admin') });
     clients.set('admin', admin);
@@ -50,6 +57,10 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
     clients.set('reader of web', await httpClient(sextant.url, { bearer: key('web-reader', 'reader', 'web') }));
     clients.set('maintainer of api', await httpClient(sextant.url, { bearer: key('api-maintainer', 'maintainer', 'api') }));
     clients.set('user without grants', await httpClient(sextant.url, { bearer: await fixture.idp.token('nobody', AUDIENCE) }));
+    const member = async (sub: string, groups: string[]) =>
+      httpClient(sextant.url, { bearer: await fixture.idp.token(sub, AUDIENCE, { claims: { groups } }) });
+    clients.set('user in platform', await member('pat', ['platform', 'other']));
+    clients.set('user in team-web', await member('wendy', ['team-web']));
   });
   after(async () => {
     for (const client of clients.values()) await client.close();
@@ -92,6 +103,9 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
     assert.equal((await change('maintainer of api', 'web')).body.error, 'not_found', 'no role in web: it does not exist for it');
     assert.equal((await change('reader of web', 'web')).body.error, 'forbidden');
     assert.equal((await change('admin', 'api')).isError, false);
+    // Through groups: maintainer of web, reader of api.
+    assert.equal((await change('user in team-web', 'web')).isError, false);
+    assert.equal((await change('user in team-web', 'api')).body.error, 'forbidden');
     const created = await callTool<{ error?: string }>(clients.get('maintainer of web')!, 'create_project', { name: 'mine' });
     assert.equal(created.body.error, 'forbidden', 'creating a project is org-wide: admins only');
   });

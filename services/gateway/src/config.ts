@@ -65,6 +65,26 @@ export const GatewayEnv = CommonEnv.extend({
   SEXTANT_AUTH_JWKS_CACHE_MS: env.int(1_000, 7 * 86_400_000).default(600_000),
   SEXTANT_AUTH_JWKS_COOLDOWN_MS: env.int(0, 3_600_000).default(30_000),
   SEXTANT_AUTH_GROUPS_CLAIM: z.string().min(1).default('groups'),
+  SEXTANT_AUTH_GROUP_ROLES: z
+    .string()
+    .transform((v, ctx) => {
+      const roles: GroupRoles = { admins: [], grants: [] };
+      for (const entry of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        const admin = /^([^=:,\s]+)=admin$/.exec(entry);
+        const grant = /^([^=:,\s]+)=([^=:,]+):(reader|maintainer)$/.exec(entry);
+        if (admin) roles.admins.push(admin[1]!);
+        else if (grant) roles.grants.push({ group: grant[1]!, project: grant[2]!.trim(), role: grant[3] as 'reader' | 'maintainer' });
+        else {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is not group=admin or group=project:reader|maintainer` });
+          return z.NEVER;
+        }
+      }
+      return roles;
+    })
+    .default({ admins: [], grants: [] }),
   SEXTANT_AUTH_KEY_CACHE_MS: env.int(0, 3_600_000).default(30_000),
   SEXTANT_RATE_LIMIT_PER_MINUTE: env.int(1, 1_000_000).default(600),
   SEXTANT_RATE_LIMIT_BURST: env.int(1, 1_000_000).default(100),
@@ -80,6 +100,12 @@ export const GatewayEnv = CommonEnv.extend({
   SEXTANT_MAX_CALLS_IN_FLIGHT: env.int(1, 1_000_000).default(512),
   SEXTANT_MAX_CALLS_IN_FLIGHT_PER_CALLER: env.int(1, 1_000_000).default(32),
 });
+
+/** Roles the identity provider's groups give. */
+export interface GroupRoles {
+  admins: string[];
+  grants: Array<{ group: string; project: string; role: 'reader' | 'maintainer' }>;
+}
 
 /** How the gateway authenticates HTTP callers (stdio is local and trusted). */
 export type AuthSettings =
@@ -97,6 +123,8 @@ export type AuthSettings =
         /** After a JWKS fetch, none for this long (an unknown `kid` then fails at once). */
         jwksCooldownMs: number;
         groupsClaim: string;
+        /** What the identity provider's groups give (SEXTANT_AUTH_GROUP_ROLES): org-wide admin, or a role in a project (by name or id). */
+        groupRoles: GroupRoles;
       };
       /** How long a verified API key is believed without asking again (so a revocation takes up to this long). */
       keyCacheMs: number;
@@ -209,6 +237,7 @@ function authSettings(e: z.output<typeof GatewayEnv>): AuthSettings {
       jwksCacheMs: e.SEXTANT_AUTH_JWKS_CACHE_MS,
       jwksCooldownMs: e.SEXTANT_AUTH_JWKS_COOLDOWN_MS,
       groupsClaim: e.SEXTANT_AUTH_GROUPS_CLAIM,
+      groupRoles: e.SEXTANT_AUTH_GROUP_ROLES,
     },
     keyCacheMs: e.SEXTANT_AUTH_KEY_CACHE_MS,
   };

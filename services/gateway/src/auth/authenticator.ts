@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
-import { LOCAL_PRINCIPAL, VerifyApiKey, type Principal } from '@sextant/contracts';
-import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
-import type { AuthSettings, GatewayConfig } from '../config.js';
+import { GetProject, LOCAL_PRINCIPAL, servicePrincipal, VerifyApiKey, type Principal, type ProjectRole } from '@sextant/contracts';
+import { BUS_CLIENT, BusRequestError, withPrincipal, type BusClient } from '@sextant/messaging';
+import type { AuthSettings, GatewayConfig, GroupRoles } from '../config.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 
 /** API keys start with this (projects' api-keys.ts makes them); anything else presented is read as a JWT. */
@@ -17,6 +17,8 @@ const CACHE_ENTRIES = 10_000;
  * of a call's authentication, and an agent sends the same token on every call.
  */
 const VERIFIED_TOKEN_MS = 60_000;
+/** How long a project name of SEXTANT_AUTH_GROUP_ROLES is believed to name the id it was found under. */
+const PROJECT_IDS_MS = 60_000;
 
 /**
  * Why a request is not let in, as RFC 6750 says it: no credentials (no
@@ -54,6 +56,7 @@ export class Authenticator {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
   private readonly keys = new Map<string, { principal: Principal; until: number }>();
   private readonly tokens = new Map<string, { principal: Principal; until: number }>();
+  private readonly projectIds = new Map<string, { id: string | undefined; until: number }>();
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
@@ -122,6 +125,41 @@ export class Authenticator {
     remember(this.keys, sha256, principal, now + this.settings.keyCacheMs);
   }
 
+  /**
+   * A user's roles from its groups (SEXTANT_AUTH_GROUP_ROLES): admin if one
+   * of them is an admin group; per project, the highest role a group gives.
+   * Projects are named by name or id in the setting; their ids are asked of
+   * the projects service and kept a minute (a missing project gives nothing).
+   */
+  private async groupRoles(groups: readonly string[], config: GroupRoles): Promise<Pick<Principal, 'admin' | 'projects'>> {
+    const admin = groups.some((g) => config.admins.includes(g));
+    const projects: Record<string, ProjectRole> = {};
+    if (admin) return { admin, projects };
+    for (const grant of config.grants.filter((g) => groups.includes(g.group))) {
+      const id = await this.projectId(grant.project);
+      if (id && RANK[grant.role] > (projects[id] ? RANK[projects[id]] : 0)) projects[id] = grant.role;
+    }
+    return { admin, projects };
+  }
+
+  private async projectId(reference: string): Promise<string | undefined> {
+    const cached = this.projectIds.get(reference);
+    if (cached && cached.until > Date.now()) return cached.id;
+    let id: string | undefined;
+    try {
+      // As the gateway itself (a service, which sees every project), not as the user.
+      id = (
+        await withPrincipal(servicePrincipal('gateway'), () =>
+          this.bus.request<GetProject.Response>(GetProject.SUBJECT, { project: reference }),
+        )
+      ).project.id;
+    } catch (error) {
+      if (!(error instanceof BusRequestError) || error.error.code !== 'not_found') throw error;
+    }
+    this.projectIds.set(reference, { id, until: Date.now() + PROJECT_IDS_MS });
+    return id;
+  }
+
   private async jwt(
     token: string,
     jwks: ReturnType<typeof createRemoteJWKSet>,
@@ -141,20 +179,28 @@ export class Authenticator {
     } catch (error) {
       return tokenFailure(error, this.log);
     }
-    const groups = payload[jwt.groupsClaim];
+    const claimed = payload[jwt.groupsClaim];
+    const groups = Array.isArray(claimed) ? claimed.filter((g): g is string => typeof g === 'string') : [];
     const name = [payload.preferred_username, payload.email, payload.sub].find((v): v is string => typeof v === 'string' && v.length > 0)!;
-    const principal: Principal = {
-      kind: 'user',
-      id: payload.sub!,
-      name,
-      admin: false,
-      projects: {},
-      groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [],
-    };
+    let roles: Pick<Principal, 'admin' | 'projects'>;
+    try {
+      roles = await this.groupRoles(groups, jwt.groupRoles);
+    } catch (error) {
+      this.log.warn(`could not resolve the projects of a user's groups: ${(error as Error).message}`);
+      return fail(
+        503,
+        undefined,
+        "The user's project roles cannot be resolved right now (the projects service is unreachable); try again shortly.",
+      );
+    }
+    const principal: Principal = { kind: 'user', id: payload.sub!, name, ...roles, groups };
     remember(this.tokens, token, principal, Math.min(payload.exp! * 1000, Date.now() + VERIFIED_TOKEN_MS));
     return { principal };
   }
 }
+
+/** Which roles a given ordering of roles ranks higher. */
+const RANK = { reader: 1, maintainer: 2 } as const;
 
 /** Adds an entry that holds until `until`, dropping the oldest when the map is full. */
 function remember(cache: Map<string, { principal: Principal; until: number }>, key: string, principal: Principal, until: number): void {
