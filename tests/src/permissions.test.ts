@@ -173,6 +173,15 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       assert.deepEqual((await listed(admin)).sort(), [urls.api, urls.web].sort());
       const adminSees = await callTool<{ definitions: unknown[] }>(admin, 'locate_symbol', { name: 'apiHandler', repo: urls.api });
       assert.equal(adminSees.body.definitions.length, 1);
+
+      // Indexing: a maintainer re-indexes its project's repository and registers new URLs; not another project's
+      // repository (hidden: not_found; readable only: forbidden), nor a directory of the server (admins only).
+      const index = (who: string, args: Record<string, unknown>) => errorOf(clients.get(who)!, 'index_repository', args);
+      assert.equal((await index('maintainer of web', { repository: urls.web })).error, undefined);
+      assert.equal((await index('maintainer of web', { repository: urls.api })).error, 'not_found');
+      assert.equal((await index('user in team-web', { repository: urls.api })).error, 'forbidden');
+      assert.equal((await index('maintainer of web', { repository: urls.loose })).error, undefined);
+      assert.equal((await index('maintainer of web', { repository: 'server-dir', localPath: root })).error, 'forbidden');
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -73,7 +73,7 @@ describe('Scopes', () => {
     const bus = {
       request: async <T>(subject: string): Promise<T> => {
         asked.push(subject);
-        return { all: false, repository_ids: ['r1'] } as T;
+        return { all: false, repository_ids: ['r1'], maintained_ids: [] } as T;
       },
     };
     const noDefault = registry(() => {

@@ -195,22 +195,37 @@ function notRegistered(references: readonly string[]): ServiceError {
  * a bus to ask, none.
  */
 export class ReadableRepositoryIds {
-  private readonly cache = new Map<string, { ids: ReadonlySet<string> | undefined; at: number }>();
+  private readonly cache = new Map<
+    string,
+    { read: ReadonlySet<string> | undefined; maintain: ReadonlySet<string> | undefined; at: number }
+  >();
 
   constructor(private readonly bus?: Pick<BusClient, 'request'>) {}
 
+  /** The repositories the caller may read; undefined: all. */
   async readable(): Promise<ReadonlySet<string> | undefined> {
+    return (await this.ofCaller()).read;
+  }
+
+  /** The repositories the caller maintains (it may index them); undefined: all. */
+  async maintained(): Promise<ReadonlySet<string> | undefined> {
+    return (await this.ofCaller()).maintain;
+  }
+
+  private async ofCaller(): Promise<{ read: ReadonlySet<string> | undefined; maintain: ReadonlySet<string> | undefined }> {
     const principal = currentPrincipal() ?? LOCAL_PRINCIPAL;
-    if (principal.admin) return undefined;
-    if (!this.bus) return new Set();
+    if (principal.admin) return { read: undefined, maintain: undefined };
+    if (!this.bus) return { read: new Set(), maintain: new Set() };
     const key = `${principal.kind}:${principal.id}`;
     const cached = this.cache.get(key);
-    if (cached && Date.now() - cached.at < SCOPE_TTL_MS) return cached.ids;
+    if (cached && Date.now() - cached.at < SCOPE_TTL_MS) return cached;
     const answer = await this.bus.request<ReadableRepositories.Response>(ReadableRepositories.SUBJECT, {});
-    const ids = answer.all ? undefined : new Set(answer.repository_ids);
+    const entry = answer.all
+      ? { read: undefined, maintain: undefined, at: Date.now() }
+      : { read: new Set(answer.repository_ids), maintain: new Set(answer.maintained_ids), at: Date.now() };
     if (this.cache.size >= 10_000) this.cache.clear();
-    this.cache.set(key, { ids, at: Date.now() });
-    return ids;
+    this.cache.set(key, entry);
+    return entry;
   }
 }
 

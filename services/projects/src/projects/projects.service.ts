@@ -58,11 +58,14 @@ export class ProjectsService {
     return { projects, total, truncated: total > projects.length };
   }
 
-  /** What the caller may read: every repository (an admin), or the members of its projects. */
+  /** What the caller may read and maintain: every repository (an admin), or the members of its projects. */
   async readableRepositories(): Promise<ReadableRepositories.Response> {
-    const readable = readableProjects(caller());
-    if (!readable) return { all: true, repository_ids: [] };
-    return { all: false, repository_ids: await this.repo.membersOf([...readable]) };
+    const principal = caller();
+    const readable = readableProjects(principal);
+    if (!readable) return { all: true, repository_ids: [], maintained_ids: [] };
+    const maintained = Object.keys(principal.projects).filter((id) => principal.projects[id] === 'maintainer');
+    const [repositoryIds, maintainedIds] = await Promise.all([this.repo.membersOf([...readable]), this.repo.membersOf(maintained)]);
+    return { all: false, repository_ids: repositoryIds, maintained_ids: maintainedIds };
   }
 
   async get(input: GetProject.Request): Promise<GetProject.Response> {

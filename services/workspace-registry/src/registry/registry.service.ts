@@ -33,7 +33,7 @@ export interface RegistryServiceDeps {
   /** How long a branch head read for `behind_head` is trusted. */
   headCacheMs: number;
   /** The repositories the request's caller may read (issue #13): the others are left out, or answer like missing ones. */
-  readable: Pick<ReadableRepositoryIds, 'readable'>;
+  readable: Pick<ReadableRepositoryIds, 'readable' | 'maintained'>;
 }
 
 /** Time budget of the head checks of one `list_repositories`; past it, `behind_head` is null. */
@@ -52,16 +52,25 @@ export class RegistryService {
 
   async indexRepo(input: IndexRepo.Request): Promise<IndexRepo.Response> {
     const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    await this.mayMaintain(repository, input.workspace);
     const mode: JobMode = input.force || repository.indexedCommit === null ? 'full' : 'incremental';
     return this.describe(repository, await this.start(repository, mode, { force: input.force }), discovered);
   }
 
   async syncRepo(input: SyncRepo.Request): Promise<SyncRepo.Response> {
     const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    await this.mayMaintain(repository, input.workspace);
     return this.describe(repository, await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {}), discovered);
   }
 
   async indexRepository(input: IndexRepository.Request): Promise<IndexRepository.Response> {
+    // A registered repository is re-indexed by a maintainer of one of its projects; a new URL by any maintainer (who
+    // then adds it to a project); a new directory of this server's disk by an admin.
+    const existing = await this.lookUp(input.localPath ?? input.repository);
+    if (existing) await this.mayMaintain(existing, input.localPath ?? input.repository);
+    else if (input.localPath && (await this.deps.readable.maintained())) {
+      throw ServiceError.of('forbidden', 'Registering a directory of the server needs an org-wide admin.', { localPath: input.localPath });
+    }
     const repository = input.localPath
       ? await this.deps.workspaces.registerLocal(input.localPath)
       : await this.deps.workspaces.registerRemote(input.repository, input.ref);
@@ -229,6 +238,21 @@ export class RegistryService {
         return !repository || shardOf(repositoryShardKey(repository.locator), shard.count) === shard.index;
       })
       .map((job) => job.id);
+  }
+
+  /**
+   * Unless the caller maintains a project holding `repository` (or is an
+   * admin): `not_found` when it may not even read it, else `forbidden`.
+   */
+  private async mayMaintain(repository: Repository, reference: string | undefined): Promise<void> {
+    const maintained = await this.deps.readable.maintained();
+    if (!maintained || maintained.has(repository.id)) return;
+    await this.mayRead(repository.id, () =>
+      ServiceError.of('not_found', `No registered repository is "${reference ?? 'the default workspace'}".`, { repository: reference }),
+    );
+    throw ServiceError.of('forbidden', `Indexing ${repository.name} needs a maintainer of one of its projects (or an admin).`, {
+      repository: repository.name,
+    });
   }
 
   /** Throws `missing()` unless the request's caller may read repository `id`. */
