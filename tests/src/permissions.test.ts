@@ -171,6 +171,11 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       };
       assert.deepEqual(await listed(reader), [urls.web]);
       assert.deepEqual((await listed(admin)).sort(), [urls.api, urls.web].sort());
+      // health_check names workspaces: the caller's only.
+      const healthOf = async (client: Client) =>
+        (await callTool<{ projects: Array<{ repo_root: string }> }>(client, 'health_check', {})).body.projects.map((w) => w.repo_root);
+      assert.deepEqual(await healthOf(reader), [urls.web]);
+      assert.deepEqual((await healthOf(admin)).sort(), [urls.api, urls.web].sort());
       const adminSees = await callTool<{ definitions: unknown[] }>(admin, 'locate_symbol', { name: 'apiHandler', repo: urls.api });
       assert.equal(adminSees.body.definitions.length, 1);
 

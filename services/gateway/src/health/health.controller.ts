@@ -1,6 +1,6 @@
 import { All, Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, withPrincipal, type BusClient } from '@sextant/messaging';
 import { renderMetrics } from '@sextant/telemetry';
 import { Authenticator } from '../auth/authenticator.js';
 import { authenticateRequest } from '../auth/protected-resource.js';
@@ -26,8 +26,10 @@ export class HealthController {
    */
   @Get('/health')
   async report(@Req() req: Request, @Res() res: Response): Promise<void> {
-    if (!(await authenticateRequest(this.auth, this.config, req, res))) return;
-    const report = await this.health.report();
+    const principal = await authenticateRequest(this.auth, this.config, req, res);
+    if (!principal) return;
+    // For the caller: its workspaces only.
+    const report = await withPrincipal(principal, () => this.health.report());
     res.status(report.status === 'error' ? 503 : 200).json(report);
   }
 

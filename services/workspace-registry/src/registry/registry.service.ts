@@ -289,7 +289,9 @@ export class RegistryService {
     workspaces: WorkspaceHealth[];
     interrupted_recovery_report?: IndexStatus.Response['interrupted_recovery_report'];
   }> {
-    const repositories = await this.deps.store.all();
+    // The caller's repositories only (health_check runs for its caller; the gateway's own checks see all).
+    const readable = await this.deps.readable.readable();
+    const repositories = (await this.deps.store.all()).filter((r) => !readable || readable.has(r.id));
     const report = await this.recoveryReport(undefined);
     return {
       workspaces: repositories.map((r) => ({
