@@ -7,15 +7,28 @@
  * 2. End to end: `tools/call list_projects` over HTTP to the one-process mode,
  *    first with authentication off, then on with a JWT and with an API key
  *    (made with the `sextant keys` CLI), 2,000 calls each after a warm-up:
- *    the difference of the p50s.
+ *    the difference of the p50s (across processes: their variation shows).
+ * 3. `search_code` over a 200-repository project as an admin (nothing
+ *    filtered) and as a reader of it, alternated: the permission checks'
+ *    cost (target ≤ 1 ms); and a reader probing another project's repository
+ *    by name against a name nobody registered: identical answers, and p50s.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Authenticator, loadConfig } from '@sextant/gateway';
 import type { BusClient } from '@sextant/messaging';
-import { repoPath, startEmbedded, TestIdentityProvider } from '@sextant/testing';
+import {
+  BareRepository,
+  callTool,
+  createTestDatabase,
+  httpClient,
+  infrastructure,
+  repoPath,
+  startEmbedded,
+  TestIdentityProvider,
+} from '@sextant/testing';
 import { summarize, verdict } from '../stats.js';
 
 const AUDIENCE = 'https://sextant.bench/mcp';
@@ -66,6 +79,119 @@ async function callLatency(url: string, authorization: string | undefined, calls
   return summarize(samples).p50;
 }
 
+const REPOSITORIES = 200;
+const SEARCHES = 500;
+
+/**
+ * 200 small repositories registered and indexed, in one project; search_code
+ * scoped to the project as an admin (nothing filtered) and as a reader of it
+ * (every repository checked against what it may read), p50 of each; then a
+ * reader probing a repository of another project against a missing name.
+ * Keys live in a Postgres database, so the CLI makes them while Sextant runs.
+ */
+async function scopedSearch(
+  idp: TestIdentityProvider,
+): Promise<{ admin: number; reader: number; hidden: number; missing: number; identical: boolean }> {
+  const infra = await infrastructure();
+  const database = await createTestDatabase(infra.postgresUrl);
+  const root = mkdtempSync(join(tmpdir(), 'sextant-bench-scoped-'));
+  const key = (...args: string[]) => {
+    const run = spawnSync(process.execPath, [repoPath('apps/sextant/dist/keys/main.js'), 'create', ...args], {
+      env: { PATH: process.env.PATH, DATABASE_URL: database.url },
+      encoding: 'utf8',
+    });
+    if (run.status !== 0) throw new Error(`keys create failed: ${run.stderr}`);
+    return run.stdout.trim();
+  };
+  const template = new BareRepository(root, 'template');
+  template.commit('main', { 'src/index.ts': 'export function handler(): number {\n  return 1;\n}\n' });
+  const urls = Array.from({ length: REPOSITORIES + 1 }, (_, i) => {
+    const path = join(root, `repo-${i}.git`);
+    cpSync(template.path, path, { recursive: true });
+    return `file://${path}`;
+  });
+  const sextant = await startEmbedded({
+    DATABASE_URL: database.url,
+    SEXTANT_AUTH: 'on',
+    SEXTANT_AUTH_ISSUER: idp.issuer,
+    SEXTANT_AUTH_AUDIENCE: AUDIENCE,
+    SEXTANT_AUTH_JWKS_URL: idp.jwksUrl,
+    GIT_ALLOW_FILE_URLS: 'true',
+    SEXTANT_RATE_LIMIT_PER_MINUTE: '1000000',
+    SEXTANT_RATE_LIMIT_BURST: '1000000',
+  });
+  const admin = await httpClient(sextant.url, { bearer: key('--name', 'bench-admin', '--admin') });
+  let reader: Awaited<ReturnType<typeof httpClient>> | undefined;
+  try {
+    for (let i = 0; i < urls.length; i += 8) {
+      await Promise.all(
+        urls.slice(i, i + 8).map((repository) =>
+          admin.callTool({ name: 'index_repository', arguments: { repository } }, undefined, {
+            onprogress: () => undefined,
+            timeout: 600_000,
+          }),
+        ),
+      );
+    }
+    await callTool(admin, 'create_project', { name: 'big', repository_ids: urls.slice(0, REPOSITORIES) });
+    await callTool(admin, 'create_project', { name: 'other', repository_ids: [urls[REPOSITORIES]!] });
+    reader = await httpClient(sextant.url, { bearer: key('--name', 'big-reader', '--projects', 'big') });
+    const search = { query: 'handler', scope: { type: 'project', project: 'big' } };
+    /** p50 of two kinds of call, alternated (so warm-up and machine noise fall on both alike). */
+    const alternated = async (a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> => {
+      for (let i = 0; i < 20; i++) await Promise.all([a(), b()]);
+      const [as, bs]: [number[], number[]] = [[], []];
+      for (let i = 0; i < SEARCHES; i++) {
+        for (const [run, samples] of [
+          [a, as],
+          [b, bs],
+        ] as const) {
+          const start = performance.now();
+          await run();
+          samples.push(performance.now() - start);
+        }
+      }
+      return [summarize(as).p50, summarize(bs).p50];
+    };
+    const first = await callTool<{ error?: string }>(reader, 'search_code', search);
+    if (first.body.error) throw new Error(`search_code failed: ${JSON.stringify(first.body)}`);
+    const readerClient = reader;
+    const [adminP50, readerP50] = await alternated(
+      () => callTool(admin, 'search_code', search),
+      () => callTool(readerClient, 'search_code', search),
+    );
+    // Probing by name: the other project's repository against a name nobody registered.
+    const listed = await callTool<{ repositories: Array<{ name: string; url: string | null }> }>(admin, 'list_repositories', {
+      limit: 500,
+    });
+    const hiddenName = listed.body.repositories.find((r) => r.url === urls[REPOSITORIES])!.name;
+    const missingName = `${hiddenName}-missing`;
+    const hiddenAnswer = await callTool<{ error: string; message: string }>(reader, 'grep_repository', {
+      repository: hiddenName,
+      pattern: 'x',
+    });
+    const missingAnswer = await callTool<{ error: string; message: string }>(reader, 'grep_repository', {
+      repository: missingName,
+      pattern: 'x',
+    });
+    const identical =
+      hiddenAnswer.body.error === missingAnswer.body.error &&
+      hiddenAnswer.body.message.replace(hiddenName, 'X') === missingAnswer.body.message.replace(missingName, 'X');
+    const [hidden, missing] = await alternated(
+      () => callTool(readerClient, 'grep_repository', { repository: hiddenName, pattern: 'x' }),
+      () => callTool(readerClient, 'grep_repository', { repository: missingName, pattern: 'x' }),
+    );
+    return { admin: adminP50, reader: readerP50, hidden, missing, identical };
+  } finally {
+    await reader?.close();
+    await admin.close();
+    await sextant.stop();
+    rmSync(root, { recursive: true, force: true });
+    await database.drop();
+    await infra.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const idp = await TestIdentityProvider.start();
   const dataDir = mkdtempSync(join(tmpdir(), 'sextant-bench-auth-'));
@@ -107,11 +233,26 @@ async function main(): Promise<void> {
     console.log(
       `  auth off ${fmt(before)} / ${fmt(after)}  JWT ${fmt(withJwt)} (${fmt(withJwt - off)})  API key ${fmt(withKey)} (${fmt(withKey - off)})`,
     );
+    const scoped = await scopedSearch(idp);
+    console.log(`search_code over a ${REPOSITORIES}-repository project, one-process mode, p50 of ${SEARCHES}:`);
+    console.log(
+      `  admin (no filtering) ${fmt(scoped.admin)}  reader of the project (filtered) ${fmt(scoped.reader)} (${fmt(scoped.reader - scoped.admin)})`,
+    );
+    console.log(
+      `  probing: a hidden repository ${fmt(scoped.hidden)} vs a missing one ${fmt(scoped.missing)} (answers identical: ${scoped.identical})`,
+    );
     console.log('targets:');
     console.log(
       verdict(local.again.p50 <= 0.2, 'authentication p50 ≤ 0.2 ms with cached keys (a call with a known token)', fmt(local.again.p50)),
     );
     console.log(verdict(local.first.p50 <= 0.2, "authentication p50 ≤ 0.2 ms (a token's first call)", fmt(local.first.p50)));
+    console.log(
+      verdict(
+        scoped.reader - scoped.admin <= 1,
+        `permission checks on search_code over ${REPOSITORIES} repositories ≤ 1 ms`,
+        fmt(scoped.reader - scoped.admin),
+      ),
+    );
   } finally {
     await idp.stop();
     rmSync(dataDir, { recursive: true, force: true });
