@@ -10,15 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateProject, servicePrincipal, type Principal } from '@sextant/contracts';
 import { BusRequestError, NatsBusClient, PrincipalSeal, withPrincipal } from '@sextant/messaging';
-import {
-  callTool,
-  httpClient,
-  queryOnce,
-  TEST_BUS_SECRET,
-  type Sextant,
-  type TestDatabase,
-  type TestIdentityProvider,
-} from '@sextant/testing';
+import { callTool, httpClient, queryOnce, TEST_BUS_SECRET, type Sextant, type TestDatabase, TestIdentityProvider } from '@sextant/testing';
 import { AUDIENCE, authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
 import { distributedStack, type Stack } from './stack.js';
 
@@ -298,5 +290,48 @@ describe('authentication on HTTP, distributed mode: API keys checked by the proj
 
     await stack.services.get('projects')!.stop();
     await expectRefused(await post(url, { authorization: `Bearer ${key}` }), 503, /cannot be checked right now/);
+  });
+});
+
+describe('tokens of the identity provider, distributed mode: roles from groups resolved over NATS', () => {
+  let stack: Stack;
+  let idp: TestIdentityProvider;
+  let url: string;
+
+  before(async () => {
+    idp = await TestIdentityProvider.start();
+    stack = await distributedStack();
+    await stack.startService('projects');
+    url = (
+      await stack.startGateway({
+        SEXTANT_AUTH: 'on',
+        SEXTANT_AUTH_ISSUER: idp.issuer,
+        SEXTANT_AUTH_AUDIENCE: AUDIENCE,
+        SEXTANT_AUTH_JWKS_URL: idp.jwksUrl,
+        SEXTANT_AUTH_GROUP_ROLES: 'platform=admin,team-web=web:maintainer',
+        SEXTANT_SERVICES: 'projects',
+      })
+    ).url;
+  });
+  after(async () => {
+    await stack?.stop();
+    await idp?.stop();
+  });
+
+  it('lets an admin group create a project and a maintainer group change it, through the services', async () => {
+    const as = async (sub: string, groups: string[]) =>
+      httpClient(url, { bearer: await idp.token(sub, AUDIENCE, { claims: { groups, preferred_username: sub } }) });
+    const platform = await as('pat', ['platform']);
+    const created = await callTool(platform, 'create_project', { name: 'web' });
+    assert.equal(created.isError, false, JSON.stringify(created.body));
+    await platform.close();
+    // The maintainer's token is first seen after the project exists: its group's project name resolves over NATS.
+    const team = await as('wendy', ['team-web']);
+    const changed = await callTool(team, 'update_project', { project: 'web', description: 'by wendy' });
+    assert.equal(changed.isError, false, JSON.stringify(changed.body));
+    assert.equal((await callTool<{ error?: string }>(team, 'create_project', { name: 'mine' })).body.error, 'forbidden');
+    await team.close();
+    const expired = await idp.token('wendy', AUDIENCE, { claims: { exp: Math.floor(Date.now() / 1000) - 600 } });
+    await expectRefused(await post(url, { authorization: `Bearer ${expired}` }), 401, /expired/, 'invalid_token');
   });
 });
