@@ -12,7 +12,7 @@ export {
   type SextantServerNats,
 } from './nats-bus.js';
 export { traceServer } from './tracing-hooks.js';
-export { refuseUnless, ToolHandler } from './tool-handler.js';
+export { ToolHandler } from './tool-handler.js';
 export { RegistryClient, type StageBatch } from './registry-client.js';
 export { ReadableRepositoryIds, Scopes, single, namesOf, type Scope, type ScopeAnswer, type ScopeInput } from './scopes.js';
 export { callerGone, callerSignal, currentLane, currentPrincipal, inRequestScope, withPrincipal, type Lane } from './request-scope.js';

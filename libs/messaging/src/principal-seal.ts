@@ -40,11 +40,6 @@ export class PrincipalSeal {
     if (secret.length < MIN_SECRET_LENGTH) throw new RangeError(`a bus secret needs at least ${MIN_SECRET_LENGTH} bytes`);
   }
 
-  /** A seal for one process (the one-process mode: nothing outside it can reach its bus). */
-  static ephemeral(): PrincipalSeal {
-    return new PrincipalSeal(randomBytes(32));
-  }
-
   /** The headers that carry `principal` on a request to `subject` whose caller waits `timeoutMs`. */
   seal(principal: Principal, subject: string, timeoutMs: number): Record<string, string> {
     const sealed: Sealed = { p: principal, s: subject, e: Date.now() + timeoutMs, n: randomBytes(12).toString('base64url') };

@@ -93,7 +93,7 @@ export class Scopes {
     const key = JSON.stringify([`${principal.kind}:${principal.id}`, all, input.repo, input.repos, input.project, input.workspace]);
     const cached = this.cache.get(key);
     if (cached && Date.now() - cached.at < SCOPE_TTL_MS) return cached.scope;
-    const scope = await this.resolve(input, all, await this.readable());
+    const scope = await this.resolve(input, all, await this.access.readable());
     if (!scope.partial) {
       if (this.cache.size >= 1_000) this.cache.clear();
       this.cache.set(key, { scope, at: Date.now() });
@@ -125,11 +125,6 @@ export class Scopes {
     });
     if (gone.length > 0) void this.forget?.(gone).catch(() => undefined);
     return known;
-  }
-
-  /** The repository ids the request's caller may read (undefined: all); see `ReadableRepositoryIds`. */
-  readable(): Promise<ReadonlySet<string> | undefined> {
-    return this.access.readable();
   }
 
   /**

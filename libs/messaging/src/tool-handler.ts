@@ -1,5 +1,5 @@
 import { MessagePattern } from '@nestjs/microservices';
-import { accessRefusal, safeParseInput, type InternalContract, type ToolAccess, type ToolContract } from '@sextant/contracts';
+import { accessRefusal, safeParseInput, type InternalContract, type ToolContract } from '@sextant/contracts';
 import type { z } from 'zod';
 import { ServiceError } from './errors.js';
 import { currentPrincipal } from './request-scope.js';
@@ -32,17 +32,14 @@ export function ToolHandler<I extends z.ZodType>(contract: { tool: ToolContract<
     descriptor.value = function (this: unknown, payload: unknown) {
       // A tool's caller is checked here, in the service, whatever the gateway did; internal requests carry the
       // principal of the call they serve and are checked by the data they touch.
-      if (access) refuseUnless(tool.name, access);
+      if (access) {
+        const refusal = accessRefusal(tool.name, access, currentPrincipal());
+        if (refusal) throw new ServiceError(refusal);
+      }
       const input = safeParseInput(tool.input, payload);
       if (!input.ok) throw new ServiceError(input.error);
       return handle.call(this, input.value);
     } as M;
     MessagePattern(subject)(target, key, descriptor);
   };
-}
-
-/** Throws `forbidden` unless the request's principal may call a tool of this access (access.ts in contracts). */
-export function refuseUnless(tool: string, access: ToolAccess): void {
-  const refusal = accessRefusal(tool, access, currentPrincipal());
-  if (refusal) throw new ServiceError(refusal);
 }

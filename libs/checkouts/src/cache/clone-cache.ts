@@ -43,6 +43,8 @@ interface CheckoutRecord {
   kind: 'branch' | 'tag';
   commit: string;
   fetchedAt: number;
+  /** The clone's size when recorded, so a start takes up every clone without walking its files (older records: walked). */
+  sizeBytes?: number;
 }
 
 const RECORD = 'sextant-checkout.json';
@@ -292,7 +294,7 @@ export class CloneCache {
       kind: record.kind,
       commit: record.commit,
       fetchedAt: record.fetchedAt,
-      sizeBytes: await directorySize(entry.dir),
+      sizeBytes: record.sizeBytes ?? (await directorySize(entry.dir)),
     });
     this.count('takenUp');
     return true;
@@ -306,6 +308,7 @@ export class CloneCache {
       kind: entry.kind,
       commit: entry.commit,
       fetchedAt: entry.fetchedAt,
+      sizeBytes: entry.sizeBytes,
     };
     await writeFile(join(entry.dir, '.git', RECORD), JSON.stringify(record));
   }

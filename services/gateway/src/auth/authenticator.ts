@@ -21,10 +21,10 @@ const VERIFIED_TOKEN_MS = 60_000;
 const PROJECT_IDS_MS = 60_000;
 
 /**
- * Why a request is not let in, as RFC 6750 says it: no credentials (no
- * `error`), a bad one (`invalid_token`), or the check itself could not be
- * made (`unavailable`: the identity provider's keys or the key store are
- * unreachable; the caller should retry, not sign in again).
+ * Why a request is not let in, as RFC 6750 says it: 401 without `error` (no
+ * credentials), 401 `invalid_token` (a bad one), or 503 when the check
+ * itself could not be made (the identity provider's keys, the key store or
+ * the projects of a user's groups are unreachable: retry, do not sign in again).
  */
 export interface AuthFailure {
   status: 401 | 503;
@@ -52,6 +52,8 @@ export type AuthOutcome = { principal: Principal } | { failure: AuthFailure };
 export class Authenticator {
   private readonly log = new Logger('Authenticator');
   private readonly settings: AuthSettings;
+  /** SEXTANT_AUTH_KEY_CACHE_MS (0: every call asks). */
+  private readonly keyCacheMs: number;
   private readonly jwtSettings: Extract<AuthSettings, { mode: 'on' }>['jwt'];
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
   private readonly keys = new Map<string, { principal: Principal; until: number }>();
@@ -63,6 +65,7 @@ export class Authenticator {
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
   ) {
     this.settings = config.auth;
+    this.keyCacheMs = config.auth.mode === 'on' ? config.auth.keyCacheMs : 0;
     const jwt = this.settings.mode === 'on' ? this.settings.jwt : undefined;
     this.jwtSettings = jwt;
     this.jwks = jwt
@@ -86,10 +89,10 @@ export class Authenticator {
 
   async authenticate(authorization: string | undefined): Promise<AuthOutcome> {
     if (this.settings.mode === 'off') return { principal: LOCAL_PRINCIPAL };
-    const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(authorization ?? '');
     if (!authorization || !/^Bearer\b/i.test(authorization)) {
       return fail(401, undefined, 'Authentication required: send Authorization: Bearer <token or API key>.');
     }
+    const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(authorization);
     if (!match) return fail(401, 'invalid_token', 'The Authorization header is not a well-formed bearer token.');
     const token = match[1]!;
     if (token.startsWith(API_KEY_PREFIX)) return this.apiKey(token);
@@ -101,9 +104,8 @@ export class Authenticator {
 
   private async apiKey(key: string): Promise<AuthOutcome> {
     const sha256 = createHash('sha256').update(key, 'utf8').digest('hex');
-    const now = performance.now();
     const cached = this.keys.get(sha256);
-    let principal = cached && cached.until > now ? cached.principal : undefined;
+    let principal = cached && cached.until > Date.now() ? cached.principal : undefined;
     if (principal === undefined) {
       try {
         const { key: grant } = await this.bus.request<VerifyApiKey.Response>(VerifyApiKey.SUBJECT, { sha256 });
@@ -115,14 +117,9 @@ export class Authenticator {
         return fail(503, undefined, 'API keys cannot be checked right now (the projects service is unreachable); try again shortly.');
       }
       // Unknown keys are not remembered: creating a key takes effect at once.
-      if (principal) this.remember(sha256, principal, now);
+      if (principal && this.keyCacheMs > 0) remember(this.keys, sha256, principal, Date.now() + this.keyCacheMs);
     }
     return principal ? { principal } : fail(401, 'invalid_token', 'Unknown or revoked API key.');
-  }
-
-  private remember(sha256: string, principal: Principal, now: number): void {
-    if (this.settings.mode !== 'on' || this.settings.keyCacheMs === 0) return;
-    remember(this.keys, sha256, principal, now + this.settings.keyCacheMs);
   }
 
   /**
@@ -199,7 +196,7 @@ export class Authenticator {
   }
 }
 
-/** Which roles a given ordering of roles ranks higher. */
+/** How roles rank: a user whose groups give several roles in a project holds the highest. */
 const RANK = { reader: 1, maintainer: 2 } as const;
 
 /** Adds an entry that holds until `until`, dropping the oldest when the map is full. */

@@ -185,9 +185,8 @@ export class ToolDispatcher {
           markSpanError(span, busFailure.code, busFailure.message);
           return failure(busFailure, metadata());
         } finally {
-          // One line per call at debug level (an access log), inside the call's span: it carries the trace id.
+          // The audit record is the access log: one line per call, in the call's span (its trace id).
           const ms = performance.now() - started;
-          this.logger.debug(`tools/call ${name} ${outcome} in ${Math.round(ms)} ms (request ${requestId}, ${principalLabel(principal)})`);
           toolCalls.inc({ tool: name, code: outcome });
           toolCallSeconds.observe({ tool: name }, ms / 1000);
           this.audit.record({
