@@ -185,8 +185,10 @@ export class ToolDispatcher {
           markSpanError(span, busFailure.code, busFailure.message);
           return failure(busFailure, metadata());
         } finally {
-          // The audit record is the access log: one line per call, in the call's span (its trace id).
+          // One line per call at debug level (an access log), inside the call's span: it carries the trace id. The audit
+          // record below is the info-level trail.
           const ms = performance.now() - started;
+          this.logger.debug(`tools/call ${name} ${outcome} in ${Math.round(ms)} ms (request ${requestId}, ${principalLabel(principal)})`);
           toolCalls.inc({ tool: name, code: outcome });
           toolCallSeconds.observe({ tool: name }, ms / 1000);
           this.audit.record({
