@@ -8,23 +8,86 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { TOOLS, type ToolAccess } from '@sextant/contracts';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { inputJsonSchema, TOOLS, type ToolAccess, type ToolContract } from '@sextant/contracts';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BareRepository, callTool, httpClient, type Sextant, type TestDatabase } from '@sextant/testing';
+import { BareRepository, callTool, git, httpClient, type Sextant, type TestDatabase } from '@sextant/testing';
 import { AUDIENCE, authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
 
 /** What each kind of caller may use, written out here rather than computed by the code under test. */
 const ALLOWED: Record<string, ReadonlySet<ToolAccess>> = {
   admin: new Set(['read', 'maintain', 'admin']),
   'maintainer of web': new Set(['read', 'maintain']),
+  'maintainer of api': new Set(['read', 'maintain']),
   'reader of web': new Set(['read']),
   'user without grants': new Set(['read']),
   // Users of the identity provider, by their groups (SEXTANT_AUTH_GROUP_ROLES below).
   'user in platform': new Set(['read', 'maintain', 'admin']),
   'user in team-web': new Set(['read', 'maintain']),
 };
+
+/** The repositories each kind of caller may read (its projects: web holds web-repo, api holds api-repo). */
+const READS: Record<string, ReadonlyArray<'web' | 'api'>> = {
+  admin: ['web', 'api'],
+  'maintainer of web': ['web'],
+  'reader of web': ['web'],
+  'maintainer of api': ['api'],
+  'user without grants': [],
+  'user in team-web': ['web', 'api'],
+};
+
+/** The input fields that name what a call reads or changes; every tool with one is probed through each. */
+const SCOPE_FIELDS = ['repo', 'repository', 'repos', 'workspace', 'project', 'scope'] as const;
+type ScopeField = (typeof SCOPE_FIELDS)[number];
+
+/** What a repository or project the caller may not see answers: one that does not exist (or is not registered). */
+const HIDDEN_CODES = new Set(['not_found', 'workspace_not_registered']);
+
+/** Besides the scope field under test, what each such tool needs to pass its input checks. A new tool with a scope field must be added. */
+const REST: Record<string, Record<string, unknown>> = {
+  ask_code: { query: 'what does the handler return?' },
+  search_code: { query: 'handler' },
+  grep_repository: { pattern: 'Handler' },
+  list_repository_refs: {},
+  open_file: { path: 'src/index.ts' },
+  analyze_change_impact: { files: ['src/index.ts'] },
+  find_references: { name: 'webHandler' },
+  find_related_symbols: { name: 'webHandler' },
+  get_code_context: { name: 'webHandler' },
+  get_file_outline: { path: 'src/index.ts' },
+  get_symbol_hierarchy: { name: 'webHandler' },
+  list_recent_files: {},
+  locate_symbol: { name: 'webHandler' },
+  search_dependencies: { file_path: 'src/index.ts' },
+  validate_implementation_spec: { files_to_modify: ['src/index.ts'] },
+  index_status: {},
+  health_check: {},
+  get_project: {},
+  update_project: { description: 'probe' },
+  delete_project: {},
+  add_repository_to_project: { repository_id: 'probe' },
+  remove_repository_from_project: { repository_id: 'probe' },
+  index_repo: {},
+  sync_repo: {},
+  index_repository: {},
+};
+
+function inputFields(tool: ToolContract): Record<string, unknown> {
+  return (inputJsonSchema(tool) as { properties?: Record<string, unknown> }).properties ?? {};
+}
+
+/** A git working tree with one commit: a directory of the server's disk. */
+function workingRepository(root: string, name: string): string {
+  const dir = join(root, name);
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  writeFileSync(join(dir, 'src', 'index.ts'), `export const ${name.replace(/-/g, '_')} = 1;\n`);
+  git(dir, 'init', '-q', '--initial-branch=main');
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '-m', 'one');
+  return dir;
+}
 
 function createKey(databaseUrl: string, ...args: string[]): string {
   const run = runKeys(databaseUrl, 'create', ...args);
@@ -38,9 +101,18 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
   let sextant: Sextant;
   const clients = new Map<string, Client>();
 
+  // Workspaces under this root are registered on first use (auto-discovery), by a caller who may.
+  const allowedRoot = mkdtempSync(join(tmpdir(), 'sextant-permissions-root-'));
+
   before(async () => {
     fixture = await authenticatedSextant({
       GIT_ALLOW_FILE_URLS: 'true',
+      SEXTANT_ALLOWED_ROOTS: allowedRoot,
+      CODEBASE_ROOT: allowedRoot,
+      // The scope matrix below makes over a thousand calls per caller in seconds.
+      SEXTANT_RATE_LIMIT_PER_MINUTE: '1000000',
+      SEXTANT_RATE_LIMIT_BURST: '1000000',
+      ALLOW_GLOBAL_SCOPE: 'true',
       // A project that does not exist gives nothing.
       SEXTANT_AUTH_GROUP_ROLES: 'platform=admin,team-web=web:maintainer,team-web=api:reader,team-web=gone:maintainer',
     });
@@ -65,6 +137,7 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
   after(async () => {
     for (const client of clients.values()) await client.close();
     await fixture?.stop();
+    rmSync(allowedRoot, { recursive: true, force: true });
   });
 
   for (const [who, allowed] of Object.entries(ALLOWED)) {
@@ -110,42 +183,49 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
     assert.equal(created.body.error, 'forbidden', 'creating a project is org-wide: admins only');
   });
 
-  it('lets a caller read only the repositories of its projects; another answers like a missing one', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'sextant-permissions-'));
+  describe('repositories: a caller reads those of its projects; any other answers exactly like one that does not exist', () => {
+    const repositories = mkdtempSync(join(tmpdir(), 'sextant-permissions-'));
     const urls: Record<string, string> = {};
-    const admin = clients.get('admin')!;
-    try {
+    const ids: Record<string, string> = {};
+    const dirs: Record<string, string> = {};
+    const errorOf = async (client: Client, tool: string, args: Record<string, unknown>) =>
+      (await callTool<{ error?: string; message?: string }>(client, tool, args)).body;
+
+    before(async () => {
+      const admin = clients.get('admin')!;
       for (const name of ['web', 'api', 'loose']) {
-        const repository = new BareRepository(root, `${name}-repo`);
+        const repository = new BareRepository(repositories, `${name}-repo`);
         repository.commit('main', { 'src/index.ts': `export function ${name}Handler(): number {\n  return 1;\n}\n` });
         urls[name] = `file://${repository.path}`;
       }
-      for (const name of ['web', 'api']) {
-        const done = await admin.callTool({ name: 'index_repository', arguments: { repository: urls[name] } }, undefined, {
+      const indexInto = async (project: string, args: Record<string, unknown>, reference: string) => {
+        const done = await admin.callTool({ name: 'index_repository', arguments: args }, undefined, {
           onprogress: () => undefined,
           timeout: 120_000,
         });
         assert.equal((done.structuredContent as { status: string }).status, 'completed', JSON.stringify(done.structuredContent));
-        const added = await callTool(admin, 'add_repository_to_project', { project: name, repository_id: urls[name] });
+        const added = await callTool(admin, 'add_repository_to_project', { project, repository_id: reference });
         assert.equal(added.isError, false, JSON.stringify(added.body));
+      };
+      for (const name of ['web', 'api']) {
+        await indexInto(name, { repository: urls[name] }, urls[name]!);
+        // Workspaces are directories of the server: one per project too.
+        dirs[name] = workingRepository(allowedRoot, `${name}-dir`);
+        await indexInto(name, { repository: `${name}-dir`, localPath: dirs[name] }, dirs[name]);
       }
+      const listed = await callTool<{ repositories: Array<{ id: string; url: string | null }> }>(admin, 'list_repositories', {});
+      for (const name of ['web', 'api']) ids[name] = listed.body.repositories.find((r) => r.url === urls[name])!.id;
       // What a caller may read is kept 5 s by each service (ADR 0031): the matrix above read it before the repositories joined.
       await new Promise((resolve) => setTimeout(resolve, 5_100));
-      const reader = clients.get('reader of web')!;
-      const errorOf = async (client: Client, tool: string, args: Record<string, unknown>) =>
-        (await callTool<{ error?: string; message?: string }>(client, tool, args)).body;
+    });
+    after(() => rmSync(repositories, { recursive: true, force: true }));
 
-      // grep_repository: its project's repository, yes; another project's, exactly as a name nobody registered.
+    it('in grep, symbols, search, list_repositories and health_check', async () => {
+      const reader = clients.get('reader of web')!;
+      const admin = clients.get('admin')!;
+      // grep_repository: its project's repository, yes; another project's, no, by URL too.
       assert.equal((await errorOf(reader, 'grep_repository', { repository: urls.web, pattern: 'Handler' })).error, undefined);
-      const hidden = await errorOf(reader, 'grep_repository', { repository: 'api-repo', pattern: 'Handler' });
-      const missing = await errorOf(reader, 'grep_repository', { repository: 'nope-repo', pattern: 'Handler' });
-      assert.equal(hidden.error, 'not_found');
-      assert.equal(hidden.message!.replace('api-repo', 'X'), missing.message!.replace('nope-repo', 'X'));
-      assert.equal(
-        (await errorOf(reader, 'grep_repository', { repository: urls.api, pattern: 'Handler' })).error,
-        'not_found',
-        'by its URL too',
-      );
+      assert.equal((await errorOf(reader, 'grep_repository', { repository: urls.api, pattern: 'Handler' })).error, 'not_found');
       // A repository nobody registered follows SEXTANT_UNREGISTERED_ACCESS (default: any caller).
       assert.equal((await errorOf(reader, 'grep_repository', { repository: urls.loose, pattern: 'Handler' })).error, undefined);
 
@@ -163,32 +243,177 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         (await errorOf(reader, 'search_code', { query: 'apiHandler', scope: { type: 'repos', repos: [urls.web, urls.api] } })).error,
         'not_found',
       );
+      // scope "all" is all the caller may read.
+      const everywhere = async (client: Client) => {
+        const answer = await callTool<{ results: Array<{ repo: string }> }>(client, 'search_code', {
+          query: 'Handler',
+          mode: 'lexical',
+          scope: { type: 'all' },
+        });
+        assert.equal(answer.isError, false, JSON.stringify(answer.body));
+        return [...new Set(answer.body.results.map((r) => r.repo))].sort();
+      };
+      const nameOf = (url: string) => url.slice('file://'.length);
+      assert.deepEqual(await everywhere(reader), [nameOf(urls.web!)]);
+      assert.deepEqual(await everywhere(admin), [nameOf(urls.api!), nameOf(urls.web!)].sort());
       // list_repositories: only its own.
       const listed = async (client: Client) => {
-        const answer = await callTool<{ repositories: Array<{ url: string | null }> }>(client, 'list_repositories', {});
+        const answer = await callTool<{ repositories: Array<{ url: string | null; repo_root: string | null }> }>(
+          client,
+          'list_repositories',
+          {},
+        );
         assert.equal(answer.isError, false, JSON.stringify(answer.body));
-        return answer.body.repositories.map((r) => r.url);
+        return answer.body.repositories.map((r) => r.url ?? r.repo_root);
       };
-      assert.deepEqual(await listed(reader), [urls.web]);
-      assert.deepEqual((await listed(admin)).sort(), [urls.api, urls.web].sort());
+      const all = (...names: Array<'web' | 'api'>) => names.flatMap((n) => [urls[n], dirs[n]]).sort();
+      assert.deepEqual((await listed(reader)).sort(), all('web'));
+      assert.deepEqual((await listed(admin)).sort(), all('web', 'api'));
       // health_check names workspaces: the caller's only.
       const healthOf = async (client: Client) =>
         (await callTool<{ projects: Array<{ repo_root: string }> }>(client, 'health_check', {})).body.projects.map((w) => w.repo_root);
-      assert.deepEqual(await healthOf(reader), [urls.web]);
-      assert.deepEqual((await healthOf(admin)).sort(), [urls.api, urls.web].sort());
+      assert.deepEqual((await healthOf(reader)).sort(), all('web'));
+      assert.deepEqual((await healthOf(admin)).sort(), all('web', 'api'));
       const adminSees = await callTool<{ definitions: unknown[] }>(admin, 'locate_symbol', { name: 'apiHandler', repo: urls.api });
       assert.equal(adminSees.body.definitions.length, 1);
+    });
 
-      // Indexing: a maintainer re-indexes its project's repository and registers new URLs; not another project's
-      // repository (hidden: not_found; readable only: forbidden), nor a directory of the server (admins only).
-      const index = (who: string, args: Record<string, unknown>) => errorOf(clients.get(who)!, 'index_repository', args);
+    it('in indexing and sharing: a maintainer indexes its projects and URLs, shares only what it maintains, not a directory of the server', async () => {
+      const call = (who: string, tool: string, args: Record<string, unknown>) => errorOf(clients.get(who)!, tool, args);
+      const index = (who: string, args: Record<string, unknown>) => call(who, 'index_repository', args);
       assert.equal((await index('maintainer of web', { repository: urls.web })).error, undefined);
-      assert.equal((await index('maintainer of web', { repository: urls.api })).error, 'not_found');
+      // Another project's repository, by URL: accepted as a URL nobody registered would be (its own projects keep it)...
+      const hidden = await callTool<{ runId: string }>(clients.get('maintainer of web')!, 'index_repository', { repository: urls.api });
+      assert.equal(hidden.isError, false, JSON.stringify(hidden.body));
+      assert.equal((await call('maintainer of web', 'get_index_job_status', { runId: hidden.body.runId })).error, 'not_found');
+      // ...but it cannot be placed in the caller's project: that would read it.
+      const place = (who: string, repository: string) => call(who, 'add_repository_to_project', { project: 'web', repository_id: repository });
+      assert.equal((await place('maintainer of web', urls.api!)).error, 'not_found');
+      assert.equal((await place('maintainer of web', ids.api!)).error, 'not_found');
+      assert.equal((await place('maintainer of web', dirs.api!)).error, 'not_found');
+      // One it reads but does not maintain: forbidden (it knows it exists).
       assert.equal((await index('user in team-web', { repository: urls.api })).error, 'forbidden');
+      assert.equal((await place('user in team-web', urls.api!)).error, 'forbidden');
+      // A URL it registers itself is in no project: it may place it in its own.
       assert.equal((await index('maintainer of web', { repository: urls.loose })).error, undefined);
-      assert.equal((await index('maintainer of web', { repository: 'server-dir', localPath: root })).error, 'forbidden');
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+      assert.equal((await place('maintainer of web', urls.loose!)).error, undefined);
+      assert.equal((await call('maintainer of web', 'remove_repository_from_project', { project: 'web', repository_id: urls.loose })).error, undefined);
+      assert.equal((await index('maintainer of web', { repository: 'server-dir', localPath: allowedRoot })).error, 'forbidden');
+    });
+
+    it('every tool × every field that names a scope × every kind of caller: readable, or the answer of a missing one', async () => {
+      const missingUrl = `file://${join(repositories, 'nope-repo.git')}`;
+      const missingId = randomUUID();
+      /** The answer with the names of the probed repository or project made alike. */
+      const alike = (body: { error?: string; message?: string }) => ({
+        error: body.error,
+        message: (body.message ?? '')
+          .replaceAll(missingId, 'X')
+          .replaceAll(ids.api, 'X')
+          .replaceAll(ids.web, 'X')
+          .replace(/\b(web|api|nope)-(repo|dir)\b/g, 'X')
+          .replace(/"(web|api|no-such)"/g, '"X"'),
+      });
+      // Each way a field can name a repository or a project, for the target (web, api) or for one nobody registered.
+      type Target = 'web' | 'api' | 'missing';
+      const repo = (t: Target, form: 'url' | 'id') => (t === 'missing' ? (form === 'url' ? missingUrl : missingId) : form === 'url' ? urls[t] : ids[t]);
+      const project = (t: Target) => (t === 'missing' ? 'no-such' : t);
+      type Forms = Array<[string, (t: Target) => unknown]>;
+      // open_file's repo is a directory of CODEBASE_ROOT (tools.md) or a URL, not a registered id.
+      const TOOL_FORMS: Record<string, Forms> = {
+        'open_file.repo': [
+          ['URL', (t) => repo(t, 'url')],
+          ['directory', (t) => (t === 'missing' ? 'nope-dir' : `${t}-dir`)],
+        ],
+      };
+      const FORMS: Record<ScopeField, Forms> = {
+        repo: [
+          ['URL', (t) => repo(t, 'url')],
+          ['id', (t) => repo(t, 'id')],
+        ],
+        repository: [
+          ['URL', (t) => repo(t, 'url')],
+          ['id', (t) => repo(t, 'id')],
+        ],
+        repos: [['URLs', (t) => [repo(t, 'url')]]],
+        workspace: [['path', (t) => (t === 'missing' ? join(allowedRoot, 'nope-dir') : dirs[t])]],
+        project: [['name', project]],
+        scope: [
+          ['{type: repo}', (t) => ({ type: 'repo', repo: repo(t, 'url') })],
+          ['{type: repos}', (t) => ({ type: 'repos', repos: [repo(t, 'id')] })],
+          ['{type: project}', (t) => ({ type: 'project', project: project(t) })],
+        ],
+      };
+      let probes = 0;
+      for (const tool of TOOLS) {
+        const fields = SCOPE_FIELDS.filter((f) => f in inputFields(tool));
+        if (fields.length === 0) continue;
+        const rest = REST[tool.name];
+        assert.ok(rest, `${tool.name} names a scope (${fields.join(', ')}): give it its other arguments in REST`);
+        for (const [who, reads] of Object.entries(READS)) {
+          if (!ALLOWED[who]!.has(tool.access)) continue; // refused before its input: the matrix above
+          const client = clients.get(who)!;
+          for (const field of fields) {
+            for (const [form, value] of TOOL_FORMS[`${tool.name}.${field}`] ?? FORMS[field]) {
+              const call = (t: Target) => errorOf(client, tool.name, { ...rest, [field]: value(t) });
+              const missing = alike(await call('missing'));
+              for (const target of ['web', 'api'] as const) {
+                const what = `${tool.name} {${field}: ${target} by ${form}} as ${who}`;
+                probes++;
+                if (reads.includes(target)) {
+                  // Read tools only: a maintain tool would change something.
+                  if (tool.access !== 'read') continue;
+                  const answer = await call(target);
+                  assert.ok(!HIDDEN_CODES.has(answer.error ?? ''), `${what} is readable: ${JSON.stringify(answer)}`);
+                } else {
+                  const answer = await call(target);
+                  // A maintain tool may accept a hidden one as it accepts a new one (index_repository: a URL).
+                  if (tool.access === 'read') assert.ok(HIDDEN_CODES.has(answer.error ?? ''), `${what} is hidden: ${JSON.stringify(answer)}`);
+                  assert.deepEqual(alike(answer), missing, `${what} answers like a missing one`);
+                }
+              }
+            }
+          }
+        }
+      }
+      assert.ok(probes > 300, `${probes} probes`);
+    });
+
+    it('a workspace path: a caller who may not read it gets one answer whether it is registered, unregistered or absent, and registers nothing', async () => {
+      const admin = clients.get('admin')!;
+      const reader = clients.get('reader of web')!;
+      const registered = workingRepository(allowedRoot, 'registered-dir');
+      const unregistered = workingRepository(allowedRoot, 'free-dir');
+      const absent = join(allowedRoot, 'absent-dir');
+      const done = await admin.callTool(
+        { name: 'index_repository', arguments: { repository: 'registered-dir', localPath: registered } },
+        undefined,
+        { onprogress: () => undefined, timeout: 120_000 },
+      );
+      assert.equal((done.structuredContent as { status: string }).status, 'completed', JSON.stringify(done.structuredContent));
+      const alike = (body: { error?: string; message?: string }) => ({
+        error: body.error,
+        message: body.message?.replace(/(registered|free|absent)-dir/g, 'X'),
+      });
+      for (const [tool, rest] of [
+        ['index_status', {}],
+        ['grep_repository', { pattern: 'x' }],
+        ['locate_symbol', { name: 'x' }],
+        ['list_recent_files', {}],
+      ] as const) {
+        const answers = [];
+        for (const path of [registered, unregistered, absent]) answers.push(alike(await errorOf(reader, tool, { ...rest, workspace: path })));
+        assert.equal(answers[0]!.error, 'workspace_not_registered', `${tool}: ${JSON.stringify(answers[0])}`);
+        assert.deepEqual(answers[1], answers[0], `${tool}: an unregistered directory under an allowed root`);
+        assert.deepEqual(answers[2], answers[0], `${tool}: a path that does not exist`);
+      }
+      const names = async () =>
+        (await callTool<{ repositories: Array<{ name: string }> }>(admin, 'list_repositories', {})).body.repositories.map((r) => r.name);
+      assert.ok(!(await names()).includes('free-dir'), 'the reader registered nothing');
+      // An admin's call discovers it: auto-discovery is on, and the caller made the difference.
+      const discovered = await callTool<{ indexing_status?: string }>(admin, 'index_status', { workspace: unregistered });
+      assert.equal(discovered.body.indexing_status, 'indexing', JSON.stringify(discovered.body));
+      assert.ok((await names()).includes('free-dir'));
+    });
   });
 });

@@ -1,6 +1,6 @@
 export { parseRepository, checkRefName, type LocatorPolicy, type RepositoryLocator } from './repository/locator.js';
 export { GitError, ProcessGitRunner, classifyGitFailure, type GitFailureKind, type GitRunner } from './git/git-runner.js';
-export { explainGitFailure } from './git/git-errors.js';
+export { explainGitFailure, repositoryNotFound } from './git/git-errors.js';
 export { closestNames, parseLsRemote } from './git/refs.js';
 export { LauncherSpawner } from './process/launcher.js';
 export {

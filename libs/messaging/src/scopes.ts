@@ -13,6 +13,8 @@ export interface Scope {
   type: 'repo' | 'repos' | 'project' | 'workspace' | 'all';
   /** The project, when the call named one: its name. */
   project?: string;
+  /** The caller may not read every repository: rows that name none (points of an older indexer) are left out. */
+  restricted?: true;
 }
 
 /** What a call may name its repositories by; at most one of them (the contracts check that). */
@@ -93,7 +95,9 @@ export class Scopes {
     const key = JSON.stringify([`${principal.kind}:${principal.id}`, all, input.repo, input.repos, input.project, input.workspace]);
     const cached = this.cache.get(key);
     if (cached && Date.now() - cached.at < SCOPE_TTL_MS) return cached.scope;
-    const scope = await this.resolve(input, all, await this.access.readable());
+    const readable = await this.access.readable();
+    const scope = await this.resolve(input, all, readable);
+    if (readable) scope.restricted = true;
     if (!scope.partial) {
       if (this.cache.size >= 1_000) this.cache.clear();
       this.cache.set(key, { scope, at: Date.now() });
@@ -142,13 +146,21 @@ export class Scopes {
       return { repositories: [repository], partial: discovered, type: 'workspace' };
     } catch (error) {
       const noDefault = input.workspace === undefined && error instanceof BusRequestError && error.error.code === 'invalid_input';
-      if (noDefault && all) {
-        if (!readable) return { repositories: null, partial: false, type: 'all' };
-        const mine = readable.size === 0 ? [] : await this.registry.repositories([...readable]);
-        return { repositories: mine.filter((r): r is RegisteredRepository => r !== null), partial: false, type: 'all' };
-      }
+      if (noDefault && all) return this.everything(readable);
       throw error;
     }
+  }
+
+  /** `scope: {type: "all"}`: every repository the caller may read (for one who may read all, every registered one: null). */
+  async all(): Promise<Scope> {
+    const readable = await this.access.readable();
+    return { ...(await this.everything(readable)), ...(readable ? { restricted: true as const } : {}) };
+  }
+
+  private async everything(readable: ReadonlySet<string> | undefined): Promise<Scope> {
+    if (!readable) return { repositories: null, partial: false, type: 'all' };
+    const mine = readable.size === 0 ? [] : await this.registry.repositories([...readable]);
+    return { repositories: mine.filter((r): r is RegisteredRepository => r !== null), partial: false, type: 'all' };
   }
 
   /** Registered repositories by id, name or URL; any unknown one (or one the caller may not read) is `not_found`, naming each. */

@@ -1,7 +1,7 @@
 import type { GrepRepository, ListRepositoryRefs, OpenFile, SearchRepositories } from '@sextant/contracts';
 import { accessRefusal, LOCAL_PRINCIPAL, type RegisteredRepository, type ToolAccess } from '@sextant/contracts';
 import { currentPrincipal, ServiceError, type ReadableRepositoryIds, type RegistryClient } from '@sextant/messaging';
-import type { FileReader } from './files/file-reader.js';
+import { repositoryMissing, type FileReader } from './files/file-reader.js';
 import type { GitHubSearch } from './github/github-search.js';
 import { DEFAULT_MAX_RESULT_BYTES, type GrepEngine, type GrepQuery } from './grep/collector.js';
 import {
@@ -11,6 +11,7 @@ import {
   parseLsRemote,
   checkRefName,
   parseRepository,
+  repositoryNotFound,
   type LocatorPolicy,
   type RepositoryLocator,
 } from '@sextant/checkouts';
@@ -149,10 +150,10 @@ export class GitCacheService {
     return { kind: 'remote', locator };
   }
 
-  /** A registered repository the caller may not read answers like one that does not exist. */
+  /** A registered repository the caller may not read answers like one nobody registered (`hidden`). */
   private async mayRead(repository: RegisteredRepository, reference: string): Promise<void> {
     const readable = await this.deps.readable.readable();
-    if (readable && !readable.has(repository.id)) throw notARepository(reference);
+    if (readable && !readable.has(repository.id)) throw this.hidden(reference);
   }
 
   /**
@@ -164,6 +165,43 @@ export class GitCacheService {
     if (await this.deps.readable.readable()) {
       const [registered] = await this.deps.registry.repositories([url]);
       if (registered) return this.mayRead(registered, url);
+    }
+    this.mayUseUnregistered();
+  }
+
+  /**
+   * What a reference to a repository the caller may not read answers: what
+   * it would answer if nobody had registered it. A name that is no locator
+   * is "neither a URL nor a registered name"; a URL is first subject to the
+   * unregistered rule, then answers as a remote that does not serve it (a
+   * missing or private repository: GitHub's own answer to a stranger).
+   */
+  private hidden(reference: string): ServiceError {
+    let locator: RepositoryLocator;
+    try {
+      locator = parseRepository(reference, this.deps.policy);
+    } catch {
+      return notARepository(reference);
+    }
+    this.mayUseUnregistered();
+    return repositoryNotFound(locator);
+  }
+
+  /**
+   * A directory of the server (`<CODEBASE_ROOT>/<repo>`, REPO_ROOT): one
+   * that is a registered repository is that repository (its projects
+   * decide, and one the caller may not read answers like a missing
+   * directory); any other, the unregistered rule.
+   */
+  private async mayOpenDirectory(directory: string, repo: string): Promise<void> {
+    const readable = await this.deps.readable.readable();
+    if (readable) {
+      const [registered] = await this.deps.registry.repositories([directory]);
+      if (registered && readable.has(registered.id)) return;
+      if (registered) {
+        this.mayUseUnregistered();
+        throw repositoryMissing(repo);
+      }
     }
     this.mayUseUnregistered();
   }
@@ -190,7 +228,7 @@ export class GitCacheService {
    */
   async openFile(input: OpenFile.Request): Promise<OpenFile.Response> {
     if (this.deps.files.singleRepository || !looksLikeLocator(input.repo)) {
-      this.mayUseUnregistered();
+      await this.mayOpenDirectory(this.deps.files.directoryOf(input.repo), input.repo);
       return this.deps.files.open(input);
     }
     const locator = parseRepository(input.repo, this.deps.policy);

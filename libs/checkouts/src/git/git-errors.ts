@@ -2,6 +2,11 @@ import { ServiceError } from '@sextant/messaging';
 import type { RepositoryLocator } from '../repository/locator.js';
 import { GitError } from './git-runner.js';
 
+/** What a repository the remote does not serve answers, whether it does not exist or is private (and what a hidden one answers). */
+export function repositoryNotFound(locator: RepositoryLocator): ServiceError {
+  return ServiceError.of('not_found', `Repository ${locator.display} was not found (or it is private and the server has no access to it).`);
+}
+
 /** Turns a classified git failure into the tool error a client sees: each failure its own message, no stderr dump. */
 export function explainGitFailure(
   error: unknown,
@@ -12,7 +17,7 @@ export function explainGitFailure(
   const what = locator.display;
   switch (error.kind) {
     case 'repository_not_found':
-      return ServiceError.of('not_found', `Repository ${what} was not found (or it is private and the server has no access to it).`);
+      return repositoryNotFound(locator);
     case 'ref_not_found':
       return ServiceError.of('not_found', `Ref "${ref}" was not found in ${what}.`, {
         fields: { ref_name: 'not found' },

@@ -37,9 +37,14 @@ export class FileReader {
   }
 
   async open(request: OpenFile.Request): Promise<OpenFile.Response> {
-    if (this.options.repoRoot !== undefined) return this.read(this.options.repoRoot, request);
-    checkRepoName(request.repo);
-    return this.read(join(this.options.codebaseRoot, request.repo), request);
+    return this.read(this.directoryOf(request.repo), request);
+  }
+
+  /** The directory `open` reads `repo` from: REPO_ROOT, or `<CODEBASE_ROOT>/<repo>`. */
+  directoryOf(repo: string): string {
+    if (this.options.repoRoot !== undefined) return this.options.repoRoot;
+    checkRepoName(repo);
+    return join(this.options.codebaseRoot, repo);
   }
 
   /** Reads from the checkout at `directory` (a cached clone); messages name the repository as `request.repo` does. */
@@ -50,7 +55,7 @@ export class FileReader {
   private async read(repositoryDir: string, request: OpenFile.Request): Promise<OpenFile.Response> {
     checkRelativePath(request.path);
     const root = await realpath(repositoryDir).catch(() => {
-      throw ServiceError.of('not_found', `Repository "${request.repo}" was not found.`);
+      throw repositoryMissing(request.repo);
     });
     const target = await realpath(join(root, request.path)).catch(() => {
       throw notFound(request);
@@ -174,6 +179,11 @@ function decodeWhole(bytes: Buffer): string {
 
 function withoutCr(line: string): string {
   return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
+
+/** What `open_file` answers for a repository directory that does not exist (or that the caller may not read). */
+export function repositoryMissing(repo: string): ServiceError {
+  return ServiceError.of('not_found', `Repository "${repo}" was not found.`);
 }
 
 function notFound(request: OpenFile.Request): ServiceError {

@@ -44,6 +44,7 @@ const SQL = {
             count(*) OVER () AS total
      FROM "projects"."projects" p WHERE ($2::uuid[] IS NULL OR p.id = ANY($2::uuid[])) ORDER BY p.name_key, p.id LIMIT $1`,
   ),
+  held: sql('held', `SELECT DISTINCT repository_id FROM "projects"."project_repositories" WHERE repository_id = ANY($1::text[])`),
   membersOf: sql('members-of', `SELECT DISTINCT repository_id FROM "projects"."project_repositories" WHERE project_id = ANY($1::uuid[])`),
   count: sql('count', `SELECT count(*)::int AS n FROM "projects"."projects" p WHERE ($1::uuid[] IS NULL OR p.id = ANY($1::uuid[]))`),
   insert: sql('insert', `INSERT INTO "projects"."projects" (id, name, name_key, description) VALUES ($1, $2, $3, $4)`),
@@ -97,6 +98,12 @@ export class ProjectsRepository {
   }
 
   /** The repository ids of these projects' members. */
+  /** Those of `repositoryIds` that some project holds. */
+  async held(repositoryIds: readonly string[]): Promise<Set<string>> {
+    if (repositoryIds.length === 0) return new Set();
+    return new Set((await this.db.run<{ repository_id: string }>(SQL.held, [repositoryIds])).rows.map((r) => r.repository_id));
+  }
+
   async membersOf(projectIds: readonly string[]): Promise<string[]> {
     const ids = projectIds.filter((id) => UUID.test(id));
     if (ids.length === 0) return [];

@@ -129,9 +129,31 @@ export class ProjectsService {
   }
 
   /** The registry ids of what the caller named, without duplicates; `not_found` naming every reference the registry does not know. */
+  /**
+   * The registry ids of the repositories a change names. Placing a
+   * repository in a project shares it with that project's members, so a
+   * caller who may not read every repository places only those of projects
+   * it maintains, or remote ones no project holds yet (a URL it has just
+   * registered with index_repository). One it may read only is `forbidden`;
+   * any other (another project's, a directory of the server nobody placed)
+   * answers like one that is not registered.
+   */
   private async registryIds(references: readonly string[], field: string): Promise<string[]> {
     if (references.length === 0) return [];
     const resolved = await this.registry.repositories(references);
+    const principal = caller();
+    const readable = readableProjects(principal);
+    let shared: string[] = [];
+    if (readable) {
+      const maintained = [...readable].filter((id) => principal.projects[id] === 'maintainer');
+      const [mine, ours] = await Promise.all([this.repo.membersOf([...readable]), this.repo.membersOf(maintained)]);
+      const [readIds, maintainedIds] = [new Set(mine), new Set(ours)];
+      const held = await this.repo.held(resolved.flatMap((r) => (r && !readIds.has(r.id) ? [r.id] : [])));
+      resolved.forEach((r, i) => {
+        if (r && !readIds.has(r.id) && (r.kind === 'local' || held.has(r.id))) resolved[i] = null;
+      });
+      shared = references.filter((_, i) => resolved[i] && readIds.has(resolved[i]!.id) && !maintainedIds.has(resolved[i]!.id));
+    }
     const unknown = references.filter((_, i) => !resolved[i]);
     if (unknown.length > 0) {
       const list = unknown.map((r) => `"${r}"`).join(', ');
@@ -139,6 +161,13 @@ export class ProjectsService {
         'not_found',
         `No registered repository is ${list} (an id, name or URL as list_repositories shows them; register one with index_repository). Nothing was changed.`,
         { [field]: unknown },
+      );
+    }
+    if (shared.length > 0) {
+      throw ServiceError.of(
+        'forbidden',
+        `${principalLabel(principal)} may read ${shared.map((r) => `"${r}"`).join(', ')} but not share it with another project: that needs a maintainer of a project holding it. Nothing was changed.`,
+        { [field]: shared },
       );
     }
     return [...new Set(resolved.map((r) => r!.id))];

@@ -106,7 +106,8 @@ export class SearchService {
     ranked = spreadAcrossFiles(withoutOverlaps(ranked), CHUNKS_PER_FILE);
     const ours = ranked.filter((h) => h.repositoryId !== UNKNOWN_REPOSITORY);
     const repositories = await this.deps.scopes.repositoriesOf(scope, ours);
-    const known = ranked.filter((h) => repositories.has(h.repositoryId) || h.repositoryId === UNKNOWN_REPOSITORY);
+    // Rows that name no repository cannot be checked: only a caller who may read every repository sees them.
+    const known = ranked.filter((h) => repositories.has(h.repositoryId) || (h.repositoryId === UNKNOWN_REPOSITORY && !scope.restricted));
     if (known.length > ours.length) {
       warnings.push(
         `Some results come from points without a "repo" payload (written by an older indexer that stored only repo_root): they show repo "${UNKNOWN_REPOSITORY}", and the scope's repository filter is best effort for them. Re-index to filter precisely.`,
@@ -171,7 +172,7 @@ export class SearchService {
           },
         );
       }
-      return { repositories: null, partial: false, type: 'all' };
+      return this.deps.scopes.all();
     }
     if (scope?.type === 'repo') return this.deps.scopes.of({ repo: scope.repo }, false);
     if (scope?.type === 'repos') return this.deps.scopes.of({ repos: scope.repos }, false);

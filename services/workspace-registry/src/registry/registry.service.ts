@@ -21,7 +21,7 @@ import { ServiceError, type ReadableRepositoryIds } from '@sextant/messaging';
 import type { Coordinator } from '../indexing/coordinator.js';
 import { messages } from '../indexing/progress.js';
 import type { RegistryStore, Repository } from './registry.store.js';
-import { remoteLocator, type Workspaces } from './workspaces.js';
+import { remoteLocator, type Resolved, type Workspaces } from './workspaces.js';
 
 export interface RegistryServiceDeps {
   store: RegistryStore;
@@ -51,14 +51,14 @@ export class RegistryService {
   constructor(private readonly deps: RegistryServiceDeps) {}
 
   async indexRepo(input: IndexRepo.Request): Promise<IndexRepo.Response> {
-    const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    const { repository, discovered } = await this.resolve(input.workspace);
     await this.mayMaintain(repository, input.workspace);
     const mode: JobMode = input.force || repository.indexedCommit === null ? 'full' : 'incremental';
     return this.describe(repository, await this.start(repository, mode, { force: input.force }), discovered);
   }
 
   async syncRepo(input: SyncRepo.Request): Promise<SyncRepo.Response> {
-    const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    const { repository, discovered } = await this.resolve(input.workspace);
     await this.mayMaintain(repository, input.workspace);
     return this.describe(repository, await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {}), discovered);
   }
@@ -66,10 +66,20 @@ export class RegistryService {
   async indexRepository(input: IndexRepository.Request): Promise<IndexRepository.Response> {
     // A registered repository is re-indexed by a maintainer of one of its projects; a new URL by any maintainer (who
     // then adds it to a project); a new directory of this server's disk by an admin.
-    const existing = await this.lookUp(input.localPath ?? input.repository);
+    const found = await this.lookUp(input.localPath ?? input.repository);
+    // One the caller may not read is, for it, not registered: what follows answers as for a new one.
+    const readable = await this.deps.readable.readable();
+    const existing = found && (!readable || readable.has(found.id)) ? found : undefined;
     if (existing) await this.mayMaintain(existing, input.localPath ?? input.repository);
     else if (input.localPath && (await this.deps.readable.maintained())) {
       throw ServiceError.of('forbidden', 'Registering a directory of the server needs an org-wide admin.', { localPath: input.localPath });
+    }
+    if (found && !existing) {
+      // A hidden remote, named by a URL (anything else is refused as it would be unregistered): its branch is its
+      // projects' to choose, so it is indexed as it is, and the caller gets a run id as for a URL it registers.
+      remoteLocator(input.repository, this.deps.policy);
+      const job = await this.start(found, found.lastIndexedAt ? 'incremental' : 'full', {});
+      return { runId: job.id, status: 'pending' };
     }
     const repository = input.localPath
       ? await this.deps.workspaces.registerLocal(input.localPath)
@@ -79,7 +89,7 @@ export class RegistryService {
   }
 
   async indexStatus(input: IndexStatus.Request): Promise<IndexStatus.Response> {
-    const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    const { repository, discovered } = await this.resolve(input.workspace);
     await this.mayRead(repository.id, () =>
       ServiceError.of('not_found', `No registered repository is "${input.workspace ?? 'the default workspace'}".`, {
         workspace: input.workspace,
@@ -184,7 +194,7 @@ export class RegistryService {
 
   /** A tool's `workspace`, resolved for another service with the rules (and errors) of tools.md. */
   async resolveWorkspace(input: ResolveWorkspace.Request): Promise<ResolveWorkspace.Response> {
-    const { repository, discovered } = await this.deps.workspaces.resolve(input.workspace);
+    const { repository, discovered } = await this.resolve(input.workspace);
     if (discovered) await this.start(repository, 'full', {});
     return { repository: registered(repository), discovered };
   }
@@ -253,6 +263,29 @@ export class RegistryService {
     throw ServiceError.of('forbidden', `Indexing ${repository.name} needs a maintainer of one of its projects (or an admin).`, {
       repository: repository.name,
     });
+  }
+
+  /**
+   * A tool's `workspace` as its caller may see it. A caller who may read
+   * everything (an admin, the local user, Sextant's own services) gets the
+   * rules of tools.md, auto-discovery included. Any other gets one answer
+   * for a workspace it may not read, registered or not, and registers
+   * nothing: an auto-discovered workspace belongs to no project, so it
+   * could not read it anyway.
+   */
+  private async resolve(workspace: string | undefined): Promise<Resolved> {
+    const readable = await this.deps.readable.readable();
+    if (readable && workspace !== undefined) {
+      const known = await this.deps.workspaces.registeredAt(workspace);
+      if (!known || !readable.has(known.id)) {
+        throw ServiceError.of(
+          'workspace_not_registered',
+          `Workspace "${workspace}" is not registered, or is not in a project you may read (list_repositories shows yours).`,
+          { workspace },
+        );
+      }
+    }
+    return this.deps.workspaces.resolve(workspace);
   }
 
   /** Throws `missing()` unless the request's caller may read repository `id`. */
