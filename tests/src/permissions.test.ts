@@ -287,7 +287,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       assert.equal(hidden.isError, false, JSON.stringify(hidden.body));
       assert.equal((await call('maintainer of web', 'get_index_job_status', { runId: hidden.body.runId })).error, 'not_found');
       // ...but it cannot be placed in the caller's project: that would read it.
-      const place = (who: string, repository: string) => call(who, 'add_repository_to_project', { project: 'web', repository_id: repository });
+      const place = (who: string, repository: string) =>
+        call(who, 'add_repository_to_project', { project: 'web', repository_id: repository });
       assert.equal((await place('maintainer of web', urls.api!)).error, 'not_found');
       assert.equal((await place('maintainer of web', ids.api!)).error, 'not_found');
       assert.equal((await place('maintainer of web', dirs.api!)).error, 'not_found');
@@ -297,7 +298,10 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       // A URL it registers itself is in no project: it may place it in its own.
       assert.equal((await index('maintainer of web', { repository: urls.loose })).error, undefined);
       assert.equal((await place('maintainer of web', urls.loose!)).error, undefined);
-      assert.equal((await call('maintainer of web', 'remove_repository_from_project', { project: 'web', repository_id: urls.loose })).error, undefined);
+      assert.equal(
+        (await call('maintainer of web', 'remove_repository_from_project', { project: 'web', repository_id: urls.loose })).error,
+        undefined,
+      );
       assert.equal((await index('maintainer of web', { repository: 'server-dir', localPath: allowedRoot })).error, 'forbidden');
     });
 
@@ -316,7 +320,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       });
       // Each way a field can name a repository or a project, for the target (web, api) or for one nobody registered.
       type Target = 'web' | 'api' | 'missing';
-      const repo = (t: Target, form: 'url' | 'id') => (t === 'missing' ? (form === 'url' ? missingUrl : missingId) : form === 'url' ? urls[t] : ids[t]);
+      const repo = (t: Target, form: 'url' | 'id') =>
+        t === 'missing' ? (form === 'url' ? missingUrl : missingId) : form === 'url' ? urls[t] : ids[t];
       const project = (t: Target) => (t === 'missing' ? 'no-such' : t);
       type Forms = Array<[string, (t: Target) => unknown]>;
       // open_file's repo is a directory of CODEBASE_ROOT (tools.md) or a URL, not a registered id.
@@ -368,7 +373,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
                 } else {
                   const answer = await call(target);
                   // A maintain tool may accept a hidden one as it accepts a new one (index_repository: a URL).
-                  if (tool.access === 'read') assert.ok(HIDDEN_CODES.has(answer.error ?? ''), `${what} is hidden: ${JSON.stringify(answer)}`);
+                  if (tool.access === 'read')
+                    assert.ok(HIDDEN_CODES.has(answer.error ?? ''), `${what} is hidden: ${JSON.stringify(answer)}`);
                   assert.deepEqual(alike(answer), missing, `${what} answers like a missing one`);
                 }
               }
@@ -402,7 +408,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         ['list_recent_files', {}],
       ] as const) {
         const answers = [];
-        for (const path of [registered, unregistered, absent]) answers.push(alike(await errorOf(reader, tool, { ...rest, workspace: path })));
+        for (const path of [registered, unregistered, absent])
+          answers.push(alike(await errorOf(reader, tool, { ...rest, workspace: path })));
         assert.equal(answers[0]!.error, 'workspace_not_registered', `${tool}: ${JSON.stringify(answers[0])}`);
         assert.deepEqual(answers[1], answers[0], `${tool}: an unregistered directory under an allowed root`);
         assert.deepEqual(answers[2], answers[0], `${tool}: a path that does not exist`);

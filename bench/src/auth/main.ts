@@ -91,7 +91,7 @@ const SEARCHES = 500;
  */
 async function scopedSearch(
   idp: TestIdentityProvider,
-): Promise<{ admin: number; reader: number; hidden: number; missing: number; identical: boolean }> {
+): Promise<{ admin: number; reader: number; hidden: number; missing: number; identical: boolean; urlHidden: number; urlMissing: number; urlIdentical: boolean }> {
   const infra = await infrastructure();
   const database = await createTestDatabase(infra.postgresUrl);
   const root = mkdtempSync(join(tmpdir(), 'sextant-bench-scoped-'));
@@ -181,7 +181,21 @@ async function scopedSearch(
       () => callTool(readerClient, 'grep_repository', { repository: hiddenName, pattern: 'x' }),
       () => callTool(readerClient, 'grep_repository', { repository: missingName, pattern: 'x' }),
     );
-    return { admin: adminP50, reader: readerP50, hidden, missing, identical };
+    // Probing by URL: the other project's repository against a URL no repository answers at (a failed clone each time).
+    const hiddenUrl = urls[REPOSITORIES]!;
+    const missingUrl = hiddenUrl.replace(/\.git$/, '-missing.git');
+    const byUrl = (repository: string) =>
+      callTool<{ error: string; message: string }>(readerClient, 'grep_repository', { repository, pattern: 'x' });
+    const [hiddenByUrl, missingByUrl] = [(await byUrl(hiddenUrl)).body, (await byUrl(missingUrl)).body];
+    const urlIdentical =
+      hiddenByUrl.error === missingByUrl.error &&
+      hiddenByUrl.message.replace(hiddenUrl.slice('file://'.length), 'X') ===
+        missingByUrl.message.replace(missingUrl.slice('file://'.length), 'X');
+    const [urlHidden, urlMissing] = await alternated(
+      () => byUrl(hiddenUrl),
+      () => byUrl(missingUrl),
+    );
+    return { admin: adminP50, reader: readerP50, hidden, missing, identical, urlHidden, urlMissing, urlIdentical };
   } finally {
     await reader?.close();
     await admin.close();
@@ -239,7 +253,10 @@ async function main(): Promise<void> {
       `  admin (no filtering) ${fmt(scoped.admin)}  reader of the project (filtered) ${fmt(scoped.reader)} (${fmt(scoped.reader - scoped.admin)})`,
     );
     console.log(
-      `  probing: a hidden repository ${fmt(scoped.hidden)} vs a missing one ${fmt(scoped.missing)} (answers identical: ${scoped.identical})`,
+      `  probing by name: a hidden repository ${fmt(scoped.hidden)} vs a missing one ${fmt(scoped.missing)} (answers identical: ${scoped.identical})`,
+    );
+    console.log(
+      `  probing by URL: a hidden repository ${fmt(scoped.urlHidden)} vs a URL nothing answers at ${fmt(scoped.urlMissing)} (answers identical: ${scoped.urlIdentical})`,
     );
     console.log('targets:');
     console.log(
