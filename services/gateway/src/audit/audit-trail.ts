@@ -77,6 +77,8 @@ export class AuditTrail implements OnModuleDestroy {
 
 /** The scope fields of a call, as it named them. */
 const SCOPE_FIELDS = ['scope', 'repo', 'repos', 'repository', 'project', 'workspace', 'file_path', 'path'] as const;
+/** The fields that name the one repository a call is over, in the order a tool reads them. */
+const ONE_REPOSITORY_FIELDS = ['repository', 'repo', 'workspace'] as const;
 /** The fields that carry what a caller searched for. */
 const QUERY_FIELDS = ['query', 'pattern', 'question', 'name'] as const;
 
@@ -89,7 +91,15 @@ export function auditDetails(
   const input = args && typeof args === 'object' ? (args as Record<string, unknown>) : {};
   const scope = Object.fromEntries(SCOPE_FIELDS.filter((f) => input[f] !== undefined).map((f) => [f, input[f]]));
   const freshness = Array.isArray(output?.freshness) ? (output.freshness as Array<{ repo?: unknown }>) : [];
-  const repositories = [...new Set(freshness.map((f) => f.repo).filter((r): r is string => typeof r === 'string'))].slice(0, 50);
+  // The repositories the answer says it covers; else, for an answer over the one repository the call named (the git
+  // tools), that one as named.
+  const covered = freshness.map((f) => f.repo);
+  const named = output
+    ? ONE_REPOSITORY_FIELDS.map((f) => input[f])
+        .filter((r) => typeof r === 'string')
+        .slice(0, 1)
+    : [];
+  const repositories = [...new Set((covered.length > 0 ? covered : named).filter((r): r is string => typeof r === 'string'))].slice(0, 50);
   const text = QUERY_FIELDS.map((f) => input[f]).find((v): v is string => typeof v === 'string');
   return { scope, repositories, query: withQuery && text !== undefined ? text.slice(0, 2_000) : null };
 }
