@@ -153,14 +153,13 @@ export class Scopes {
 
   /** `scope: {type: "all"}`: every repository the caller may read (for one who may read all, every registered one: null). */
   async all(): Promise<Scope> {
-    const readable = await this.access.readable();
-    return { ...(await this.everything(readable)), ...(readable ? { restricted: true as const } : {}) };
+    return this.everything(await this.access.readable());
   }
 
   private async everything(readable: ReadonlySet<string> | undefined): Promise<Scope> {
     if (!readable) return { repositories: null, partial: false, type: 'all' };
     const mine = readable.size === 0 ? [] : await this.registry.repositories([...readable]);
-    return { repositories: mine.filter((r): r is RegisteredRepository => r !== null), partial: false, type: 'all' };
+    return { repositories: mine.filter((r): r is RegisteredRepository => r !== null), partial: false, type: 'all', restricted: true };
   }
 
   /** Registered repositories by id, name or URL; any unknown one (or one the caller may not read) is `not_found`, naming each. */

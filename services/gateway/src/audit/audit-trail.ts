@@ -94,12 +94,11 @@ export function auditDetails(
   // The repositories the answer says it covers; else, for an answer over the one repository the call named (the git
   // tools), that one as named.
   const covered = freshness.map((f) => f.repo);
-  const named = output
-    ? ONE_REPOSITORY_FIELDS.map((f) => input[f])
-        .filter((r) => typeof r === 'string')
-        .slice(0, 1)
-    : [];
-  const repositories = [...new Set((covered.length > 0 ? covered : named).filter((r): r is string => typeof r === 'string'))].slice(0, 50);
+  const named = output ? ONE_REPOSITORY_FIELDS.map((f) => input[f]).find((r) => typeof r === 'string') : undefined;
+  const repositories = [...new Set((covered.length > 0 ? covered : [named]).filter((r): r is string => typeof r === 'string'))].slice(
+    0,
+    50,
+  );
   const text = QUERY_FIELDS.map((f) => input[f]).find((v): v is string => typeof v === 'string');
   return { scope, repositories, query: withQuery && text !== undefined ? text.slice(0, 2_000) : null };
 }

@@ -97,13 +97,13 @@ export class ProjectsRepository {
     return { projects: rows.map(toSummary), total };
   }
 
-  /** The repository ids of these projects' members. */
   /** Those of `repositoryIds` that some project holds. */
   async held(repositoryIds: readonly string[]): Promise<Set<string>> {
     if (repositoryIds.length === 0) return new Set();
     return new Set((await this.db.run<{ repository_id: string }>(SQL.held, [repositoryIds])).rows.map((r) => r.repository_id));
   }
 
+  /** The repository ids of these projects' members. */
   async membersOf(projectIds: readonly string[]): Promise<string[]> {
     const ids = projectIds.filter((id) => UUID.test(id));
     if (ids.length === 0) return [];

@@ -128,9 +128,10 @@ export class ProjectsService {
     });
   }
 
-  /** The registry ids of what the caller named, without duplicates; `not_found` naming every reference the registry does not know. */
   /**
-   * The registry ids of the repositories a change names. Placing a
+   * The registry ids of the repositories a change names, without
+   * duplicates; `not_found` naming every reference the registry does not
+   * know. Placing a
    * repository in a project shares it with that project's members, so a
    * caller who may not read every repository places only those of projects
    * it maintains, or remote ones no project holds yet (a URL it has just
@@ -143,16 +144,17 @@ export class ProjectsService {
     const resolved = await this.registry.repositories(references);
     const principal = caller();
     const readable = readableProjects(principal);
-    let shared: string[] = [];
+    const shared: string[] = [];
     if (readable) {
       const maintained = [...readable].filter((id) => principal.projects[id] === 'maintainer');
-      const [mine, ours] = await Promise.all([this.repo.membersOf([...readable]), this.repo.membersOf(maintained)]);
-      const [readIds, maintainedIds] = [new Set(mine), new Set(ours)];
+      const [read, ours] = await Promise.all([this.repo.membersOf([...readable]), this.repo.membersOf(maintained)]);
+      const [readIds, maintainedIds] = [new Set(read), new Set(ours)];
       const held = await this.repo.held(resolved.flatMap((r) => (r && !readIds.has(r.id) ? [r.id] : [])));
       resolved.forEach((r, i) => {
-        if (r && !readIds.has(r.id) && (r.kind === 'local' || held.has(r.id))) resolved[i] = null;
+        if (!r) return;
+        if (!readIds.has(r.id) && (r.kind === 'local' || held.has(r.id))) resolved[i] = null;
+        else if (readIds.has(r.id) && !maintainedIds.has(r.id)) shared.push(references[i]!);
       });
-      shared = references.filter((_, i) => resolved[i] && readIds.has(resolved[i]!.id) && !maintainedIds.has(resolved[i]!.id));
     }
     const unknown = references.filter((_, i) => !resolved[i]);
     if (unknown.length > 0) {

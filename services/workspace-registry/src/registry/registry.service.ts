@@ -265,27 +265,9 @@ export class RegistryService {
     });
   }
 
-  /**
-   * A tool's `workspace` as its caller may see it. A caller who may read
-   * everything (an admin, the local user, Sextant's own services) gets the
-   * rules of tools.md, auto-discovery included. Any other gets one answer
-   * for a workspace it may not read, registered or not, and registers
-   * nothing: an auto-discovered workspace belongs to no project, so it
-   * could not read it anyway.
-   */
+  /** A tool's `workspace` as its caller may see it (Workspaces.resolve). */
   private async resolve(workspace: string | undefined): Promise<Resolved> {
-    const readable = await this.deps.readable.readable();
-    if (readable && workspace !== undefined) {
-      const known = await this.deps.workspaces.registeredAt(workspace);
-      if (!known || !readable.has(known.id)) {
-        throw ServiceError.of(
-          'workspace_not_registered',
-          `Workspace "${workspace}" is not registered, or is not in a project you may read (list_repositories shows yours).`,
-          { workspace },
-        );
-      }
-    }
-    return this.deps.workspaces.resolve(workspace);
+    return this.deps.workspaces.resolve(workspace, await this.deps.readable.readable());
   }
 
   /** Throws `missing()` unless the request's caller may read repository `id`. */

@@ -46,9 +46,22 @@ export class Workspaces {
     return this.options.allowedRoots.length > 0;
   }
 
-  async resolve(workspace: string | undefined): Promise<Resolved> {
+  /**
+   * `readable`: the repositories the caller may read, when it may not read
+   * all. Such a caller gets one answer for a workspace it may not read,
+   * registered or not, and registers nothing: an auto-discovered workspace
+   * belongs to no project, so it could not read it anyway.
+   */
+  async resolve(workspace: string | undefined, readable?: ReadonlySet<string>): Promise<Resolved> {
     if (workspace === undefined) return { repository: await this.defaultWorkspace(), discovered: false };
     const known = (await this.store.byLocator(workspace)) ?? (await this.byRealPath(workspace));
+    if (readable && !(known && readable.has(known.id))) {
+      throw ServiceError.of(
+        'workspace_not_registered',
+        `Workspace "${workspace}" is not registered, or is not in a project you may read (list_repositories shows yours).`,
+        { workspace },
+      );
+    }
     if (known) {
       // Use only orders auto-discovered workspaces for eviction.
       if (known.origin === 'auto_discovered') await this.store.touch(known.id);
