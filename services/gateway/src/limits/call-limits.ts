@@ -122,7 +122,11 @@ export class CallLimits {
   private bucket(key: string, rate: Rate, now: number): Bucket {
     let bucket = this.buckets.get(key);
     if (!bucket) {
-      if (this.buckets.size >= MAX_BUCKETS) for (const [k, b] of this.buckets) if (b.idle(now)) this.buckets.delete(k);
+      if (this.buckets.size >= MAX_BUCKETS) {
+        // Full (idle) buckets first; if none is, the oldest: the map never holds more than MAX_BUCKETS.
+        for (const [k, b] of this.buckets) if (b.idle(now)) this.buckets.delete(k);
+        if (this.buckets.size >= MAX_BUCKETS) this.buckets.delete(this.buckets.keys().next().value!);
+      }
       bucket = new Bucket(rate, now);
       this.buckets.set(key, bucket);
     }
