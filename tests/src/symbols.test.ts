@@ -63,6 +63,26 @@ const FILES: Record<string, string> = {
     '    u.save()',
     '    return pkg.models.User()',
   ].join('\n'),
+  'src/shapes.ts': [
+    'export class Circle { area() { return 1; } }',
+    'export class Square { area() { return 2; } }',
+    'export function measure(c: Circle, s: Square) { const t = new Square(); return c.area() + s.area() + t.area(); }',
+  ].join('\n'),
+  'pkg/shapes.py': [
+    'class Shape:',
+    '    def area(self):',
+    '        return 0',
+    '    def describe(self):',
+    '        return self.area()',
+    'class Circle(Shape):',
+    '    def area(self):',
+    '        return super().area() + 1',
+    'class Dot(Shape):',
+    '    pass',
+    'def total(c: Circle, d: Dot, other):',
+    '    return c.area() + d.area() + other.area()',
+  ].join('\n'),
+  'pkg/use_shapes.py': ['from pkg import shapes', '', 'def make():', '    return shapes.total(None, None, None)'].join('\n'),
   'go.mod': 'module example.com/shop\n\ngo 1.22\n',
   'store/store.go': [
     'package store',
@@ -162,6 +182,28 @@ describe('symbol tools (embedded)', () => {
     assert.equal(limited.body.references.length, 2);
     assert.equal(limited.body.total, 7);
     assert.equal(limited.body.truncated, true);
+  });
+
+  it('tells same-named methods apart by the declared type of the object, in TypeScript and Python', async () => {
+    const at = (path: string, line: number, column: number) => callTool<Refs>(client, 'find_references', { path, line, column });
+    const columns = (body: Refs) => body.references.map((r) => `${r.path}:${r.line}:${r.column}`);
+    // One file mentions both classes: only the declared types (`c: Circle`, `s: Square`, `new Square()`) tell the calls apart.
+    assert.deepEqual(columns((await at('src/shapes.ts', 1, 22)).body), ['src/shapes.ts:3:81']);
+    assert.deepEqual(columns((await at('src/shapes.ts', 2, 22)).body), ['src/shapes.ts:3:92', 'src/shapes.ts:3:103']);
+    // Python binds a member access to the definition it resolves to: the class's own, else the nearest base's.
+    // Shape.area: `self.area()` in Shape, `super().area()` in Circle, `d.area()` (Dot inherits it); not Circle's
+    // override, its call `c.area()`, nor `other.area()` (other is untyped and two classes define `area`).
+    assert.deepEqual(columns((await at('pkg/shapes.py', 2, 8)).body), ['pkg/shapes.py:5:20', 'pkg/shapes.py:8:23', 'pkg/shapes.py:12:24']);
+    assert.deepEqual(columns((await at('pkg/shapes.py', 7, 8)).body), ['pkg/shapes.py:12:13']);
+    // Go to definition takes the same types: `s.area()` is Square's (first; the other candidates follow).
+    type Found = { definitions: Array<{ path: string; line: number; container: string | null }> };
+    const square = await callTool<Found>(client, 'locate_symbol', { name: 'area', path: 'src/shapes.ts', line: 3, column: 92 });
+    assert.deepEqual(
+      square.body.definitions.slice(0, 1).map((d) => [d.container, d.line]),
+      [['Square', 2]],
+    );
+    // `from pkg import shapes` binds the module: `shapes.total` is a use of its function.
+    assert.deepEqual(columns((await at('pkg/shapes.py', 11, 4)).body), ['pkg/use_shapes.py:4:18']);
   });
 
   it('follows Python aliases and module imports, and Go package-qualified calls and same-package uses', async () => {

@@ -53,6 +53,11 @@ export interface ExtractedReference {
   enclosing: number;
   /** A member access (`x.name`): the object's text when it is a name (`x`, `this`, `a.b`), else ''; null for a bare name. */
   qualifier: string | null;
+  /**
+   * The object's type, by bare name, when the file says it (`x: Foo`, `x = new Foo()`, `this.x` of a field typed `Foo`):
+   * the member is then `Foo`'s (or a supertype's). Absent when unknown.
+   */
+  receiver?: string;
 }
 
 export interface Extraction {
@@ -66,7 +71,7 @@ export interface Extraction {
 const SIGNATURE_MAX = 200;
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
-const ROLE = /^(definition\.|reference\.|local\.|import$|reexport$|skip$|supertype$|implements$|impl$)/;
+const ROLE = /^(definition\.|reference\.|local\.|binding\.(local|field)$|import$|reexport$|skip$|supertype$|implements$|impl$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
@@ -88,6 +93,20 @@ interface FoundReference {
   node: Node;
   kind: ReferenceKind;
   qualifier: string | null;
+  receiver?: string;
+}
+
+/**
+ * A name whose type the file says (`@binding.local`: a parameter or variable, in its innermost scope;
+ * `@binding.field`: a field of the class around it): the type's bare name, or `from` — another local
+ * name whose type it takes (`this.store = store`).
+ */
+interface TypedName {
+  field: boolean;
+  name: string;
+  at: number;
+  type?: string;
+  from?: string;
 }
 
 /**
@@ -130,6 +149,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const impls: Array<{ trait: string | undefined; type: string | undefined }> = [];
     const scopes: Array<[number, number]> = [];
     const locals: Array<{ name: string; at: number }> = [];
+    const typed: TypedName[] = [];
     for (const match of matches) {
       const first = match.captures.find((c) => ROLE.test(c.name));
       if (!first) continue;
@@ -142,7 +162,9 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
           continue;
         }
         const qualifierNode = capture(match.captures, 'qualifier');
-        const qualifier = qualifierNode ? (QUALIFIER.test(qualifierNode.text) ? qualifierNode.text : '') : null;
+        const text = qualifierNode?.text;
+        // `super().name` (Python) is read as `super.name`: a member of the class's supertype.
+        const qualifier = text === undefined ? null : QUALIFIER.test(text) ? text : text === 'super()' ? 'super' : '';
         const known = references.get(first.node.startIndex);
         if (!known) references.set(first.node.startIndex, { node: first.node, kind, qualifier });
         else {
@@ -172,6 +194,15 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       }
       if (role === 'local.definition') {
         locals.push({ name: first.node.text, at: first.node.startIndex });
+        continue;
+      }
+      if (role === 'binding.local' || role === 'binding.field') {
+        const name = capture(match.captures, 'binding.name');
+        const type = capture(match.captures, 'binding.type');
+        const from = capture(match.captures, 'binding.from');
+        const bare = type ? typeName(type.text) : undefined;
+        if (name && (bare || from))
+          typed.push({ field: role === 'binding.field', name: name.text, at: name.startIndex, type: bare, from: from?.text });
         continue;
       }
       if (role === 'import' || role === 'reexport') {
@@ -231,6 +262,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       uses.push(reference);
     }
     for (const [at, key] of memberKeys) if (!byNameNode.has(at)) uses.push(key);
+    typeReceivers(uses, typed, scopes, found, symbols);
     const extraction = {
       symbols,
       imports: [...imports.values()],
@@ -267,21 +299,9 @@ function localScopes(
   // Scopes nest: by start, the last one starting at or before a position that still spans it is the innermost.
   scopes.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const byName = new Map<string, Array<[number, number]>>();
+  const starts = scopes.map((s) => s[0]);
   for (const local of locals) {
-    let lo = 0;
-    let hi = scopes.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (scopes[mid]![0] <= local.at) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    let best: [number, number] | undefined;
-    for (let i = hi; i >= 0; i--) {
-      if (scopes[i]![1] > local.at) {
-        best = scopes[i];
-        break;
-      }
-    }
+    const best = innermost(scopes, starts, local.at);
     if (!best) continue;
     const ranges = byName.get(local.name);
     if (ranges) ranges.push(best);
@@ -315,12 +335,121 @@ function enclose(uses: FoundReference[], definitions: readonly FoundDefinition[]
       kind: use.kind,
       enclosing: open.at(-1) ?? -1,
       qualifier: use.qualifier,
+      ...(use.receiver ? { receiver: use.receiver } : {}),
     });
   }
   return out;
 }
 
 const CLASS_LIKE = new Set<SymbolKind>(['class', 'interface', 'struct', 'trait']);
+
+/**
+ * Gives member accesses the type of their object where the file says it: `x.f` with `x` a parameter or
+ * variable typed (or constructed) in a scope around the access, `this.x.f` / `self.x.f` with `x` a field
+ * typed in the class around it, `super.f` / `super().f` the class's supertype. The innermost binding wins,
+ * as the language's scoping does.
+ */
+function typeReceivers(
+  uses: FoundReference[],
+  typed: readonly TypedName[],
+  scopes: ReadonlyArray<[number, number]>,
+  found: readonly FoundDefinition[],
+  symbols: readonly ExtractedSymbol[],
+): void {
+  if (typed.length === 0 && !uses.some((u) => u.qualifier === 'super')) return;
+  // `scopes` is sorted by start (localScopes); a binding's range is its innermost scope, the whole file at the top level.
+  const locals = new Map<string, Array<{ start: number; end: number; binding: TypedName }>>();
+  const fields = new Map<string, TypedName>();
+  const starts = found.map((d) => d.node.startIndex);
+  const ends = found.map((d) => d.node.endIndex);
+  const scopeStarts = scopes.map((s) => s[0]);
+  const classAround = (at: number): number => {
+    let i = lastAtOrBefore(starts, at);
+    while (i >= 0 && !(ends[i]! > at && CLASS_LIKE.has(symbols[i]!.kind))) i = symbols[i]!.parent;
+    return i;
+  };
+  for (const binding of typed) {
+    if (binding.field) {
+      const owner = classAround(binding.at);
+      if (owner >= 0) fields.set(`${owner}\0${binding.name}`, binding);
+      continue;
+    }
+    const scope = innermost(scopes, scopeStarts, binding.at) ?? [0, Infinity];
+    const list = locals.get(binding.name) ?? [];
+    list.push({ start: scope[0], end: scope[1], binding });
+    locals.set(binding.name, list);
+  }
+  const localType = (name: string, at: number, depth = 0): string | undefined => {
+    let best: { start: number; end: number; binding: TypedName } | undefined;
+    for (const candidate of locals.get(name) ?? []) {
+      if (candidate.start <= at && at < candidate.end && (!best || candidate.start >= best.start)) best = candidate;
+    }
+    if (!best) return undefined;
+    if (best.binding.type) return best.binding.type;
+    return best.binding.from && depth < 2 ? localType(best.binding.from, best.binding.at, depth + 1) : undefined;
+  };
+  for (const use of uses) {
+    const qualifier = use.qualifier;
+    if (!qualifier || SELF_NAMES.has(qualifier)) continue;
+    const at = use.node.startIndex;
+    if (qualifier === 'super') {
+      // The (first) supertype of the class around the access.
+      const owner = classAround(at);
+      use.receiver = owner >= 0 ? symbols[owner]!.supertypes?.[0] : undefined;
+      continue;
+    }
+    const dot = qualifier.indexOf('.');
+    if (dot < 0) {
+      use.receiver = localType(qualifier, at);
+      continue;
+    }
+    // `this.x` / `self.x`: a field of the class around the access.
+    if (!SELF_NAMES.has(qualifier.slice(0, dot)) || qualifier.indexOf('.', dot + 1) >= 0) continue;
+    const owner = classAround(at);
+    const field = owner >= 0 ? fields.get(`${owner}\0${qualifier.slice(dot + 1)}`) : undefined;
+    if (field) use.receiver = field.type ?? (field.from ? localType(field.from, field.at) : undefined);
+  }
+}
+
+/** The names of the object a method runs on. */
+const SELF_NAMES: ReadonlySet<string> = new Set(['this', 'self', 'cls', '$this']);
+
+/** Index of the last of sorted `starts` at or before `at`, or -1. */
+function lastAtOrBefore(starts: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (starts[mid]! <= at) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return hi;
+}
+
+/** The innermost of scopes (sorted by start, nested; `starts` their starts) that holds `at`. */
+function innermost(scopes: ReadonlyArray<[number, number]>, starts: readonly number[], at: number): [number, number] | undefined {
+  for (let i = lastAtOrBefore(starts, at); i >= 0; i--) if (scopes[i]![1] > at) return scopes[i];
+  return undefined;
+}
+
+/**
+ * A declared type → the bare name of the one type it denotes (`Foo`, `pkg.Foo<T>`, `Foo | undefined`,
+ * `Optional[Foo]`, `"Foo"`, `*Foo`): undefined for anything else (unions, arrays, functions, literals).
+ */
+export function typeName(text: string): string | undefined {
+  let t = text.trim().replace(/^["']|["']$/g, '');
+  const optional = /^(?:typing\.)?Optional\[([^]*)\]$/.exec(t);
+  if (optional) t = optional[1]!;
+  const parts = t
+    .split('|')
+    .map((p) => p.trim())
+    .filter((p) => !/^(null|undefined|None)$/.test(p));
+  if (parts.length !== 1) return undefined;
+  t = parts[0]!.replace(/^[*&]+/, '');
+  if (t.endsWith('[]')) return undefined;
+  if (!/^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*(<[^]*>|\[[^]*\])?$/u.test(t)) return undefined;
+  return bareType(t);
+}
 
 /** Each supertype to the innermost class-like definition around it, as a bare name (`pkg.Base<T>` → `Base`, `*Base` → `Base`). */
 function attachSupertypes(
@@ -333,16 +462,8 @@ function attachSupertypes(
   const starts = found.map((d) => d.node.startIndex);
   const ends = found.map((d) => d.node.endIndex);
   for (const { node, implements: implemented } of supertypes) {
-    const start = node.startIndex;
     const end = node.endIndex;
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (starts[mid]! <= start) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    let owner = hi;
+    let owner = lastAtOrBefore(starts, node.startIndex);
     while (owner >= 0 && !(ends[owner]! >= end && CLASS_LIKE.has(symbols[owner]!.kind))) owner = symbols[owner]!.parent;
     const name = bareType(node.text);
     if (owner < 0 || !name) continue;

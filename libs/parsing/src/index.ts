@@ -1,4 +1,4 @@
-export { parsedLanguages, LANGUAGES_DIR, type LanguageSpec } from './languages.js';
+export { nameSpaceOf, parsedLanguages, LANGUAGES_DIR, type LanguageSpec } from './languages.js';
 export { Grammars, type Grammar } from './grammars.js';
 export { chunkParsed, chunkText, CHUNK_LIMITS, type Chunk, type ChunkLimits } from './chunk.js';
 export {

@@ -21,6 +21,13 @@ export interface LanguageSpec {
   options: ExtractOptions;
   /** How its imports name files (a scheme of the symbol indexer's ImportResolver), if they do. */
   resolver: string | null;
+  /**
+   * Which accesses of a member (`x.name`) are its references: `hierarchy` (default), through any class of its
+   * family — supertypes and subtypes, as TypeScript's and Java's find-references list overrides and
+   * implementations; `nearest`, through the class and the subtypes that inherit it without redefining it — the
+   * definition the access resolves to, as Python's language servers (jedi) answer.
+   */
+  memberBinding: 'hierarchy' | 'nearest';
 }
 
 interface LanguageJson {
@@ -28,6 +35,7 @@ interface LanguageJson {
   query: string | string[];
   options?: ExtractOptions;
   resolver?: string;
+  memberBinding?: 'hierarchy' | 'nearest';
 }
 
 /** The folder of the language folders (beside `src/` and `dist/`). */
@@ -51,8 +59,18 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
       queryPaths: [json.query].flat().map((file) => join(folder, file)),
       options: json.options ?? {},
       resolver: json.resolver ?? null,
+      memberBinding: json.memberBinding ?? 'hierarchy',
     });
   }
   table = specs;
   return specs;
+}
+
+/**
+ * Which languages see each other's names: those whose imports resolve by the same scheme (TypeScript, TSX and
+ * JavaScript; C and C++); any other language only its own. A class `User` in Python is not `User` in TypeScript.
+ */
+export function nameSpaceOf(language: string | null): string {
+  const spec = language === null ? undefined : parsedLanguages().get(language);
+  return spec?.resolver ?? language ?? '';
 }

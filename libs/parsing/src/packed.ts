@@ -13,16 +13,17 @@ const KIND_CODES: Record<ReferenceKind, string> = { call: 'c', type: 't', write:
 const KINDS_BY_CODE = Object.fromEntries(Object.entries(KIND_CODES).map(([kind, code]) => [code, kind])) as Record<string, ReferenceKind>;
 
 /**
- * A file's references, one entry per name: `line,column,kind,enclosing,qualifier`
+ * A file's references, one entry per name: `line,column,kind,enclosing,qualifier[,receiver]`
  * per occurrence, joined by `;` (a qualifier holds no `,` or `;`; `-` marks
- * none, an empty one a member access on something that is not a name).
+ * none, an empty one a member access on something that is not a name; the
+ * receiver's type, a bare name, only when the file says it).
  * Packed in the parse worker: a few strings cross to the main thread and
  * into the database instead of an object per occurrence.
  */
 export function packReferences(references: readonly ExtractedReference[]): PackedReferences[] {
   const byName = new Map<string, string[]>();
   for (const r of references) {
-    const packed = `${r.line},${r.column},${KIND_CODES[r.kind]},${r.enclosing},${r.qualifier ?? '-'}`;
+    const packed = `${r.line},${r.column},${KIND_CODES[r.kind]},${r.enclosing},${r.qualifier ?? '-'}${r.receiver ? `,${r.receiver}` : ''}`;
     const list = byName.get(r.name);
     if (list) list.push(packed);
     else byName.set(r.name, [packed]);
@@ -32,13 +33,14 @@ export function packReferences(references: readonly ExtractedReference[]): Packe
 
 export function unpackOccurrences(packed: string): Occurrence[] {
   return packed.split(';').map((one) => {
-    const [line, column, kind, enclosing, qualifier] = one.split(',');
+    const [line, column, kind, enclosing, qualifier, receiver] = one.split(',');
     return {
       line: Number(line),
       column: Number(column),
       kind: KINDS_BY_CODE[kind!] ?? 'read',
       enclosing: Number(enclosing),
       qualifier: qualifier === '-' ? null : (qualifier ?? null),
+      ...(receiver ? { receiver } : {}),
     };
   });
 }

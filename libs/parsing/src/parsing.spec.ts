@@ -216,6 +216,82 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.equal(result.symbols[use.enclosing]!.name, 'use');
   });
 
+  it('gives a member access the type of its object where the file says it', async () => {
+    const receivers = (extraction: Extraction) =>
+      extraction.references.filter((r) => r.qualifier).map((r) => `${r.qualifier}.${r.name}:${r.receiver ?? '?'}`);
+    const typescript = extract(
+      await grammar('typescript'),
+      [
+        'const top = new Top();',
+        'class A extends Base {',
+        '  private cache: Cache | undefined; other = new ns.Other();',
+        '  constructor(private store: Store<T>, dep: Dep) { super(); this.dep = dep; }',
+        '  run(x: Foo, y?: Bar, list: Foo[]) {',
+        '    const z = new Baz(); x.a(); y.b(); z.c(); list.d(); unknown.e();',
+        '    this.store.f(); this.cache.g(); this.dep.h(); this.other.i(); super.j(); top.k();',
+        '    { const x = new Inner(); x.l(); }',
+        '  }',
+        '}',
+      ].join('\n'),
+      1_000,
+    );
+    // Accesses through `this` itself are left to the query (the class around the line); `ns.Other` is a namespace's.
+    assert.deepEqual(
+      receivers(typescript).filter((r) => r.split('.').length > 2 || !r.startsWith('this.')),
+      [
+        'ns.Other:?',
+        'x.a:Foo',
+        'y.b:Bar',
+        'z.c:Baz',
+        'list.d:?',
+        'unknown.e:?',
+        'this.store.f:Store',
+        'this.cache.g:Cache',
+        'this.dep.h:Dep',
+        'this.other.i:Other',
+        'super.j:Base',
+        'top.k:Top',
+        'x.l:Inner',
+      ],
+    );
+    const python = extract(
+      await grammar('python'),
+      [
+        'class A(Base):',
+        '    field: Foo',
+        '    def __init__(self, store: "Store", n: Optional[Num] = None):',
+        '        super().__init__()',
+        '        self.store = store',
+        '        self.made = Made(1)',
+        '    def run(self, a: Alpha):',
+        '        b = pkg.Beta()',
+        '        c = helper()',
+        '        a.m1(); b.m2(); c.m3(); n.m4(); self.store.m5(); self.made.m6(); self.field.m7()',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(
+      receivers(python).filter((r) => r.split('.').length > 2 || !r.startsWith('self.')),
+      [
+        'super.__init__:Base',
+        'pkg.Beta:?',
+        'a.m1:Alpha',
+        'b.m2:Beta',
+        'c.m3:?',
+        'n.m4:?',
+        'self.store.m5:Store',
+        'self.made.m6:Made',
+        'self.field.m7:Foo',
+      ],
+    );
+    const go = extract(
+      await grammar('go'),
+      ['package p', 'func (s *Server) Run(c *Conn, n int) { v := &Thing{}; var w pkg.Wid; s.A(); c.B(); v.C(); w.D(); n.E() }'].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(receivers(go), ['pkg.Wid:?', 's.A:Server', 'c.B:Conn', 'v.C:Thing', 'w.D:Wid', 'n.E:int']);
+  });
+
   it('finds Python and Go references through module and package qualifiers', async () => {
     const python = extract(
       await grammar('python'),

@@ -42,3 +42,10 @@
 (const_spec name: (identifier) @local.definition)
 (range_clause left: (expression_list (identifier) @local.definition))
 (type_switch_statement alias: (expression_list (identifier) @local.definition))
+
+; Receiver types: @binding.local on a parameter (a method's receiver too) or variable whose type the file says
+; (@binding.name, @binding.type: declared, or a composite literal's `T{…}` / `&T{…}`).
+(parameter_declaration name: (identifier) @binding.name type: (_) @binding.type) @binding.local
+(var_spec name: (identifier) @binding.name type: (_) @binding.type) @binding.local
+(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (composite_literal type: (_) @binding.type))) @binding.local
+(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (unary_expression operand: (composite_literal type: (_) @binding.type)))) @binding.local

@@ -40,3 +40,9 @@
 (rest_pattern (identifier) @local.definition)
 (catch_clause parameter: (identifier) @local.definition)
 (for_in_statement left: (identifier) @local.definition)
+
+; Receiver types: @binding.local on a variable whose type the file says (@binding.name; @binding.type the type, or
+; @binding.from another local name whose type it takes), @binding.field on a field of the class around it (`this.name`).
+(variable_declarator name: (identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.local
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (new_expression constructor: (_) @binding.type)) @binding.field
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (identifier) @binding.from) @binding.field

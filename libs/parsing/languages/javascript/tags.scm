@@ -22,3 +22,6 @@
 ; Parameters: @local.definition in the function's scope (@local.scope, imports-references.scm).
 (formal_parameters (identifier) @local.definition)
 (formal_parameters (assignment_pattern left: (identifier) @local.definition))
+
+; Receiver types (see ../typescript/tags.scm): a field initialised with `new`.
+(field_definition property: (property_identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.field

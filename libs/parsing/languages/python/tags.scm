@@ -23,6 +23,7 @@
 (call function: (attribute object: (_) @qualifier attribute: (identifier) @reference.call))
 (attribute object: (_) @qualifier attribute: (identifier) @reference.read)
 (assignment left: (identifier) @reference.write)
+(assignment left: (attribute object: (_) @qualifier attribute: (identifier) @reference.write))
 (identifier) @reference.read
 (keyword_argument name: (identifier) @skip)
 (import_statement name: (dotted_name (identifier) @skip))
@@ -45,3 +46,15 @@
 (for_statement left: (pattern_list (identifier) @local.definition))
 (for_in_clause left: (identifier) @local.definition)
 (as_pattern alias: (as_pattern_target (identifier) @local.definition))
+
+; Receiver types: @binding.local on a parameter or variable whose type the file says (@binding.name; @binding.type an
+; annotation, or a call of a capitalised name: a class; @binding.from another local name whose type it takes),
+; @binding.field on an attribute of the class around it (`self.name`).
+(typed_parameter (identifier) @binding.name type: (type) @binding.type) @binding.local
+(typed_default_parameter name: (identifier) @binding.name type: (type) @binding.type) @binding.local
+(assignment left: (identifier) @binding.name type: (type) @binding.type) @binding.local
+(assignment left: (identifier) @binding.name right: (call function: [(identifier) (attribute)] @binding.type) (#match? @binding.type "^([A-Za-z_][A-Za-z0-9_]*[.])*_?[A-Z][A-Za-z0-9_]*$")) @binding.local
+(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @binding.name) type: (type) @binding.type (#eq? @_self "self")) @binding.field
+(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @binding.name) right: (call function: [(identifier) (attribute)] @binding.type) (#eq? @_self "self") (#match? @binding.type "^([A-Za-z_][A-Za-z0-9_]*[.])*_?[A-Z][A-Za-z0-9_]*$")) @binding.field
+(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @binding.name) right: (identifier) @binding.from (#eq? @_self "self")) @binding.field
+(class_definition body: (block (expression_statement (assignment left: (identifier) @binding.name type: (type) @binding.type)))) @binding.field

@@ -37,3 +37,13 @@
 ; Parameters: @local.definition in the function's scope (@local.scope, ../javascript/imports-references.scm).
 (required_parameter pattern: (identifier) @local.definition)
 (optional_parameter pattern: (identifier) @local.definition)
+
+; Receiver types: @binding.local on a parameter or variable whose type the file says (@binding.name; @binding.type the
+; type), @binding.field on a field of the class around it (`this.name`); the JavaScript file adds `new` and `this.x = y`.
+(required_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
+(optional_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
+(variable_declarator name: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
+(required_parameter (accessibility_modifier) pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
+(optional_parameter (accessibility_modifier) pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
+(public_field_definition name: (property_identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
+(public_field_definition name: (property_identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.field

@@ -10,7 +10,8 @@ const CANDIDATES = 500;
  * same bindings `find_references` follows, in reverse. A bare name is the
  * file's own definition, else what an import brings in under that name
  * (through re-exports), else (Go) one of its package; `this.name` is the
- * member of the class the line is in (or of its supertypes); `ns.name`
+ * member of the class the line is in (or of its supertypes), `x.name` with
+ * `x` of a type its file declares that type's (or a supertype's); `ns.name`
  * the module's definition; `Class.name` that class's member.
  */
 export class DefinitionResolver {
@@ -31,6 +32,10 @@ export class DefinitionResolver {
     if (!use) return [];
     if (use.qualifier === null) return this.bare(repositoryId, path, name, candidates);
     if (SELF.has(use.qualifier)) return this.member(repositoryId, path, line, candidates);
+    if (use.receiver !== undefined) {
+      const ofReceiver = await this.ofType(repositoryId, [use.receiver], candidates);
+      if (ofReceiver.length > 0) return ofReceiver;
+    }
     const viaModule = await this.throughNamespace(repositoryId, path, use.qualifier, name, candidates);
     if (viaModule.length > 0) return viaModule;
     const ofClass = candidates.filter((c) => c.container === use.qualifier);
@@ -72,9 +77,12 @@ export class DefinitionResolver {
   private async member(repositoryId: string, path: string, line: number, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
     const classes = (await this.store.classesIn(repositoryId, [path])).filter((c) => c.line <= line && line <= c.endLine);
     const inner = classes.sort((a, b) => b.line - a.line)[0];
-    if (!inner) return [];
-    // The class itself, then up its supertypes.
-    let names = [inner.name];
+    return inner ? this.ofType(repositoryId, [inner.name], candidates) : [];
+  }
+
+  /** The members among `candidates` of a type: its own, else the nearest of its supertypes'. */
+  private async ofType(repositoryId: string, types: string[], candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
+    let names = types;
     const seen = new Set(names);
     for (let depth = 0; depth < HIERARCHY_DEPTH && names.length > 0; depth++) {
       const found = candidates.filter((c) => c.container !== null && names.includes(c.container));

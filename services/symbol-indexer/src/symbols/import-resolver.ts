@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
+import type { ExtractedImport } from '@sextant/parsing';
 
 /**
  * Resolves an import's module string to what it names inside the
@@ -44,6 +45,22 @@ export class ImportResolver {
       default:
         return null;
     }
+  }
+
+  /**
+   * An import with its target, and (Python) one more for each name it takes that is a module of its own
+   * (`from pkg import mod`, `from . import mod`): `mod` is bound to that file as a namespace, as `import pkg.mod as mod` would.
+   */
+  resolveAll<T extends ExtractedImport>(scheme: string | null, fromPath: string, imported: T): Array<T & { target: string | null }> {
+    const resolved = [{ ...imported, target: this.resolve(scheme, fromPath, imported.module) }];
+    if (scheme !== 'python') return resolved;
+    for (const b of imported.bindings) {
+      if (b.name === '*' || b.name.includes('.')) continue;
+      const module = imported.module.endsWith('.') ? `${imported.module}${b.name}` : `${imported.module}.${b.name}`;
+      const target = this.python(fromPath, module);
+      if (target) resolved.push({ ...imported, module, target, bindings: [{ name: '*', alias: b.alias }] });
+    }
+    return resolved;
   }
 
   /** Relative paths, `.js` written for `.ts`, extensions, index files, and `tsconfig.json` `baseUrl`/`paths`. */

@@ -1,4 +1,6 @@
 import { posix } from 'node:path';
+import { languageOf } from '@sextant/checkouts';
+import { nameSpaceOf, parsedLanguages } from '@sextant/parsing';
 import { addTo, groupBy } from './helpers.js';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
 
@@ -55,10 +57,12 @@ interface Sites {
  * its file (locals were already dropped at extraction). A member (method,
  * property, field) is used as `x.name`, and its family is its class with
  * the supertypes and subtypes (by name): through `this`/`self` inside a
- * class of the family; otherwise every such access when no member outside
- * the family has its name in scope, else only in files that mention a
- * class of the family (the receiver's type is unknown without types — the
- * documented imprecision). The family's other declarations of the member
+ * class of the family; through an object whose type its file declares
+ * (`x: Foo`, `new Foo()`, a typed field: the extraction's receiver) when
+ * that type is of the family; otherwise every such access when no member
+ * outside the family has its name in scope, else only in files that
+ * mention a class of the family (an untyped receiver — the documented
+ * imprecision). The family's other declarations of the member
  * (overrides, implementations) are listed as sites of kind `definition`.
  */
 export class ReferenceBinder {
@@ -228,14 +232,6 @@ export class ReferenceBinder {
     memo: BindingMemo,
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const rows = await this.rowsOf(definition.name, scope, memo);
-    // The class and its supertypes and subtypes: a call through any of them may reach this member (overrides, implementations).
-    const family = definition.container ? await this.familyOf(definition.container, scope, memo) : new Set<string>();
-    const sameMember = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name);
-    const rivals = sameMember.filter((o) => o.container === null || !family.has(o.container));
-    let mentions: Set<string> | undefined;
-    if (rivals.length > 0 && family.size > 0) {
-      mentions = await this.store.filesMentioning([...family], scope);
-    }
     const home = `${definition.repositoryId}\0${definition.path}`;
     let known = memo.files.get(definition.name);
     if (!known) {
@@ -246,24 +242,61 @@ export class ReferenceBinder {
       memo.files.set(definition.name, known);
     }
     const { namespaces, classAt } = await known;
+    // Members are bound among files of languages that see each other's names (a Python `User` is not TypeScript's).
+    const space = nameSpaceOf(definition.language);
+    const inSpace = (row: ReferenceRow) => nameSpaceOf(languageOf(row.path)) === space;
+    const sameMember = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && nameSpaceOf(o.language) === space);
+    const nearest = parsedLanguages().get(definition.language ?? '')?.memberBinding === 'nearest';
+    // Classes with a member of that name: those that declare one, and (`nearest`) those whose methods assign
+    // `self.name = …` (a Python instance attribute: the class's own).
+    const definers = new Set(sameMember.map((o) => o.container ?? ''));
+    if (nearest) {
+      for (const row of rows.filter(inSpace)) {
+        for (const o of row.occurrences) {
+          if (o.kind === 'write' && o.qualifier !== null && SELF.has(o.qualifier))
+            definers.add(classAt(`${row.repositoryId}\0${row.path}`, o.line) ?? '');
+        }
+      }
+      definers.delete(definition.container ?? '');
+    }
+    // `hierarchy`: the class and its supertypes and subtypes, as a call through any of them may reach this member
+    // (overrides, implementations). `nearest`: the class and the subtypes that inherit the member without redefining it.
+    const family = !definition.container
+      ? new Set<string>()
+      : nearest
+        ? await this.inheritorsOf(definition.container, definers, scope)
+        : await this.familyOf(definition.container, scope, memo);
+    const rivals = [...definers].filter((c) => !family.has(c));
+    let mentions: Set<string> | undefined;
+    if (rivals.length > 0 && family.size > 0 && !nearest) {
+      mentions = await this.store.filesMentioning([...family], scope);
+    }
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
-      if (o.qualifier === null) return false;
+      if (o.qualifier === null || !inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
       // `this.name` / `self.name`: the member of the class the line is in (or of a class of its family).
       if (SELF.has(o.qualifier)) return family.has(classAt(file, o.line) ?? '');
       // `ns.name` where `ns` is an imported module is a module's name, not a member.
       if (namespaces.get(file)?.has(o.qualifier)) return false;
+      // `Class.name` through a class of the family; else the object's type, where its file says it.
+      if (family.has(o.qualifier)) return true;
+      if (o.receiver !== undefined) return family.has(o.receiver);
+      // An object of unknown type: `nearest` binds it only when no other class defines the name (as a language
+      // server that cannot infer the object's type leaves it out), `hierarchy` by the files that mention the family.
+      if (nearest) return rivals.length === 0;
       return !mentions || file === home || mentions.has(file);
     });
     // The declarations it overrides or that override it are sites of the same member, as a language server lists them
     // (Go has no overriding: an embedding struct's own field or method of that name is another member).
-    for (const o of definition.language === 'go' ? [] : sameMember) {
+    for (const o of definition.language === 'go' || nearest ? [] : sameMember) {
       if (
         o === definition ||
         (o.repositoryId === definition.repositoryId && o.path === definition.path && o.ordinal === definition.ordinal)
       )
         continue;
       if (o.container === null || !family.has(o.container)) continue;
+      // Another signature of the same member (an overload in the same class) is its own declaration, not a site.
+      if (o.container === definition.container && o.repositoryId === definition.repositoryId && o.path === definition.path) continue;
       refs.push({
         repositoryId: o.repositoryId,
         path: o.path,
@@ -288,6 +321,22 @@ export class ReferenceBinder {
   private familyOf(container: string, scope: readonly string[] | null, memo: BindingMemo): Promise<Set<string>> {
     let family = memo.families.get(container);
     if (!family) memo.families.set(container, (family = this.family(container, scope)));
+    return family;
+  }
+
+  /**
+   * A class with the subtypes (down the chain, by name) that inherit a member from it: a subtype among `definers`
+   * (the classes defining a member of that name) has its own, and so does what derives from it. At most `FAMILY_MAX`.
+   */
+  private async inheritorsOf(container: string, definers: ReadonlySet<string>, scope: readonly string[] | null): Promise<Set<string>> {
+    const family = new Set([container]);
+    let frontier = [container];
+    for (let depth = 0; depth < HIERARCHY_DEPTH && frontier.length > 0 && family.size < FAMILY_MAX; depth++) {
+      frontier = [...new Set((await this.store.subtypesOf(frontier, scope, FAMILY_MAX)).map((s) => s.name))].filter(
+        (n) => !family.has(n) && !definers.has(n),
+      );
+      for (const name of frontier) family.add(name);
+    }
     return family;
   }
 

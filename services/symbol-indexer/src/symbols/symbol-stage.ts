@@ -63,7 +63,7 @@ export class SymbolStage implements IndexingStage<StageBatch> {
             return { path, language, skipped: outcome.skipped, ...EMPTY };
           }
           const scheme = parsedLanguages().get(language)?.resolver ?? null;
-          const imports = outcome.imports.map((i) => ({ ...i, target: resolver.resolve(scheme, path, i.module) }));
+          const imports = outcome.imports.flatMap((i) => resolver.resolveAll(scheme, path, i));
           return {
             path,
             language,
