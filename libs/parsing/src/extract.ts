@@ -51,7 +51,10 @@ export interface ExtractedReference {
   kind: ReferenceKind;
   /** Ordinal of the innermost definition around it, or -1 at the top level. */
   enclosing: number;
-  /** A member access (`x.name`): the object's text when it is a name (`x`, `this`, `a.b`), else ''; null for a bare name. */
+  /**
+   * A member access (`x.name`): the object's text when it is a name (`x`, `this`, `a.b`), `{}` for a key of an object
+   * literal or pattern (`{name: …}`, `const {name} = …`), else ''; null for a bare name.
+   */
   qualifier: string | null;
   /**
    * The object's type, by bare name, when the file says it (`x: Foo`, `x = new Foo()`, `this.x` of a field typed `Foo`):
@@ -69,15 +72,19 @@ export interface Extraction {
 }
 
 const SIGNATURE_MAX = 200;
+/** The qualifier of a property key (`{name: …}`): a member of an object whose type the file does not say. */
+export const KEY = '{}';
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
-const ROLE = /^(definition\.|reference\.|local\.|binding\.(local|field)$|import$|reexport$|skip$|supertype$|implements$|impl$)/;
+const ROLE = /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
 export interface ExtractOptions {
   /** The name an import binds when it names none: Go's package (`lastSegment`), Python's `import a.b` (`module`). */
   moduleAlias?: 'lastSegment' | 'module';
+  /** The local name of an import (`import {a as b}`, `import b from`) is also a use of what it imports (TypeScript's reading). */
+  importAliasIsUse?: boolean;
 }
 
 /** Thrown when a file's parse or query runs past its time budget. */
@@ -89,8 +96,11 @@ interface FoundDefinition {
   kind: SymbolKind;
 }
 
+/** Where a reference is: a node of the tree, or a name inside a comment (`{@link Name}`). */
+type Site = Pick<Node, 'startIndex' | 'text' | 'startPosition'>;
+
 interface FoundReference {
-  node: Node;
+  node: Site;
   kind: ReferenceKind;
   qualifier: string | null;
   receiver?: string;
@@ -158,7 +168,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         const kind = role.slice('reference.'.length) as ReferenceKind;
         if (capture(match.captures, 'member')) {
           // A property key (`{name: …}`, `{name}`, `const {name} = …`): a member of an object whose type is unknown here.
-          memberKeys.set(first.node.startIndex, { node: first.node, kind, qualifier: '' });
+          memberKeys.set(first.node.startIndex, { node: first.node, kind, qualifier: KEY });
           continue;
         }
         const qualifierNode = capture(match.captures, 'qualifier');
@@ -192,6 +202,11 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         scopes.push([first.node.startIndex, first.node.endIndex]);
         continue;
       }
+      if (role === 'doc') {
+        // `{@link Name}` in a documentation comment names a symbol, as the language service reads it.
+        for (const link of docLinks(first.node)) if (!references.has(link.node.startIndex)) references.set(link.node.startIndex, link);
+        continue;
+      }
       if (role === 'local.definition') {
         locals.push({ name: first.node.text, at: first.node.startIndex });
         continue;
@@ -219,6 +234,8 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
           for (const c of match.captures) {
             // The imported name is a reference to what it names; a local alias, default or namespace name declares a local.
             if (c.name === 'import.name') importNames.add(c.node.startIndex);
+            else if (options.importAliasIsUse && (c.name === 'import.alias' || c.name === 'import.default'))
+              importNames.add(c.node.startIndex);
             else if (c.name.startsWith('import.')) importLocals.add(c.node.startIndex);
           }
         }
@@ -409,6 +426,30 @@ function typeReceivers(
     const field = owner >= 0 ? fields.get(`${owner}\0${qualifier.slice(dot + 1)}`) : undefined;
     if (field) use.receiver = field.type ?? (field.from ? localType(field.from, field.at) : undefined);
   }
+}
+
+const DOC_LINK = /\{@link(?:code|plain)?\s+([\p{L}_$][\p{L}\p{N}_$]*)(?:\.([\p{L}_$][\p{L}\p{N}_$]*))?/gu;
+
+/** The names a comment links to (`{@link Name}`, `{@link Name.member}`: a use of `member` qualified by `Name`). */
+function docLinks(comment: Node): FoundReference[] {
+  const text = comment.text;
+  if (!text.includes('{@link')) return [];
+  const out: FoundReference[] = [];
+  const start = comment.startPosition;
+  for (const match of text.matchAll(DOC_LINK)) {
+    const member = match[2];
+    const offset = match.index + match[0].length - (member ?? match[1]!).length;
+    const before = text.slice(0, offset);
+    const newline = before.lastIndexOf('\n');
+    const row = start.row + (before.match(/\n/g)?.length ?? 0);
+    const column = newline < 0 ? start.column + offset : offset - newline - 1;
+    out.push({
+      node: { startIndex: comment.startIndex + offset, text: member ?? match[1]!, startPosition: { row, column } },
+      kind: 'read',
+      qualifier: member ? match[1]! : null,
+    });
+  }
+  return out;
 }
 
 /** The names of the object a method runs on. */

@@ -5,6 +5,7 @@ export {
   extract,
   extractWith,
   BudgetExceeded,
+  KEY,
   SYMBOL_KINDS,
   type Extraction,
   type ExtractedImport,

@@ -46,3 +46,6 @@
 (variable_declarator name: (identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.local
 (assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (new_expression constructor: (_) @binding.type)) @binding.field
 (assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (identifier) @binding.from) @binding.field
+
+; Documentation: @doc on a comment, whose `{@link Name}` tags are uses of the names they link to.
+((comment) @doc (#match? @doc "@link"))

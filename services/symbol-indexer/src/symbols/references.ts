@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
-import { nameSpaceOf, parsedLanguages } from '@sextant/parsing';
+import { KEY, nameSpaceOf, parsedLanguages } from '@sextant/parsing';
 import { addTo, groupBy } from './helpers.js';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
 
@@ -267,10 +267,11 @@ export class ReferenceBinder {
         ? await this.inheritorsOf(definition.container, definers, scope)
         : await this.familyOf(definition.container, scope, memo);
     const rivals = [...definers].filter((c) => !family.has(c));
-    let mentions: Set<string> | undefined;
-    if (rivals.length > 0 && family.size > 0 && !nearest) {
-      mentions = await this.store.filesMentioning([...family], scope);
-    }
+    // The files that name a class of the family: where an untyped access may be its (when another class has the
+    // name too), and where a property key may be (always: a key's object has no type the index can see).
+    const keys = rows.some((r) => r.occurrences.some((o) => o.qualifier === KEY));
+    const mentions =
+      family.size > 0 && !nearest && (rivals.length > 0 || keys) ? await this.store.filesMentioning([...family], scope) : undefined;
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null || !inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
@@ -284,7 +285,8 @@ export class ReferenceBinder {
       // An object of unknown type: `nearest` binds it only when no other class defines the name (as a language
       // server that cannot infer the object's type leaves it out), `hierarchy` by the files that mention the family.
       if (nearest) return rivals.length === 0;
-      return !mentions || file === home || mentions.has(file);
+      if (o.qualifier === KEY) return file === home || mentions?.has(file) === true;
+      return rivals.length === 0 || file === home || mentions?.has(file) === true;
     });
     // The declarations it overrides or that override it are sites of the same member, as a language server lists them
     // (Go has no overriding: an embedding struct's own field or method of that name is another member).
