@@ -28,6 +28,12 @@ export interface LanguageSpec {
    * definition the access resolves to, as Python's language servers (jedi) answer.
    */
   memberBinding: 'hierarchy' | 'nearest';
+  /**
+   * A member access whose object's type the file does not say, when another class defines a member of that name:
+   * `mentions` (default) binds it in the files that name a class of the member's family; `omit` leaves it out, as
+   * a language server that cannot infer the object's type does (jedi).
+   */
+  untypedMembers: 'mentions' | 'omit';
 }
 
 interface LanguageJson {
@@ -36,6 +42,7 @@ interface LanguageJson {
   options?: ExtractOptions;
   resolver?: string;
   memberBinding?: 'hierarchy' | 'nearest';
+  untypedMembers?: 'mentions' | 'omit';
 }
 
 /** The folder of the language folders (beside `src/` and `dist/`). */
@@ -60,6 +67,7 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
       options: json.options ?? {},
       resolver: json.resolver ?? null,
       memberBinding: json.memberBinding ?? 'hierarchy',
+      untypedMembers: json.untypedMembers ?? 'mentions',
     });
   }
   table = specs;

@@ -246,7 +246,8 @@ export class ReferenceBinder {
     const space = nameSpaceOf(definition.language);
     const inSpace = (row: ReferenceRow) => nameSpaceOf(languageOf(row.path)) === space;
     const sameMember = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && nameSpaceOf(o.language) === space);
-    const nearest = parsedLanguages().get(definition.language ?? '')?.memberBinding === 'nearest';
+    const spec = parsedLanguages().get(definition.language ?? '');
+    const nearest = spec?.memberBinding === 'nearest';
     // Classes with a member of that name: those that declare one, and (`nearest`) those whose methods assign
     // `self.name = …` (a Python instance attribute: the class's own).
     const definers = new Set(sameMember.map((o) => o.container ?? ''));
@@ -270,8 +271,9 @@ export class ReferenceBinder {
     // The files that name a class of the family: where an untyped access may be its (when another class has the
     // name too), and where a property key may be (always: a key's object has no type the index can see).
     const keys = rows.some((r) => r.occurrences.some((o) => o.qualifier === KEY));
+    const byMentions = spec?.untypedMembers !== 'omit';
     const mentions =
-      family.size > 0 && !nearest && (rivals.length > 0 || keys) ? await this.store.filesMentioning([...family], scope) : undefined;
+      family.size > 0 && ((rivals.length > 0 && byMentions) || keys) ? await this.store.filesMentioning([...family], scope) : undefined;
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null || !inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
@@ -282,11 +284,11 @@ export class ReferenceBinder {
       // `Class.name` through a class of the family; else the object's type, where its file says it.
       if (family.has(o.qualifier)) return true;
       if (o.receiver !== undefined) return family.has(o.receiver);
-      // An object of unknown type: `nearest` binds it only when no other class defines the name (as a language
-      // server that cannot infer the object's type leaves it out), `hierarchy` by the files that mention the family.
-      if (nearest) return rivals.length === 0;
       if (o.qualifier === KEY) return file === home || mentions?.has(file) === true;
-      return rivals.length === 0 || file === home || mentions?.has(file) === true;
+      // An object of unknown type: bound when no other class defines the name; else by the files that mention the
+      // family, or (`untypedMembers: omit`) not at all, as a language server that cannot infer the type leaves it out.
+      if (rivals.length === 0) return true;
+      return byMentions && (file === home || mentions?.has(file) === true);
     });
     // The declarations it overrides or that override it are sites of the same member, as a language server lists them
     // (Go has no overriding: an embedding struct's own field or method of that name is another member).
