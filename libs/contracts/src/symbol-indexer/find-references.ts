@@ -15,7 +15,7 @@ export const Request = z
       .boolean()
       .default(false)
       .describe(
-        'Also list the definition sites (kind "definition"). Declarations of a member that override it, or that it overrides, are listed either way, as kind "definition", as a language server lists them.',
+        'Also list the definition sites (kind "definition"). Declarations of a member that override it, or that it overrides, are listed either way, as kind "definition", in languages whose language server lists them (TypeScript, JavaScript, Java…; not Python or Go).',
       ),
     ...scopeFields,
     limit: boundedInt(1, 1000, 100),
