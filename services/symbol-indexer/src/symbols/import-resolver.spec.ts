@@ -132,6 +132,40 @@ describe('ImportResolver', () => {
     ]);
   });
 
+  it('binds a module a Python `from` import takes as a namespace of its own file', () => {
+    const resolver = checkout(['app/__init__.py', 'app/models.py', 'app/api/__init__.py', 'app/api/views.py']);
+    const imported = (module: string, names: string[]) => ({
+      module,
+      line: 1,
+      reexport: false,
+      bindings: names.map((name) => ({ name, alias: name === 'models' ? 'm' : name })),
+    });
+    // `from .. import models as m, VERSION`: the package, and `models` (a module) bound to `m`; VERSION is a name.
+    assert.deepEqual(
+      resolver.resolveAll('python', 'app/api/views.py', imported('..', ['models', 'VERSION'])).map((i) => [i.module, i.target, i.bindings]),
+      [
+        [
+          '..',
+          'app/__init__.py',
+          [
+            { name: 'models', alias: 'm' },
+            { name: 'VERSION', alias: 'VERSION' },
+          ],
+        ],
+        ['..models', 'app/models.py', [{ name: '*', alias: 'm' }]],
+      ],
+    );
+    assert.deepEqual(
+      resolver.resolveAll('python', 'app/api/views.py', imported('app', ['api'])).map((i) => [i.module, i.target]),
+      [
+        ['app', 'app/__init__.py'],
+        ['app.api', 'app/api/__init__.py'],
+      ],
+    );
+    // Other schemes resolve the import as it is.
+    assert.equal(resolver.resolveAll('node', 'app/x.ts', imported('./models', ['models'])).length, 1);
+  });
+
   it('resolves Go packages of the module go.mod declares to their directory', () => {
     const resolver = checkout({
       'go.mod': 'module example.com/shop // the shop\n\ngo 1.22\n',
