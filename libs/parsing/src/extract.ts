@@ -168,7 +168,12 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         const kind = role.slice('reference.'.length) as ReferenceKind;
         if (capture(match.captures, 'member')) {
           // A property key (`{name: …}`, `{name}`, `const {name} = …`): a member of an object whose type is unknown here.
-          memberKeys.set(first.node.startIndex, { node: first.node, kind, qualifier: KEY });
+          // With @receiver, the object's type is written around it (`T{Name: v}`, `const x: T = {name: …}`).
+          const type = capture(match.captures, 'receiver');
+          const receiver = type ? typeName(type.text) : undefined;
+          const known = memberKeys.get(first.node.startIndex);
+          if (!known) memberKeys.set(first.node.startIndex, { node: first.node, kind, qualifier: KEY, ...(receiver ? { receiver } : {}) });
+          else if (receiver) known.receiver = receiver;
           continue;
         }
         const qualifierNode = capture(match.captures, 'qualifier');
@@ -407,7 +412,7 @@ function typeReceivers(
   };
   for (const use of uses) {
     const qualifier = use.qualifier;
-    if (!qualifier || SELF_NAMES.has(qualifier)) continue;
+    if (!qualifier || qualifier === KEY || SELF_NAMES.has(qualifier)) continue;
     const at = use.node.startIndex;
     if (qualifier === 'super') {
       // The (first) supertype of the class around the access.

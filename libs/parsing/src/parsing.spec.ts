@@ -292,6 +292,17 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       1_000,
     );
     assert.deepEqual(receivers(go), ['pkg.Wid:?', 's.A:Server', 'c.B:Conn', 'v.C:Thing', 'w.D:Wid', 'n.E:int']);
+    // A key of an object literal whose type is written around it: a member of that type.
+    const keys = (extraction: Extraction) =>
+      extraction.references.filter((r) => r.qualifier === '{}').map((r) => `${r.name}:${r.receiver ?? '?'}`);
+    const literals = extract(
+      await grammar('typescript'),
+      'const a: Opts = { port: 1, host }; const b = { x: 1 } satisfies P; const c = { y: 2 } as Q; const d = { z: 3 };',
+      1_000,
+    );
+    assert.deepEqual(keys(literals), ['port:Opts', 'host:Opts', 'x:P', 'y:Q', 'z:?']);
+    const composite = extract(await grammar('go'), 'package p\nfunc f() { s := Server{Addr: "x"}; t := &pkg.T{Name: 1} }', 1_000);
+    assert.deepEqual(keys(composite), ['Addr:Server', 'Name:T']);
   });
 
   it('finds Python and Go references through module and package qualifiers', async () => {

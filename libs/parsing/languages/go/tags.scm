@@ -49,3 +49,5 @@
 (var_spec name: (identifier) @binding.name type: (_) @binding.type) @binding.local
 (short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (composite_literal type: (_) @binding.type))) @binding.local
 (short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (unary_expression operand: (composite_literal type: (_) @binding.type)))) @binding.local
+; A composite literal's key, with @receiver on the literal's type: a field of that type.
+(composite_literal type: (_) @receiver body: (literal_value (keyed_element key: (literal_element (identifier) @reference.write @member))))

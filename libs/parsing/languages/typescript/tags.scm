@@ -47,3 +47,8 @@
 (optional_parameter (accessibility_modifier) pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
 (public_field_definition name: (property_identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
 (public_field_definition name: (property_identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.field
+; An object literal's key, with @receiver on the type the literal is declared, asserted or checked as: a member of that type.
+(variable_declarator type: (type_annotation (_) @receiver) value: (object (pair key: (property_identifier) @reference.write @member)))
+(variable_declarator type: (type_annotation (_) @receiver) value: (object (shorthand_property_identifier) @reference.write @member))
+(satisfies_expression (object (pair key: (property_identifier) @reference.write @member)) (_) @receiver)
+(as_expression (object (pair key: (property_identifier) @reference.write @member)) (_) @receiver)
