@@ -96,6 +96,13 @@ const FILES: Record<string, string> = {
   'store/helpers.go': ['package store', '', 'func Default() *Store { return New() }'].join('\n'),
   'cmd/main.go': ['package main', '', 'import "example.com/shop/store"', '', 'func main() { s := store.New(); s.Get("a") }'].join('\n'),
   'store/cache.go': ['package store', '', 'type Cache struct {', '\tStore', '}'].join('\n'),
+  'shapes/shape.go': [
+    'package shapes',
+    'type Shape interface{ Area() int }',
+    'type Box struct{}',
+    'func (b Box) Area() int { return 1 }',
+    'func Total(s Shape, b Box) int { return s.Area() + b.Area() }',
+  ].join('\n'),
   'README.md': '# Shop\n\nNot parsed: kept at file level.\n',
 };
 
@@ -203,6 +210,8 @@ describe('symbol tools (embedded)', () => {
       square.body.definitions.slice(0, 1).map((d) => [d.container, d.line]),
       [['Square', 2]],
     );
+    // Go: a Box satisfies Shape without saying so, so a call through a Shape may reach Box.Area, as gopls lists it.
+    assert.deepEqual(columns((await at('shapes/shape.go', 4, 13)).body), ['shapes/shape.go:5:42', 'shapes/shape.go:5:53']);
     // `from pkg import shapes` binds the module: `shapes.total` is a use of its function.
     assert.deepEqual(columns((await at('pkg/shapes.py', 11, 4)).body), ['pkg/use_shapes.py:4:18']);
   });

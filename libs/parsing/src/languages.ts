@@ -34,6 +34,11 @@ export interface LanguageSpec {
    * a language server that cannot infer the object's type does (jedi).
    */
   untypedMembers: 'mentions' | 'omit';
+  /**
+   * Types satisfy interfaces without declaring it (Go): an access through an object typed as an interface that
+   * declares the member's name is a reference of every member of that name, as gopls lists them.
+   */
+  implicitInterfaces: boolean;
 }
 
 interface LanguageJson {
@@ -43,6 +48,7 @@ interface LanguageJson {
   resolver?: string;
   memberBinding?: 'hierarchy' | 'nearest';
   untypedMembers?: 'mentions' | 'omit';
+  implicitInterfaces?: boolean;
 }
 
 /** The folder of the language folders (beside `src/` and `dist/`). */
@@ -68,6 +74,7 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
       resolver: json.resolver ?? null,
       memberBinding: json.memberBinding ?? 'hierarchy',
       untypedMembers: json.untypedMembers ?? 'mentions',
+      implicitInterfaces: json.implicitInterfaces ?? false,
     });
   }
   table = specs;

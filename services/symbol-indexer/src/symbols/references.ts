@@ -272,6 +272,9 @@ export class ReferenceBinder {
     // name too), and where a property key may be (always: a key's object has no type the index can see).
     const keys = rows.some((r) => r.occurrences.some((o) => o.qualifier === KEY));
     const byMentions = spec?.untypedMembers !== 'omit';
+    // Interfaces satisfied without saying so (Go): a call through one that declares the name may reach this member.
+    const interfaces =
+      spec?.implicitInterfaces && definition.container ? await this.store.interfacesDeclaring(definition.name, scope) : new Set<string>();
     const mentions =
       family.size > 0 && ((rivals.length > 0 && byMentions) || keys) ? await this.store.filesMentioning([...family], scope) : undefined;
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
@@ -283,7 +286,7 @@ export class ReferenceBinder {
       if (namespaces.get(file)?.has(o.qualifier)) return false;
       // `Class.name` through a class of the family; else the object's type, where its file says it.
       if (family.has(o.qualifier)) return true;
-      if (o.receiver !== undefined) return family.has(o.receiver);
+      if (o.receiver !== undefined) return family.has(o.receiver) || interfaces.has(o.receiver);
       if (o.qualifier === KEY) return file === home || mentions?.has(file) === true;
       // An object of unknown type: bound when no other class defines the name; else by the files that mention the
       // family, or (`untypedMembers: omit`) not at all, as a language server that cannot infer the type leaves it out.

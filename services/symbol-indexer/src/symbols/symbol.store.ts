@@ -106,6 +106,12 @@ const SQL = {
        JOIN ${T.supertypes} h ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
      WHERE s.name_key = ANY($3::text[]) AND s.name = ANY($1::text[]) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))`,
   ),
+  interfacesDeclaring: sql(
+    'symbols.interfaces-declaring',
+    `SELECT DISTINCT c.name FROM ${T.symbols} m
+       JOIN ${T.symbols} c ON c.repository_id = m.repository_id AND c.path = m.path AND c.ordinal = m.parent
+     WHERE m.name_key = lower($1) AND m.name = $1 AND c.kind = 'interface' AND ($2::text[] IS NULL OR m.repository_id = ANY($2::text[]))`,
+  ),
   supertypesOfSymbol: sql(
     'supertypes.of-symbol',
     `SELECT name, relation FROM ${T.supertypes} WHERE repository_id = $1 AND path = $2 AND ordinal = $3 ORDER BY relation, name`,
@@ -497,6 +503,11 @@ export class SymbolStore {
     if (names.length === 0) return [];
     const keys = [...new Set(names.map((n) => n.toLowerCase()))];
     return (await this.db.run<{ name: string }>(SQL.supertypesOf, [names, repositoryIds, keys])).rows.map((r) => r.name);
+  }
+
+  /** The interfaces that declare a member named `name`, in the repositories (null: all). */
+  async interfacesDeclaring(name: string, repositoryIds: readonly string[] | null): Promise<Set<string>> {
+    return new Set((await this.db.run<{ name: string }>(SQL.interfacesDeclaring, [name, repositoryIds])).rows.map((r) => r.name));
   }
 
   /** What one definition extends (or embeds) and implements. */
