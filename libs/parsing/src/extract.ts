@@ -480,12 +480,13 @@ function innermost(scopes: ReadonlyArray<[number, number]>, starts: readonly num
 
 /**
  * A declared type → the bare name of the one type it denotes (`Foo`, `pkg.Foo<T>`, `Foo | undefined`,
- * `Optional[Foo]`, `"Foo"`, `*Foo`): undefined for anything else (unions, arrays, functions, literals).
+ * `Optional[Foo]`, `Readonly<Foo>`, `"Foo"`, `*Foo`): undefined for anything else (unions, arrays, functions, literals).
  */
 export function typeName(text: string): string | undefined {
   let t = text.trim().replace(/^["']|["']$/g, '');
-  const optional = /^(?:typing\.)?Optional\[([^]*)\]$/.exec(t);
-  if (optional) t = optional[1]!;
+  // Wrappers that keep the type's members: Python's Optional[T], TypeScript's Readonly<T>, Partial<T>, Required<T>, NonNullable<T>.
+  const wrapped = /^(?:typing\.)?(?:Optional\[([^]*)\]|(?:Readonly|Partial|Required|NonNullable)<([^]*)>)$/.exec(t);
+  if (wrapped) t = (wrapped[1] ?? wrapped[2])!.trim();
   const parts = t
     .split('|')
     .map((p) => p.trim())

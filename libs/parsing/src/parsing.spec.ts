@@ -297,10 +297,10 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       extraction.references.filter((r) => r.qualifier === '{}').map((r) => `${r.name}:${r.receiver ?? '?'}`);
     const literals = extract(
       await grammar('typescript'),
-      'const a: Opts = { port: 1, host }; const b = { x: 1 } satisfies P; const c = { y: 2 } as Q; const d = { z: 3 };',
+      'const a: Opts = { port: 1, host }; const b = { x: 1 } satisfies P; const c = { y: 2 } as Q; const d = { z: 3 }; const e: Readonly<R> = { w };',
       1_000,
     );
-    assert.deepEqual(keys(literals), ['port:Opts', 'host:Opts', 'x:P', 'y:Q', 'z:?']);
+    assert.deepEqual(keys(literals), ['port:Opts', 'host:Opts', 'x:P', 'y:Q', 'z:?', 'w:R']);
     const composite = extract(await grammar('go'), 'package p\nfunc f() { s := Server{Addr: "x"}; t := &pkg.T{Name: 1} }', 1_000);
     assert.deepEqual(keys(composite), ['Addr:Server', 'Name:T']);
   });

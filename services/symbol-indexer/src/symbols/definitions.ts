@@ -102,7 +102,9 @@ export class DefinitionResolver {
   ): Promise<SymbolRow[]> {
     for (const i of await this.store.importsOf(repositoryId, [path])) {
       if (i.target === null || !i.bindings.some((b) => b.name === '*' && b.alias === qualifier)) continue;
-      return candidates.filter((c) => inTarget(c, i.target!) && c.name === name && !MEMBER_KINDS.has(c.kind));
+      // A Go package: its files; a file: its own definition, else what it re-exports under that name (`export * from`).
+      if (i.target.endsWith('/')) return candidates.filter((c) => inTarget(c, i.target!) && c.name === name && !MEMBER_KINDS.has(c.kind));
+      return this.bare(repositoryId, i.target, name, candidates);
     }
     return [];
   }
