@@ -284,7 +284,8 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       uses.push(reference);
     }
     for (const [at, key] of memberKeys) if (!byNameNode.has(at)) uses.push(key);
-    typeReceivers(uses, typed, scopes, found, symbols);
+    typeReceivers(uses, typed, locals, scopes, found, symbols);
+    if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
     const extraction = {
       symbols,
       imports: [...imports.values()],
@@ -374,12 +375,14 @@ const CLASS_LIKE = new Set<SymbolKind>(['class', 'interface', 'struct', 'trait']
 function typeReceivers(
   uses: FoundReference[],
   typed: readonly TypedName[],
+  declared: ReadonlyArray<{ name: string; at: number }>,
   scopes: ReadonlyArray<[number, number]>,
   found: readonly FoundDefinition[],
   symbols: readonly ExtractedSymbol[],
 ): void {
   if (typed.length === 0 && !uses.some((u) => u.qualifier === 'super')) return;
   // `scopes` is sorted by start (localScopes); a binding's range is its innermost scope, the whole file at the top level.
+  // Every declared local is a binding, typed or not: an untyped one (`(user) => user.save()`) hides an outer typed one.
   const locals = new Map<string, Array<{ start: number; end: number; binding: TypedName }>>();
   const fields = new Map<string, TypedName>();
   const starts = found.map((d) => d.node.startIndex);
@@ -390,21 +393,32 @@ function typeReceivers(
     while (i >= 0 && !(ends[i]! > at && CLASS_LIKE.has(symbols[i]!.kind))) i = symbols[i]!.parent;
     return i;
   };
-  for (const binding of typed) {
-    if (binding.field) {
-      const owner = classAround(binding.at);
-      if (owner >= 0) fields.set(`${owner}\0${binding.name}`, binding);
-      continue;
-    }
+  const typedAt = new Set<number>();
+  const addLocal = (binding: TypedName) => {
     const scope = innermost(scopes, scopeStarts, binding.at) ?? [0, Infinity];
     const list = locals.get(binding.name) ?? [];
     list.push({ start: scope[0], end: scope[1], binding });
     locals.set(binding.name, list);
+  };
+  for (const binding of typed) {
+    if (binding.field) {
+      const owner = classAround(binding.at);
+      const key = `${owner}\0${binding.name}`;
+      // A declared type is not replaced by an assignment from an untyped name (`store: Store` then `this.store = s`).
+      if (owner >= 0 && (binding.type || !fields.get(key)?.type)) fields.set(key, binding);
+      continue;
+    }
+    typedAt.add(binding.at);
+    addLocal(binding);
   }
+  for (const local of declared) if (!typedAt.has(local.at)) addLocal({ field: false, name: local.name, at: local.at });
   const localType = (name: string, at: number, depth = 0): string | undefined => {
+    // The innermost scope's binding; within one scope, the last one declared at or before the use.
     let best: { start: number; end: number; binding: TypedName } | undefined;
-    for (const candidate of locals.get(name) ?? []) {
-      if (candidate.start <= at && at < candidate.end && (!best || candidate.start >= best.start)) best = candidate;
+    for (const c of locals.get(name) ?? []) {
+      if (!(c.start <= at && at < c.end)) continue;
+      if (!best || c.start > best.start) best = c;
+      else if (c.start === best.start && c.binding.at <= at && (best.binding.at > at || c.binding.at > best.binding.at)) best = c;
     }
     if (!best) return undefined;
     if (best.binding.type) return best.binding.type;
@@ -412,7 +426,7 @@ function typeReceivers(
   };
   for (const use of uses) {
     const qualifier = use.qualifier;
-    if (!qualifier || qualifier === KEY || SELF_NAMES.has(qualifier)) continue;
+    if (!qualifier || qualifier === KEY || SELF.has(qualifier)) continue;
     const at = use.node.startIndex;
     if (qualifier === 'super') {
       // The (first) supertype of the class around the access.
@@ -426,7 +440,7 @@ function typeReceivers(
       continue;
     }
     // `this.x` / `self.x`: a field of the class around the access.
-    if (!SELF_NAMES.has(qualifier.slice(0, dot)) || qualifier.indexOf('.', dot + 1) >= 0) continue;
+    if (!SELF.has(qualifier.slice(0, dot)) || qualifier.indexOf('.', dot + 1) >= 0) continue;
     const owner = classAround(at);
     const field = owner >= 0 ? fields.get(`${owner}\0${qualifier.slice(dot + 1)}`) : undefined;
     if (field) use.receiver = field.type ?? (field.from ? localType(field.from, field.at) : undefined);
@@ -457,8 +471,8 @@ function docLinks(comment: Node): FoundReference[] {
   return out;
 }
 
-/** The names of the object a method runs on. */
-const SELF_NAMES: ReadonlySet<string> = new Set(['this', 'self', 'cls', '$this']);
+/** Qualifiers that mean "the object the method runs on": the member is the enclosing class's. */
+export const SELF: ReadonlySet<string> = new Set(['this', 'self', 'cls', '$this']);
 
 /** Index of the last of sorted `starts` at or before `at`, or -1. */
 function lastAtOrBefore(starts: readonly number[], at: number): number {
@@ -480,13 +494,16 @@ function innermost(scopes: ReadonlyArray<[number, number]>, starts: readonly num
 
 /**
  * A declared type → the bare name of the one type it denotes (`Foo`, `pkg.Foo<T>`, `Foo | undefined`,
- * `Optional[Foo]`, `Readonly<Foo>`, `"Foo"`, `*Foo`): undefined for anything else (unions, arrays, functions, literals).
+ * `Optional[Foo]`, `Readonly<Foo>`, `Pick<Foo, 'a'>`, `"Foo"`, `*Foo`): undefined for anything else (unions, arrays, functions, literals).
  */
 export function typeName(text: string): string | undefined {
   let t = text.trim().replace(/^["']|["']$/g, '');
   // Wrappers that keep the type's members: Python's Optional[T], TypeScript's Readonly<T>, Partial<T>, Required<T>, NonNullable<T>.
-  const wrapped = /^(?:typing\.)?(?:Optional\[([^]*)\]|(?:Readonly|Partial|Required|NonNullable)<([^]*)>)$/.exec(t);
-  if (wrapped) t = (wrapped[1] ?? wrapped[2])!.trim();
+  const wrapped =
+    /^(?:typing\.)?(?:Optional\[([^]*)\]|(?:Readonly|Partial|Required|NonNullable)<([^]*)>|(?:Pick|Omit)<([^,<>]+(?:<[^<>]*>)?),[^]*>)$/.exec(
+      t,
+    );
+  if (wrapped) t = (wrapped[1] ?? wrapped[2] ?? wrapped[3])!.trim();
   const parts = t
     .split('|')
     .map((p) => p.trim())

@@ -6,6 +6,7 @@ export {
   extractWith,
   BudgetExceeded,
   KEY,
+  SELF,
   SYMBOL_KINDS,
   type Extraction,
   type ExtractedImport,

@@ -292,15 +292,37 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       1_000,
     );
     assert.deepEqual(receivers(go), ['pkg.Wid:?', 's.A:Server', 'c.B:Conn', 'v.C:Thing', 'w.D:Wid', 'n.E:int']);
+    // An untyped declaration hides an outer typed one; within a scope the last declaration before the use counts; a
+    // declared field type is not lost to an assignment from an untyped name; a signature's parameters are its own.
+    const scoping = extract(
+      await grammar('typescript'),
+      [
+        'interface Repo { save(user: User): void }',
+        'class A { private store: Store; constructor(s) { this.store = s; } run() { this.store.f(); } }',
+        'function g(user: Admin, list) { list.map((user) => user.a()); user.b(); }',
+        'function h(user) { user.c(); }',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(
+      receivers(scoping).filter((r) => r.split('.').length > 2 || !r.startsWith('this.')),
+      ['this.store.f:Store', 'list.map:?', 'user.a:?', 'user.b:Admin', 'user.c:?'],
+    );
+    const reassigned = extract(
+      await grammar('python'),
+      ['def f():', '    x = Foo()', '    x.a()', '    x = make()', '    x.b()'].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(receivers(reassigned), ['x.a:Foo', 'x.b:?']);
     // A key of an object literal whose type is written around it: a member of that type.
     const keys = (extraction: Extraction) =>
       extraction.references.filter((r) => r.qualifier === '{}').map((r) => `${r.name}:${r.receiver ?? '?'}`);
     const literals = extract(
       await grammar('typescript'),
-      'const a: Opts = { port: 1, host }; const b = { x: 1 } satisfies P; const c = { y: 2 } as Q; const d = { z: 3 }; const e: Readonly<R> = { w };',
+      'const a: Opts = { port: 1, host }; const b = { x: 1 } satisfies P; const c = { y: 2 } as Q; const d = { z: 3 }; const e: Readonly<R> = { w }; const f: Pick<S<T>, "v"> = { v };',
       1_000,
     );
-    assert.deepEqual(keys(literals), ['port:Opts', 'host:Opts', 'x:P', 'y:Q', 'z:?', 'w:R']);
+    assert.deepEqual(keys(literals), ['port:Opts', 'host:Opts', 'x:P', 'y:Q', 'z:?', 'w:R', 'v:S']);
     const composite = extract(await grammar('go'), 'package p\nfunc f() { s := Server{Addr: "x"}; t := &pkg.T{Name: 1} }', 1_000);
     assert.deepEqual(keys(composite), ['Addr:Server', 'Name:T']);
   });

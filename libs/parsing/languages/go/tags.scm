@@ -34,7 +34,7 @@
 (keyed_element key: (literal_element (identifier) @reference.write @member))
 
 ; Locals: @local.scope opens a scope, @local.definition declares a name in the innermost one.
-[(function_declaration) (method_declaration) (func_literal) (block) (for_statement) (if_statement) (expression_switch_statement) (type_switch_statement)] @local.scope
+[(function_declaration) (method_declaration) (func_literal) (block) (for_statement) (if_statement) (expression_switch_statement) (type_switch_statement) (method_elem) (function_type)] @local.scope
 (parameter_declaration name: (identifier) @local.definition)
 (variadic_parameter_declaration name: (identifier) @local.definition)
 (short_var_declaration left: (expression_list (identifier) @local.definition))

@@ -34,7 +34,9 @@
 (nested_type_identifier module: (_) @qualifier name: (type_identifier) @reference.type)
 (type_identifier) @reference.type
 
-; Parameters: @local.definition in the function's scope (@local.scope, ../javascript/imports-references.scm).
+; Parameters: @local.definition in the function's scope (@local.scope, ../javascript/imports-references.scm); a
+; signature's parameters in the signature's own.
+[(method_signature) (abstract_method_signature) (function_signature) (function_type) (call_signature) (construct_signature)] @local.scope
 (required_parameter pattern: (identifier) @local.definition)
 (optional_parameter pattern: (identifier) @local.definition)
 

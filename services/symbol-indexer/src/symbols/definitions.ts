@@ -1,4 +1,6 @@
 import { posix } from 'node:path';
+import { languageOf } from '@sextant/checkouts';
+import { nameSpaceOf } from '@sextant/parsing';
 import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, REEXPORT_DEPTH, SELF } from './references.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
 
@@ -19,8 +21,10 @@ export class DefinitionResolver {
 
   /** The definitions `name` denotes at `path:line` (`column` when the line uses it more than once), best first; none when it cannot tell. */
   async at(repositoryId: string, path: string, name: string, line: number, column: number | undefined): Promise<SymbolRow[]> {
+    // Only definitions of languages that see this file's names (a TypeScript use never denotes a Python definition).
+    const space = nameSpaceOf(languageOf(path));
     const candidates = (await this.store.locate(name, { repositoryIds: [repositoryId], limit: CANDIDATES })).rows.filter(
-      (r) => r.name === name,
+      (r) => r.name === name && nameSpaceOf(r.language) === space,
     );
     if (candidates.length <= 1) return candidates;
     const covers = (start: number) => column === undefined || (column >= start && column <= start + name.length);
@@ -102,7 +106,8 @@ export class DefinitionResolver {
   ): Promise<SymbolRow[]> {
     for (const i of await this.store.importsOf(repositoryId, [path])) {
       if (i.target === null || !i.bindings.some((b) => b.name === '*' && b.alias === qualifier)) continue;
-      // A Go package: its files; a file: its own definition, else what it re-exports under that name (`export * from`).
+      // A Go package: its files; a file: its own definition, else what its imports bring in under that name (through
+      // `export … from` chains, as a bare use in that file is resolved).
       if (i.target.endsWith('/')) return candidates.filter((c) => inTarget(c, i.target!) && c.name === name && !MEMBER_KINDS.has(c.kind));
       return this.bare(repositoryId, i.target, name, candidates);
     }

@@ -1,13 +1,12 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
-import { KEY, nameSpaceOf, parsedLanguages } from '@sextant/parsing';
+import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
 import { addTo, groupBy } from './helpers.js';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
 
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
 export const MEMBER_KINDS: ReadonlySet<string> = new Set(['method', 'property', 'field']);
-/** Qualifiers that mean "the object the method runs on": the member is the enclosing class's. */
-export const SELF: ReadonlySet<string> = new Set(['this', 'self', 'cls', '$this']);
+export { SELF } from '@sextant/parsing';
 /** How many files deep `export … from` chains are followed (both ways: to importers, back to a definition). */
 export const REEXPORT_DEPTH = 4;
 /** Members bound at the same time by one call (each is a handful of short queries). */
@@ -59,11 +58,13 @@ interface Sites {
  * the supertypes and subtypes (by name): through `this`/`self` inside a
  * class of the family; through an object whose type its file declares
  * (`x: Foo`, `new Foo()`, a typed field: the extraction's receiver) when
- * that type is of the family; otherwise every such access when no member
- * outside the family has its name in scope, else only in files that
- * mention a class of the family (an untyped receiver — the documented
- * imprecision). The family's other declarations of the member
- * (overrides, implementations) are listed as sites of kind `definition`.
+ * that type is of the family; an access of unknown type when no member
+ * outside the family has its name in scope, else as the language says
+ * (`untypedMembers`: in files that mention a class of the family, or not at
+ * all). The family is the language's (`memberBinding`: the whole hierarchy,
+ * or the class and the subtypes that inherit the member); under `hierarchy`
+ * the family's other declarations of the member (overrides,
+ * implementations) are listed as sites of kind `definition`. ADR 0034.
  */
 export class ReferenceBinder {
   constructor(private readonly store: SymbolStore) {}
@@ -244,7 +245,8 @@ export class ReferenceBinder {
     const { namespaces, classAt } = await known;
     // Members are bound among files of languages that see each other's names (a Python `User` is not TypeScript's).
     const space = nameSpaceOf(definition.language);
-    const inSpace = (row: ReferenceRow) => nameSpaceOf(languageOf(row.path)) === space;
+    const spaceRows = new Set(rows.filter((row) => nameSpaceOf(languageOf(row.path)) === space));
+    const inSpace = (row: ReferenceRow) => spaceRows.has(row);
     const sameMember = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && nameSpaceOf(o.language) === space);
     const spec = parsedLanguages().get(definition.language ?? '');
     const nearest = spec?.memberBinding === 'nearest';
@@ -282,10 +284,11 @@ export class ReferenceBinder {
       const file = `${row.repositoryId}\0${row.path}`;
       // `this.name` / `self.name`: the member of the class the line is in (or of a class of its family).
       if (SELF.has(o.qualifier)) return family.has(classAt(file, o.line) ?? '');
+      // `Class.name` through a class of the family (also where an import binds that name to a module of the same name).
+      if (family.has(o.qualifier)) return true;
       // `ns.name` where `ns` is an imported module is a module's name, not a member.
       if (namespaces.get(file)?.has(o.qualifier)) return false;
-      // `Class.name` through a class of the family; else the object's type, where its file says it.
-      if (family.has(o.qualifier)) return true;
+      // The object's type, where its file says it.
       if (o.receiver !== undefined) return family.has(o.receiver) || interfaces.has(o.receiver);
       if (o.qualifier === KEY) return file === home || mentions?.has(file) === true;
       // An object of unknown type: bound when no other class defines the name; else by the files that mention the
@@ -294,8 +297,8 @@ export class ReferenceBinder {
       return byMentions && (file === home || mentions?.has(file) === true);
     });
     // The declarations it overrides or that override it are sites of the same member, as a language server lists them
-    // (Go has no overriding: an embedding struct's own field or method of that name is another member).
-    for (const o of definition.language === 'go' || nearest ? [] : sameMember) {
+    // (`hierarchy`; under `nearest` — Python, Go, which has no overriding — a redefinition is another member).
+    for (const o of nearest ? [] : sameMember) {
       if (
         o === definition ||
         (o.repositoryId === definition.repositoryId && o.path === definition.path && o.ordinal === definition.ordinal)
