@@ -258,7 +258,8 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     }
     const found = [...byNameNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
     const symbols = nest(grammar.name, found);
-    attachSupertypes(symbols, found, supertypes);
+    const classAt = classLookup(found, symbols);
+    attachSupertypes(symbols, classAt, supertypes);
     if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
     for (const { trait, type } of impls) {
       const owner = symbols.find((sym) => sym.name === type && sym.parent === -1 && (CLASS_LIKE.has(sym.kind) || sym.kind === 'enum'));
@@ -284,7 +285,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       uses.push(reference);
     }
     for (const [at, key] of memberKeys) if (!byNameNode.has(at)) uses.push(key);
-    typeReceivers(uses, typed, locals, scopes, found, symbols);
+    typeReceivers(uses, typed, locals, scopes, classAt, symbols);
     if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
     const extraction = {
       symbols,
@@ -377,7 +378,7 @@ function typeReceivers(
   typed: readonly TypedName[],
   declared: ReadonlyArray<{ name: string; at: number }>,
   scopes: ReadonlyArray<[number, number]>,
-  found: readonly FoundDefinition[],
+  classAt: ClassAt,
   symbols: readonly ExtractedSymbol[],
 ): void {
   if (typed.length === 0 && !uses.some((u) => u.qualifier === 'super')) return;
@@ -385,14 +386,8 @@ function typeReceivers(
   // Every declared local is a binding, typed or not: an untyped one (`(user) => user.save()`) hides an outer typed one.
   const locals = new Map<string, Array<{ start: number; end: number; binding: TypedName }>>();
   const fields = new Map<string, TypedName>();
-  const starts = found.map((d) => d.node.startIndex);
-  const ends = found.map((d) => d.node.endIndex);
   const scopeStarts = scopes.map((s) => s[0]);
-  const classAround = (at: number): number => {
-    let i = lastAtOrBefore(starts, at);
-    while (i >= 0 && !(ends[i]! > at && CLASS_LIKE.has(symbols[i]!.kind))) i = symbols[i]!.parent;
-    return i;
-  };
+  const classAround = (at: number): number => classAt(at, at + 1);
   const typedAt = new Set<number>();
   const addLocal = (binding: TypedName) => {
     const scope = innermost(scopes, scopeStarts, binding.at) ?? [0, Infinity];
@@ -455,13 +450,17 @@ function docLinks(comment: Node): FoundReference[] {
   if (!text.includes('{@link')) return [];
   const out: FoundReference[] = [];
   const start = comment.startPosition;
+  // Lines counted as the links are met, not from the comment's start for each.
+  let row = start.row;
+  let lineStart = -1;
   for (const match of text.matchAll(DOC_LINK)) {
     const member = match[2];
     const offset = match.index + match[0].length - (member ?? match[1]!).length;
-    const before = text.slice(0, offset);
-    const newline = before.lastIndexOf('\n');
-    const row = start.row + (before.match(/\n/g)?.length ?? 0);
-    const column = newline < 0 ? start.column + offset : offset - newline - 1;
+    for (let nl = text.indexOf('\n', lineStart + 1); nl >= 0 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
+      row++;
+      lineStart = nl;
+    }
+    const column = lineStart < 0 ? start.column + offset : offset - lineStart - 1;
     out.push({
       node: { startIndex: comment.startIndex + offset, text: member ?? match[1]!, startPosition: { row, column } },
       kind: 'read',
@@ -518,22 +517,34 @@ export function typeName(text: string): string | undefined {
 /** Each supertype to the innermost class-like definition around it, as a bare name (`pkg.Base<T>` → `Base`, `*Base` → `Base`). */
 function attachSupertypes(
   symbols: ExtractedSymbol[],
-  found: readonly FoundDefinition[],
+  classAt: ClassAt,
   supertypes: ReadonlyArray<{ node: Node; implements: boolean }>,
 ): void {
-  // Positions read once (each read crosses into WebAssembly); then per supertype a binary search and a climb of the
-  // parents: linear overall, where a scan of every earlier definition per supertype took minutes on a file of 30,000 classes.
-  const starts = found.map((d) => d.node.startIndex);
-  const ends = found.map((d) => d.node.endIndex);
   for (const { node, implements: implemented } of supertypes) {
-    const end = node.endIndex;
-    let owner = lastAtOrBefore(starts, node.startIndex);
-    while (owner >= 0 && !(ends[owner]! >= end && CLASS_LIKE.has(symbols[owner]!.kind))) owner = symbols[owner]!.parent;
+    const owner = classAt(node.startIndex, node.endIndex);
     const name = bareType(node.text);
     if (owner < 0 || !name) continue;
     const list = implemented ? (symbols[owner]!.implements ??= []) : (symbols[owner]!.supertypes ??= []);
     if (!list.includes(name)) list.push(name);
   }
+}
+
+/** The innermost class-like definition spanning `start`..`end` (its ordinal), or -1. */
+type ClassAt = (start: number, end: number) => number;
+
+/**
+ * Positions of the definitions read once (each read crosses into WebAssembly); then per question a binary search and
+ * a climb of the parents: linear overall, where a scan of every earlier definition per supertype took minutes on a
+ * file of 30,000 classes.
+ */
+function classLookup(found: readonly FoundDefinition[], symbols: readonly ExtractedSymbol[]): ClassAt {
+  const starts = found.map((d) => d.node.startIndex);
+  const ends = found.map((d) => d.node.endIndex);
+  return (start, end) => {
+    let i = lastAtOrBefore(starts, start);
+    while (i >= 0 && !(ends[i]! >= end && CLASS_LIKE.has(symbols[i]!.kind))) i = symbols[i]!.parent;
+    return i;
+  };
 }
 
 /** A type as written → its bare name (`pkg.Base<T>` → `Base`, `*Base` → `Base`, `a::b::Trait` → `Trait`). */

@@ -140,14 +140,19 @@ export class GitCacheService {
       await this.mayRead(registered, repository);
       return this.targetOf(registered);
     }
+    return { kind: 'remote', locator: this.unregistered(repository) };
+  }
+
+  /** A reference nobody registered: its locator, when it is one and the unregistered rule lets the caller use it. */
+  private unregistered(reference: string): RepositoryLocator {
     let locator: RepositoryLocator;
     try {
-      locator = parseRepository(repository, this.deps.policy);
+      locator = parseRepository(reference, this.deps.policy);
     } catch {
-      throw notARepository(repository);
+      throw notARepository(reference);
     }
     this.mayUseUnregistered();
-    return { kind: 'remote', locator };
+    return locator;
   }
 
   /** A registered repository the caller may not read answers like one nobody registered (`hidden`). */
@@ -177,14 +182,7 @@ export class GitCacheService {
    * missing or private repository: GitHub's own answer to a stranger).
    */
   private hidden(reference: string): ServiceError {
-    let locator: RepositoryLocator;
-    try {
-      locator = parseRepository(reference, this.deps.policy);
-    } catch {
-      return notARepository(reference);
-    }
-    this.mayUseUnregistered();
-    return repositoryNotFound(locator);
+    return repositoryNotFound(this.unregistered(reference));
   }
 
   /**

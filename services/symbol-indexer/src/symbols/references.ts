@@ -339,15 +339,7 @@ export class ReferenceBinder {
    * (the classes defining a member of that name) has its own, and so does what derives from it. At most `FAMILY_MAX`.
    */
   private async inheritorsOf(container: string, definers: ReadonlySet<string>, scope: readonly string[] | null): Promise<Set<string>> {
-    const family = new Set([container]);
-    let frontier = [container];
-    for (let depth = 0; depth < HIERARCHY_DEPTH && frontier.length > 0 && family.size < FAMILY_MAX; depth++) {
-      frontier = [...new Set((await this.store.subtypesOf(frontier, scope, FAMILY_MAX)).map((s) => s.name))].filter(
-        (n) => !family.has(n) && !definers.has(n),
-      );
-      for (const name of frontier) family.add(name);
-    }
-    return family;
+    return this.withSubtypes(new Set([container]), scope, (name) => !definers.has(name));
   }
 
   /** A class-like name with its supertypes (up the chain) and all their subtypes (down), by name; at most `FAMILY_MAX`. */
@@ -358,9 +350,20 @@ export class ReferenceBinder {
       frontier = (await this.store.supertypesOf(frontier, scope)).filter((n) => !family.has(n));
       for (const name of frontier) family.add(name);
     }
-    frontier = [...family];
+    return this.withSubtypes(family, scope, () => true);
+  }
+
+  /** `family` with the subtypes of its classes, level by level (those `follow` accepts, and theirs). */
+  private async withSubtypes(
+    family: Set<string>,
+    scope: readonly string[] | null,
+    follow: (name: string) => boolean,
+  ): Promise<Set<string>> {
+    let frontier = [...family];
     for (let depth = 0; depth < HIERARCHY_DEPTH && frontier.length > 0 && family.size < FAMILY_MAX; depth++) {
-      frontier = [...new Set((await this.store.subtypesOf(frontier, scope, FAMILY_MAX)).map((s) => s.name))].filter((n) => !family.has(n));
+      frontier = [...new Set((await this.store.subtypesOf(frontier, scope, FAMILY_MAX)).map((s) => s.name))].filter(
+        (n) => !family.has(n) && follow(n),
+      );
       for (const name of frontier) family.add(name);
     }
     return family;
