@@ -23,6 +23,11 @@ export interface ExtractedSymbol {
   supertypes?: string[];
   /** The interfaces a class implements, by name. */
   implements?: string[];
+  /**
+   * A function's or method's declared result, by bare name (the first of Go's results; `this` for a method that
+   * returns its object): what a call of it gives (`x := f()`, `f().g`), resolved when the call's member is bound.
+   */
+  returns?: string;
 }
 
 /** A name an import binds in the importing file. */
@@ -58,7 +63,9 @@ export interface ExtractedReference {
   qualifier: string | null;
   /**
    * The object's type, by bare name, when the file says it (`x: Foo`, `x = new Foo()`, `this.x` of a field typed `Foo`):
-   * the member is then `Foo`'s (or a supertype's). Absent when unknown.
+   * the member is then `Foo`'s (or a supertype's); `ANONYMOUS` for a type without a name (`struct {…}`, `{ a: T }`);
+   * `f()` for the result of a call of `f` (`x := f()`, `f().g`), which the binder resolves by `f`'s declared result.
+   * Absent when unknown.
    */
   receiver?: string;
 }
@@ -74,9 +81,15 @@ export interface Extraction {
 const SIGNATURE_MAX = 200;
 /** The qualifier of a property key (`{name: …}`): a member of an object whose type the file does not say. */
 export const KEY = '{}';
+/** The receiver of a member of a type without a name (an anonymous struct, an object type literal): no class's. */
+export const ANONYMOUS = '{…}';
+/** A receiver that is the result of calling a function or method (`f()`): the name called. */
+export function calledName(receiver: string): string | undefined {
+  return receiver.endsWith('()') ? receiver.slice(0, -2) : undefined;
+}
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
-const ROLE = /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$)/;
+const ROLE = /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
@@ -115,8 +128,14 @@ interface TypedName {
   field: boolean;
   name: string;
   at: number;
+  /** The declared type's bare name (`typeName`), and the type as written (`raw`: its element type is read from it). */
   type?: string;
+  raw?: string;
   from?: string;
+  /** The name of the function or method whose result it holds (`x := f()`): the receiver `f()`. */
+  call?: string;
+  /** Another local name whose element it holds (`for _, x := range xs`, `for (const x of xs)`, `x := xs[i]`). */
+  element?: string;
 }
 
 /**
@@ -159,7 +178,8 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const impls: Array<{ trait: string | undefined; type: string | undefined }> = [];
     const scopes: Array<[number, number]> = [];
     const locals: Array<{ name: string; at: number }> = [];
-    const typed: TypedName[] = [];
+    const typed = new Map<string, TypedName>();
+    const returnsAt = new Map<number, string>();
     for (const match of matches) {
       const first = match.captures.find((c) => ROLE.test(c.name));
       if (!first) continue;
@@ -180,8 +200,10 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         const text = qualifierNode?.text;
         // `super().name` (Python) is read as `super.name`: a member of the class's supertype.
         const qualifier = text === undefined ? null : QUALIFIER.test(text) ? text : text === 'super()' ? 'super' : '';
+        // An object that is no name may still say its type: `f().name`, `new Foo().name`, `(x as Foo).name`.
+        const receiver = qualifier === '' && qualifierNode ? expressionType(qualifierNode) : undefined;
         const known = references.get(first.node.startIndex);
-        if (!known) references.set(first.node.startIndex, { node: first.node, kind, qualifier });
+        if (!known) references.set(first.node.startIndex, { node: first.node, kind, qualifier, ...(receiver ? { receiver } : {}) });
         else {
           if (REFERENCE_PRECEDENCE[kind] > REFERENCE_PRECEDENCE[known.kind]) known.kind = kind;
           known.qualifier ??= qualifier;
@@ -220,9 +242,24 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         const name = capture(match.captures, 'binding.name');
         const type = capture(match.captures, 'binding.type');
         const from = capture(match.captures, 'binding.from');
-        const bare = type ? typeName(type.text) : undefined;
-        if (name && (bare || from))
-          typed.push({ field: role === 'binding.field', name: name.text, at: name.startIndex, type: bare, from: from?.text });
+        const call = capture(match.captures, 'binding.call');
+        const element = capture(match.captures, 'binding.element');
+        if (!name || !(type || from || call || element)) continue;
+        // One name, several patterns (`const x: Foo = f()`): what each says, a declared type first.
+        // (A TypeScript parameter property is a local and a field: two bindings.)
+        const key = `${role}\0${name.startIndex}`;
+        const binding = typed.get(key) ?? { field: role === 'binding.field', name: name.text, at: name.startIndex };
+        if (type && binding.raw === undefined) Object.assign(binding, { type: typeName(type.text), raw: type.text });
+        binding.from ??= from?.text;
+        binding.call ??= call?.text;
+        binding.element ??= element?.text;
+        typed.set(key, binding);
+        continue;
+      }
+      if (role === 'returns') {
+        // A function's declared result (`@returns.type`), for the definition on the same node.
+        const type = capture(match.captures, 'returns.type');
+        if (type) returnsAt.set(first.node.startIndex, type.text);
         continue;
       }
       if (role === 'import' || role === 'reexport') {
@@ -258,7 +295,14 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     }
     const found = [...byNameNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
     const symbols = nest(grammar.name, found);
-    const classAt = classLookup(found, symbols);
+    for (const [i, { node }] of found.entries()) {
+      const result = returnsAt.get(node.startIndex);
+      const returns = result === undefined ? undefined : resultType(result);
+      if (returns) symbols[i]!.returns = returns;
+    }
+    const enclosing = enclosingLookup(found, symbols);
+    const classAt = enclosing((s) => CLASS_LIKE.has(s.kind));
+    const definitionAt = enclosing(() => true);
     attachSupertypes(symbols, classAt, supertypes);
     if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
     for (const { trait, type } of impls) {
@@ -285,7 +329,14 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       uses.push(reference);
     }
     for (const [at, key] of memberKeys) if (!byNameNode.has(at)) uses.push(key);
-    typeReceivers(uses, typed, locals, scopes, classAt, symbols);
+    typeReceivers(uses, [...typed.values()], locals, scopes, classAt, definitionAt, symbols);
+    // A type without a name is the type of the definition it is written in (a Go test table's `[]struct{…}`, a
+    // parameter's `{ a: T }`): its fields' container.
+    for (const use of uses) {
+      if (use.receiver !== ANONYMOUS) continue;
+      const owner = definitionAt(use.node.startIndex, use.node.startIndex + 1);
+      if (owner >= 0) use.receiver = symbols[owner]!.name;
+    }
     if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
     const extraction = {
       symbols,
@@ -378,7 +429,8 @@ function typeReceivers(
   typed: readonly TypedName[],
   declared: ReadonlyArray<{ name: string; at: number }>,
   scopes: ReadonlyArray<[number, number]>,
-  classAt: ClassAt,
+  classAt: EnclosingAt,
+  definitionAt: EnclosingAt,
   symbols: readonly ExtractedSymbol[],
 ): void {
   if (typed.length === 0 && !uses.some((u) => u.qualifier === 'super')) return;
@@ -407,7 +459,7 @@ function typeReceivers(
     addLocal(binding);
   }
   for (const local of declared) if (!typedAt.has(local.at)) addLocal({ field: false, name: local.name, at: local.at });
-  const localType = (name: string, at: number, depth = 0): string | undefined => {
+  const bindingOf = (name: string, at: number): TypedName | undefined => {
     // The innermost scope's binding; within one scope, the last one declared at or before the use.
     let best: { start: number; end: number; binding: TypedName } | undefined;
     for (const c of locals.get(name) ?? []) {
@@ -415,10 +467,32 @@ function typeReceivers(
       if (!best || c.start > best.start) best = c;
       else if (c.start === best.start && c.binding.at <= at && (best.binding.at > at || c.binding.at > best.binding.at)) best = c;
     }
-    if (!best) return undefined;
-    if (best.binding.type) return best.binding.type;
-    return best.binding.from && depth < 2 ? localType(best.binding.from, best.binding.at, depth + 1) : undefined;
+    return best?.binding;
   };
+  // A type without a name is its declaration's: the definition it is written in (its fields' container).
+  const named = (type: string | undefined, at: number): string | undefined => {
+    if (type !== ANONYMOUS) return type;
+    const owner = definitionAt(at, at + 1);
+    return owner >= 0 ? symbols[owner]!.name : type;
+  };
+  // The type as written of a binding (followed through `from`), for its element type.
+  const rawOf = (binding: TypedName | undefined, depth: number): { raw: string; at: number } | undefined => {
+    if (!binding || depth > 2) return undefined;
+    if (binding.raw !== undefined) return { raw: binding.raw, at: binding.at };
+    return binding.from ? rawOf(bindingOf(binding.from, binding.at), depth + 1) : undefined;
+  };
+  const typeOf = (binding: TypedName | undefined, depth = 0): string | undefined => {
+    if (!binding || depth > 2) return undefined;
+    if (binding.type) return named(binding.type, binding.at);
+    if (binding.call) return `${binding.call}()`;
+    if (binding.element) {
+      const source = rawOf(bindingOf(binding.element, binding.at), depth + 1);
+      const element = source ? elementType(source.raw) : undefined;
+      return element === undefined ? undefined : named(typeName(element), source!.at);
+    }
+    return binding.from ? typeOf(bindingOf(binding.from, binding.at), depth + 1) : undefined;
+  };
+  const localType = (name: string, at: number): string | undefined => typeOf(bindingOf(name, at));
   for (const use of uses) {
     const qualifier = use.qualifier;
     if (!qualifier || qualifier === KEY || SELF.has(qualifier)) continue;
@@ -438,7 +512,7 @@ function typeReceivers(
     if (!SELF.has(qualifier.slice(0, dot)) || qualifier.indexOf('.', dot + 1) >= 0) continue;
     const owner = classAround(at);
     const field = owner >= 0 ? fields.get(`${owner}\0${qualifier.slice(dot + 1)}`) : undefined;
-    if (field) use.receiver = field.type ?? (field.from ? localType(field.from, field.at) : undefined);
+    if (field) use.receiver = typeOf(field);
   }
 }
 
@@ -509,15 +583,79 @@ export function typeName(text: string): string | undefined {
     .filter((p) => !/^(null|undefined|None)$/.test(p));
   if (parts.length !== 1) return undefined;
   t = parts[0]!.replace(/^[*&]+/, '');
+  if (/^(?:struct\s*)?\{/.test(t)) return ANONYMOUS;
   if (t.endsWith('[]')) return undefined;
   if (!/^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*(<[^]*>|\[[^]*\])?$/u.test(t)) return undefined;
   return bareType(t);
 }
 
+/**
+ * The element type of a collection type as written: Go's `[]T`, `[N]T`, `map[K]T`; TypeScript's `T[]`, `Array<T>`,
+ * `Set<T>`, `Map<K, T>`'s `T` is left out (its elements are pairs); Python's `list[T]`. Undefined for anything else.
+ */
+export function elementType(text: string): string | undefined {
+  const t = text.trim().replace(/^readonly\s+/, '');
+  const found =
+    /^(?:\[[^\]]*\]|map\[[^\[\]]*\])\s*(\S[^]*)$/.exec(t) ??
+    /^([^]+)\[\]$/.exec(t) ??
+    /^(?:Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator)<([^]+)>$/.exec(t) ??
+    /^(?:typing\.)?(?:list|List|set|Set|Sequence|Iterable|tuple\[[^,\]]+,\s*\.\.\.)\[([^]+)\]$/.exec(t);
+  return found?.[1]?.trim();
+}
+
+/** A declared result → its type's bare name: the first of Go's results (`(*URL, error)`, `(u *URL, err error)`); `this`. */
+function resultType(text: string): string | undefined {
+  let t = text.trim();
+  if (t === 'this') return t;
+  if (t.startsWith('(') && t.endsWith(')')) {
+    // The first result, up to a comma outside brackets; a named one (`u *URL`) by its type.
+    let depth = 0;
+    let end = t.length - 1;
+    for (let i = 1; i < t.length - 1; i++) {
+      const c = t[i]!;
+      if ('([{'.includes(c)) depth++;
+      else if (')]}'.includes(c)) depth--;
+      else if (c === ',' && depth === 0) {
+        end = i;
+        break;
+      }
+    }
+    t = t.slice(1, end).trim();
+    const named = /^[\p{L}_][\p{L}\p{N}_]*\s+([*[\p{L}_][^]*)$/u.exec(t);
+    if (named && !/^(struct|map|chan|func|interface)\b/.test(t)) t = named[1]!;
+  }
+  const type = typeName(t);
+  return type === ANONYMOUS ? undefined : type;
+}
+
+/**
+ * The type an expression that is not a name says it has, as a receiver: a call's result (`f()`, `a.f()` → `f()`),
+ * a construction (`new Foo()` → `Foo`), an assertion (`(x as Foo)`, `<Foo>x` → `Foo`).
+ */
+function expressionType(node: Node): string | undefined {
+  let n: Node | null = node;
+  while (n?.type === 'parenthesized_expression') n = n.namedChild(0);
+  if (!n) return undefined;
+  if (n.type === 'call_expression' || n.type === 'call') {
+    const fn = n.childForFieldName('function');
+    const name = fn?.childCount === 0 ? fn : (fn?.childForFieldName('property') ?? fn?.childForFieldName('field') ?? fn?.childForFieldName('attribute'));
+    return name && /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name.text) ? `${name.text}()` : undefined;
+  }
+  if (n.type === 'new_expression') {
+    const constructor = n.childForFieldName('constructor');
+    return constructor ? typeName(constructor.text) : undefined;
+  }
+  if (n.type === 'as_expression' || n.type === 'satisfies_expression' || n.type === 'type_assertion') {
+    const type = n.type === 'type_assertion' ? n.namedChild(0) : n.namedChild(n.namedChildCount - 1);
+    return type && type.text !== 'const' ? typeName(type.text) : undefined;
+  }
+  return undefined;
+}
+
 /** Each supertype to the innermost class-like definition around it, as a bare name (`pkg.Base<T>` → `Base`, `*Base` → `Base`). */
 function attachSupertypes(
   symbols: ExtractedSymbol[],
-  classAt: ClassAt,
+  classAt: EnclosingAt,
   supertypes: ReadonlyArray<{ node: Node; implements: boolean }>,
 ): void {
   for (const { node, implements: implemented } of supertypes) {
@@ -529,20 +667,23 @@ function attachSupertypes(
   }
 }
 
-/** The innermost class-like definition spanning `start`..`end` (its ordinal), or -1. */
-type ClassAt = (start: number, end: number) => number;
+/** The innermost definition of some kinds spanning `start`..`end` (its ordinal), or -1. */
+type EnclosingAt = (start: number, end: number) => number;
 
 /**
  * Positions of the definitions read once (each read crosses into WebAssembly); then per question a binary search and
  * a climb of the parents: linear overall, where a scan of every earlier definition per supertype took minutes on a
  * file of 30,000 classes.
  */
-function classLookup(found: readonly FoundDefinition[], symbols: readonly ExtractedSymbol[]): ClassAt {
+function enclosingLookup(
+  found: readonly FoundDefinition[],
+  symbols: readonly ExtractedSymbol[],
+): (wanted: (symbol: ExtractedSymbol) => boolean) => EnclosingAt {
   const starts = found.map((d) => d.node.startIndex);
   const ends = found.map((d) => d.node.endIndex);
-  return (start, end) => {
+  return (wanted) => (start, end) => {
     let i = lastAtOrBefore(starts, start);
-    while (i >= 0 && !(ends[i]! >= end && CLASS_LIKE.has(symbols[i]!.kind))) i = symbols[i]!.parent;
+    while (i >= 0 && !(ends[i]! >= end && wanted(symbols[i]!))) i = symbols[i]!.parent;
     return i;
   };
 }

@@ -6,6 +6,7 @@ export {
   extractWith,
   BudgetExceeded,
   KEY,
+  calledName,
   SELF,
   SYMBOL_KINDS,
   type Extraction,

@@ -51,3 +51,23 @@
 (short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (unary_expression operand: (composite_literal type: (_) @binding.type)))) @binding.local
 ; A composite literal's key, with @receiver on the literal's type: a field of that type.
 (composite_literal type: (_) @receiver body: (literal_value (keyed_element key: (literal_element (identifier) @reference.write @member))))
+; A range variable or an indexed element holds an element of another local (@binding.element: `for _, tt := range
+; tests`, `tt := tests[i]`); a call's result what the called function declares (@binding.call: `u, err := Parse(s)`).
+(range_clause left: (expression_list (identifier) . (identifier) @binding.name) right: (identifier) @binding.element) @binding.local
+(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (index_expression operand: (identifier) @binding.element))) @binding.local
+(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (call_expression function: [(identifier) @binding.call (selector_expression field: (field_identifier) @binding.call)]))) @binding.local
+(var_spec name: (identifier) @binding.name value: (expression_list . (call_expression function: [(identifier) @binding.call (selector_expression field: (field_identifier) @binding.call)]))) @binding.local
+(var_spec name: (identifier) @binding.name value: (expression_list . (composite_literal type: (_) @binding.type))) @binding.local
+(var_spec name: (identifier) @binding.name value: (expression_list . (unary_expression operand: (composite_literal type: (_) @binding.type)))) @binding.local
+; The keys of a literal whose type is elided (`[]T{{Name: v}}`, `map[K]T{k: {Name: v}}`): fields of the element type.
+(composite_literal type: [(slice_type element: (_) @receiver) (array_type element: (_) @receiver) (implicit_length_array_type element: (_) @receiver)] body: (literal_value (literal_element (literal_value (keyed_element key: (literal_element (identifier) @reference.write @member))))))
+(composite_literal type: (map_type value: (_) @receiver) body: (literal_value (keyed_element value: (literal_element (literal_value (keyed_element key: (literal_element (identifier) @reference.write @member)))))))
+; A struct literal's key is the field only, not a use of a same-named variable (@skip); a map literal's is a value.
+(composite_literal type: [(type_identifier) (qualified_type) (generic_type) (struct_type)] body: (literal_value (keyed_element key: (literal_element (identifier) @skip))))
+(composite_literal type: [(slice_type) (array_type) (implicit_length_array_type)] body: (literal_value (literal_element (literal_value (keyed_element key: (literal_element (identifier) @skip))))))
+(composite_literal type: (map_type) body: (literal_value (keyed_element value: (literal_element (literal_value (keyed_element key: (literal_element (identifier) @skip)))))))
+
+; Declared results: @returns.type on a function's or method's result, @returns on the definition (what a call gives).
+(function_declaration result: (_) @returns.type) @returns
+(method_declaration result: (_) @returns.type) @returns
+(method_elem result: (_) @returns.type) @returns

@@ -46,6 +46,11 @@
 (variable_declarator name: (identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.local
 (assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (new_expression constructor: (_) @binding.type)) @binding.field
 (assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (identifier) @binding.from) @binding.field
+; A call's result: what the called function or method declares (@binding.call, the name called); an element of
+; another local (@binding.element: `for (const x of xs)`).
+(variable_declarator name: (identifier) @binding.name value: (call_expression function: [(identifier) @binding.call (member_expression property: (property_identifier) @binding.call)])) @binding.local
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (call_expression function: [(identifier) @binding.call (member_expression property: (property_identifier) @binding.call)])) @binding.field
+(for_in_statement left: (identifier) @binding.name "of" right: (identifier) @binding.element) @binding.local
 
 ; Documentation: @doc on a comment, whose `{@link Name}` tags are uses of the names they link to.
 ((comment) @doc (#match? @doc "@link"))

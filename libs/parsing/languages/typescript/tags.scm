@@ -54,3 +54,11 @@
 (variable_declarator type: (type_annotation (_) @receiver) value: (object (shorthand_property_identifier) @reference.write @member))
 (satisfies_expression (object (pair key: (property_identifier) @reference.write @member)) (_) @receiver)
 (as_expression (object (pair key: (property_identifier) @reference.write @member)) (_) @receiver)
+
+; Declared results: @returns.type on a function's or method's return type, @returns on the definition (what a call gives).
+(function_declaration return_type: (type_annotation (_) @returns.type)) @returns
+(function_signature return_type: (type_annotation (_) @returns.type)) @returns
+(method_definition return_type: (type_annotation (_) @returns.type)) @returns
+(method_signature return_type: (type_annotation (_) @returns.type)) @returns
+(abstract_method_signature return_type: (type_annotation (_) @returns.type)) @returns
+(variable_declarator value: [(arrow_function return_type: (type_annotation (_) @returns.type)) (function_expression return_type: (type_annotation (_) @returns.type))]) @returns

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { nameSpaceOf } from '@sextant/parsing';
+import { callResolver } from './call-results.js';
 import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, REEXPORT_DEPTH, SELF } from './references.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
 
@@ -36,8 +37,9 @@ export class DefinitionResolver {
     if (!use) return [];
     if (use.qualifier === null) return this.bare(repositoryId, path, name, candidates);
     if (SELF.has(use.qualifier)) return this.member(repositoryId, path, line, candidates);
-    if (use.receiver !== undefined) {
-      const ofReceiver = await this.ofType(repositoryId, [use.receiver], candidates);
+    const receiver = (await callResolver(this.store, [use.receiver], space, [repositoryId], new Map()))(use.receiver);
+    if (receiver !== undefined) {
+      const ofReceiver = await this.ofType(repositoryId, [receiver], candidates);
       if (ofReceiver.length > 0) return ofReceiver;
     }
     const viaModule = await this.throughNamespace(repositoryId, path, use.qualifier, name, candidates);

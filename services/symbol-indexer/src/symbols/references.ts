@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
+import { callResolver, type CallCache } from './call-results.js';
 import { addTo, groupBy } from './helpers.js';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
 
@@ -31,10 +32,12 @@ interface BindingMemo {
   families: Map<string, Promise<Set<string>>>;
   /** Per name: what its rows' files know (namespace aliases, which class a line is in). */
   files: Map<string, Promise<{ namespaces: Map<string, Set<string>>; classAt: (file: string, line: number) => string | undefined }>>;
+  /** What calls give (receivers `f()`). */
+  calls: CallCache;
 }
 
 function bindingMemo(): BindingMemo {
-  return { rows: new Map(), families: new Map(), files: new Map() };
+  return { rows: new Map(), families: new Map(), files: new Map(), calls: new Map() };
 }
 
 /** Which occurrences of which names, in which files, denote one definition. */
@@ -279,6 +282,14 @@ export class ReferenceBinder {
       spec?.implicitInterfaces && definition.container ? await this.store.interfacesDeclaring(definition.name, scope) : new Set<string>();
     const mentions =
       family.size > 0 && ((rivals.length > 0 && byMentions) || keys) ? await this.store.filesMentioning([...family], scope) : undefined;
+    // A receiver that is a call's result (`f()`) is what `f` declares it returns.
+    const typeOf = await callResolver(
+      this.store,
+      [...spaceRows].flatMap((row) => row.occurrences.map((o) => o.receiver)),
+      space,
+      scope,
+      memo.calls,
+    );
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null || !inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
@@ -289,7 +300,8 @@ export class ReferenceBinder {
       // `ns.name` where `ns` is an imported module is a module's name, not a member.
       if (namespaces.get(file)?.has(o.qualifier)) return false;
       // The object's type, where its file says it.
-      if (o.receiver !== undefined) return family.has(o.receiver) || interfaces.has(o.receiver);
+      const receiver = typeOf(o.receiver);
+      if (receiver !== undefined) return family.has(receiver) || interfaces.has(receiver);
       if (o.qualifier === KEY) return file === home || mentions?.has(file) === true;
       // An object of unknown type: bound when no other class defines the name; else by the files that mention the
       // family, or (`untypedMembers: omit`) not at all, as a language server that cannot infer the type leaves it out.

@@ -112,6 +112,13 @@ const SQL = {
        JOIN ${T.symbols} c ON c.repository_id = m.repository_id AND c.path = m.path AND c.ordinal = m.parent
      WHERE m.name_key = lower($1) AND m.name = $1 AND c.kind = 'interface' AND ($2::text[] IS NULL OR m.repository_id = ANY($2::text[]))`,
   ),
+  returnsOf: sql(
+    'symbols.returns-of',
+    `SELECT name, language, container, returns FROM ${T.symbols}
+     WHERE name_key = ANY($1::text[]) AND name = ANY($2::text[]) AND kind IN ('function', 'method')
+       AND ($3::text[] IS NULL OR repository_id = ANY($3::text[]))
+     LIMIT $4`,
+  ),
   supertypesOfSymbol: sql(
     'supertypes.of-symbol',
     `SELECT name, relation FROM ${T.supertypes} WHERE repository_id = $1 AND path = $2 AND ordinal = $3 ORDER BY relation, name`,
@@ -132,10 +139,10 @@ const SQL = {
   ),
   insertSymbols: sql(
     'symbols.insert',
-    `INSERT INTO ${T.symbols} (repository_id, path, ordinal, name, name_key, kind, line, end_line, col, container, signature, parent, language)
-     SELECT $1, p, o, n, lower(n), k, l, e, c, ct, sg, pa, lg
-     FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::int[], $12::text[])
-       AS t(p, o, n, k, l, e, c, ct, sg, pa, lg)`,
+    `INSERT INTO ${T.symbols} (repository_id, path, ordinal, name, name_key, kind, line, end_line, col, container, signature, parent, language, returns)
+     SELECT $1, p, o, n, lower(n), k, l, e, c, ct, sg, pa, lg, r
+     FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::int[], $12::text[], $13::text[])
+       AS t(p, o, n, k, l, e, c, ct, sg, pa, lg, r)`,
   ),
   insertImports: sql(
     'imports.insert',
@@ -311,6 +318,7 @@ export class SymbolStore {
               symbols.map((s) => s.signature),
               symbols.map((s) => s.parent),
               symbols.map((s) => s.language),
+              symbols.map((s) => s.returns ?? null),
             ],
             m,
           );
@@ -508,6 +516,20 @@ export class SymbolStore {
   /** The interfaces that declare a member named `name`, in the repositories (null: all). */
   async interfacesDeclaring(name: string, repositoryIds: readonly string[] | null): Promise<Set<string>> {
     return new Set((await this.db.run<{ name: string }>(SQL.interfacesDeclaring, [name, repositoryIds])).rows.map((r) => r.name));
+  }
+
+  /**
+   * The functions and methods named `names` (exactly), with their declared results (null: none declared), in the
+   * repositories (null: all); at most `limit`.
+   */
+  async returnsOf(
+    names: readonly string[],
+    repositoryIds: readonly string[] | null,
+    limit: number,
+  ): Promise<Array<{ name: string; language: string | null; container: string | null; returns: string | null }>> {
+    if (names.length === 0) return [];
+    const keys = [...new Set(names.map((n) => n.toLowerCase()))];
+    return (await this.db.run<{ name: string; language: string | null; container: string | null; returns: string | null }>(SQL.returnsOf, [keys, names, repositoryIds, limit])).rows;
   }
 
   /** What one definition extends (or embeds) and implements. */
