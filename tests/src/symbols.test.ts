@@ -67,6 +67,8 @@ const FILES: Record<string, string> = {
     'export class Circle { area() { return 1; } }',
     'export class Square { area() { return 2; } }',
     'export function measure(c: Circle, s: Square) { const t = new Square(); return c.area() + s.area() + t.area(); }',
+    'export function make(): Square { return new Square(); }',
+    'export function use(list: Square[]) { const m = make(); let n = m.area() + make().area(); for (const q of list) n += q.area(); return n; }',
   ].join('\n'),
   'pkg/shapes.py': [
     'class Shape:',
@@ -102,6 +104,23 @@ const FILES: Record<string, string> = {
     'type Box struct{}',
     'func (b Box) Area() int { return 1 }',
     'func Total(s Shape, b Box) int { return s.Area() + b.Area() }',
+  ].join('\n'),
+  'shapes/tables.go': [
+    'package shapes',
+    'type Circle struct{ R int }',
+    'func (c Circle) Area() int { return c.R }',
+    'func NewCircle(r int) *Circle { return &Circle{R: r} }',
+    'type Case struct{ R, want int }',
+    'var cases = []Case{{R: 1, want: 3}}',
+    'const want = 3',
+    'func Check(b Box) int {',
+    '\tc := NewCircle(2)',
+    '\tn := c.Area() + NewCircle(3).Area() + b.Area()',
+    '\tfor _, tc := range cases {',
+    '\t\tn += tc.R',
+    '\t}',
+    '\treturn n + want',
+    '}',
   ].join('\n'),
   'README.md': '# Shop\n\nNot parsed: kept at file level.\n',
 };
@@ -197,7 +216,7 @@ describe('symbol tools (embedded)', () => {
     const columns = (body: Refs) => body.references.map((r) => `${r.path}:${r.line}:${r.column}`);
     // One file mentions both classes: only the declared types (`c: Circle`, `s: Square`, `new Square()`) tell the calls apart.
     assert.deepEqual(columns((await at('src/shapes.ts', 1, 22)).body), ['src/shapes.ts:3:81']);
-    assert.deepEqual(columns((await at('src/shapes.ts', 2, 22)).body), ['src/shapes.ts:3:92', 'src/shapes.ts:3:103']);
+    assert.deepEqual(columns((await at('src/shapes.ts', 2, 22)).body).slice(0, 2), ['src/shapes.ts:3:92', 'src/shapes.ts:3:103']);
     // Python binds a member access to the definition it resolves to: the class's own, else the nearest base's.
     // Shape.area: `self.area()` in Shape, `super().area()` in Circle, `d.area()` (Dot inherits it); not Circle's
     // override, its call `c.area()`, nor `other.area()` (other is untyped and two classes define `area`).
@@ -214,6 +233,37 @@ describe('symbol tools (embedded)', () => {
     assert.deepEqual(columns((await at('shapes/shape.go', 4, 13)).body), ['shapes/shape.go:5:42', 'shapes/shape.go:5:53']);
     // `from pkg import shapes` binds the module: `shapes.total` is a use of its function.
     assert.deepEqual(columns((await at('pkg/shapes.py', 11, 4)).body), ['pkg/use_shapes.py:4:18']);
+  });
+
+  it('types the results of calls by their declared result, and elements by their collection', async () => {
+    const at = (path: string, line: number, column: number) => callTool<Refs>(client, 'find_references', { path, line, column });
+    const columns = (body: Refs) => body.references.map((r) => `${r.path}:${r.line}:${r.column}`);
+    // `const m = make()`, `make().area()` (make(): Square) and `for (const q of list)` (list: Square[]) are Square's,
+    // in a file that names Circle too.
+    assert.deepEqual(columns((await at('src/shapes.ts', 1, 22)).body), ['src/shapes.ts:3:81']);
+    assert.deepEqual(columns((await at('src/shapes.ts', 2, 22)).body), [
+      'src/shapes.ts:3:92',
+      'src/shapes.ts:3:103',
+      'src/shapes.ts:5:66',
+      'src/shapes.ts:5:82',
+      'src/shapes.ts:5:119',
+    ]);
+    // Go: `c := NewCircle(2)` and `NewCircle(3).Area()` are Circle's (NewCircle returns *Circle), not Box's.
+    assert.deepEqual(columns((await at('shapes/shape.go', 4, 13)).body), [
+      'shapes/shape.go:5:42',
+      'shapes/shape.go:5:53',
+      'shapes/tables.go:10:41',
+    ]);
+    assert.deepEqual(columns((await at('shapes/tables.go', 3, 16)).body), [
+      'shapes/shape.go:5:42',
+      'shapes/tables.go:10:8',
+      'shapes/tables.go:10:30',
+    ]);
+    // Case.R: the key of an element of `[]Case{…}` and `tc.R` with `tc` ranging over it; Circle.R: `c.R`, `Circle{R: r}`.
+    assert.deepEqual(columns((await at('shapes/tables.go', 5, 18)).body), ['shapes/tables.go:6:20', 'shapes/tables.go:12:10']);
+    assert.deepEqual(columns((await at('shapes/tables.go', 2, 20)).body), ['shapes/tables.go:3:38', 'shapes/tables.go:4:47']);
+    // A struct literal's key `want:` is the field, not a use of the constant `want`.
+    assert.deepEqual(columns((await at('shapes/tables.go', 7, 6)).body), ['shapes/tables.go:14:12']);
   });
 
   it('follows Python aliases and module imports, and Go package-qualified calls and same-package uses', async () => {

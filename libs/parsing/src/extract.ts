@@ -89,7 +89,8 @@ export function calledName(receiver: string): string | undefined {
 }
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
-const ROLE = /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$)/;
+const ROLE =
+  /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
@@ -638,7 +639,10 @@ function expressionType(node: Node): string | undefined {
   if (!n) return undefined;
   if (n.type === 'call_expression' || n.type === 'call') {
     const fn = n.childForFieldName('function');
-    const name = fn?.childCount === 0 ? fn : (fn?.childForFieldName('property') ?? fn?.childForFieldName('field') ?? fn?.childForFieldName('attribute'));
+    const name =
+      fn?.childCount === 0
+        ? fn
+        : (fn?.childForFieldName('property') ?? fn?.childForFieldName('field') ?? fn?.childForFieldName('attribute'));
     return name && /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name.text) ? `${name.text}()` : undefined;
   }
   if (n.type === 'new_expression') {

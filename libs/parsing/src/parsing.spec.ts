@@ -327,6 +327,68 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.deepEqual(keys(composite), ['Addr:Server', 'Name:T']);
   });
 
+  it('types calls by the called name, elements by their collection, and anonymous types by their declaration', async () => {
+    const receivers = (extraction: Extraction) =>
+      extraction.references.filter((r) => r.qualifier !== null).map((r) => `${r.qualifier}.${r.name}:${r.receiver ?? '?'}`);
+    const go = extract(
+      await grammar('go'),
+      [
+        'package p',
+        'func Parse(s string) (u *URL, err error) { return nil, nil }',
+        'var tests = []Case{{in: "a"}}',
+        'var anon = []struct{ in string }{{in: "b"}}',
+        'func T() {',
+        '\tu, err := Parse("x"); u.Host; Parse("y").Port()',
+        '\tfor _, tt := range tests { tt.in }',
+        '\tfor i, a := range anon { a.in }',
+        '\tx := tests[0]; x.in',
+        '\tp := url.Parse("z"); p.Path',
+        '}',
+      ].join('\n'),
+      1_000,
+    );
+    // A function's declared result: the first of Go's (named) results.
+    assert.deepEqual(
+      go.symbols.filter((s) => s.returns).map((s) => `${s.name}:${s.returns}`),
+      ['Parse:URL'],
+    );
+    assert.deepEqual(receivers(go), [
+      '{}.in:Case', // an element of `[]Case{…}`
+      '{}.in:anon', // of an anonymous struct: the definition it is written in, its fields' container
+      'u.Host:Parse()',
+      '.Port:Parse()',
+      'tt.in:Case',
+      'a.in:anon',
+      'x.in:Case',
+      'url.Parse:?',
+      'p.Path:Parse()',
+    ]);
+    // A struct literal's key is the field, not a use of a same-named name; a map literal's key is a value.
+    const bare = extract(await grammar('go'), 'package p\nvar a = T{in: 1}\nvar b = map[K]int{in: 1}', 1_000);
+    assert.deepEqual(
+      bare.references.filter((r) => r.name === 'in').map((r) => `${r.qualifier ?? 'bare'}@${r.line}`),
+      ['{}@2', 'bare@3', '{}@3'],
+    );
+    const typescript = extract(
+      await grammar('typescript'),
+      [
+        'class A { m(): this { return this; } }',
+        'function make(): A { return new A(); }',
+        'function f(list: A[], opts: { a: string }) {',
+        '  const x = make(); x.m(); make().m(); new A().m(); (y as A).m();',
+        '  for (const z of list) z.m();',
+        '  opts.a;',
+        '}',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(
+      typescript.symbols.filter((s) => s.returns).map((s) => `${s.name}:${s.returns}`),
+      ['m:this', 'make:A'],
+    );
+    assert.deepEqual(receivers(typescript), ['x.m:make()', '.m:make()', '.m:A', '.m:A', 'z.m:A', 'opts.a:f']);
+  });
+
   it('finds Python and Go references through module and package qualifiers', async () => {
     const python = extract(
       await grammar('python'),

@@ -529,7 +529,14 @@ export class SymbolStore {
   ): Promise<Array<{ name: string; language: string | null; container: string | null; returns: string | null }>> {
     if (names.length === 0) return [];
     const keys = [...new Set(names.map((n) => n.toLowerCase()))];
-    return (await this.db.run<{ name: string; language: string | null; container: string | null; returns: string | null }>(SQL.returnsOf, [keys, names, repositoryIds, limit])).rows;
+    return (
+      await this.db.run<{ name: string; language: string | null; container: string | null; returns: string | null }>(SQL.returnsOf, [
+        keys,
+        names,
+        repositoryIds,
+        limit,
+      ])
+    ).rows;
   }
 
   /** What one definition extends (or embeds) and implements. */
