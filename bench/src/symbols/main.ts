@@ -1,5 +1,7 @@
 /**
- * bench/symbols — the symbols stage and the symbol tools on the bench monorepo (≥ 20,000 files, npm sources):
+ * bench/symbols — the symbols stage and the symbol tools on the bench monorepo (≥ 20,000 files, npm sources) with,
+ * for a multi-language corpus, the Go and Python standard libraries the machine holds (`apt-get install golang-go`;
+ * Python's comes with Debian's python3), copied beside it:
  *   raw         web-tree-sitter parse + query of every parseable file, one thread: the floor per core
  *   full index  `index_repo {force: true}` with the symbols stage (parse pool + storage), embedded: MB/s per core vs raw
  *   sync        edit one file, `sync_repo`, until the new symbol is found by `locate_symbol` (end to end), embedded
@@ -9,10 +11,11 @@
  * Usage: npm run bench:symbols [-- --quick]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
+import { git } from '@sextant/testing';
 import { Grammars, parsedLanguages } from '@sextant/parsing';
 import {
   createTestDatabase,
@@ -118,16 +121,65 @@ async function queries(call: ToolCaller, samples: { names: string[]; paths: stri
   return new Map([...times].map(([tool, t]) => [tool, summarize(t).p50]));
 }
 
+/** Other languages' sources on this machine: the Go standard library (`go env GOROOT`), Python's (Debian's python3). */
+function systemSources(): Array<{ name: string; dir: string }> {
+  const found: Array<{ name: string; dir: string }> = [];
+  try {
+    const goroot = execFileSync('go', ['env', 'GOROOT']).toString().trim();
+    if (existsSync(join(goroot, 'src'))) found.push({ name: 'go', dir: realpathSync(join(goroot, 'src')) });
+  } catch {
+    // No Go toolchain: the corpus has no Go.
+  }
+  try {
+    const stdlib = execFileSync('/usr/bin/python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])']).toString().trim();
+    if (existsSync(stdlib)) found.push({ name: 'python', dir: realpathSync(stdlib) });
+  } catch {
+    // No system Python: the corpus has no Python.
+  }
+  return found;
+}
+
+/** The npm monorepo with the system's other sources beside it, as one git repository (built once, then reused). */
+function buildSymbolsRepository(corpusRoot: string, monorepo: string): { dir: string; files: number; languages: string[] } {
+  const dir = join(corpusRoot, 'symbols', 'monorepo');
+  const done = join(dir, '.sextant-symbols-complete');
+  const sources = systemSources();
+  const count = () =>
+    execFileSync('git', ['ls-files', '-z'], { cwd: dir, maxBuffer: 1 << 28 })
+      .toString()
+      .split('\0').length - 1;
+  const languages = ['npm', ...sources.map((s) => s.name)];
+  if (existsSync(done) && readFileSync(done, 'utf8') === languages.join(',')) return { dir, files: count(), languages };
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  git(dir, 'init', '-q', '--initial-branch=main');
+  cpSync(monorepo, join(dir, 'npm'), { recursive: true, filter: (src) => !src.startsWith(join(monorepo, '.git')) });
+  // Go's and Python's test data hold files that are not meant to parse (and some are not text): kept, as a real tree holds them.
+  for (const source of sources) cpSync(source.dir, join(dir, source.name), { recursive: true, dereference: true });
+  git(dir, 'add', '-A');
+  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@sextant.invalid', 'commit', '-q', '-m', 'symbols corpus');
+  writeFileSync(done, languages.join(','));
+  return { dir, files: count(), languages };
+}
+
 const line = (p50s: ReadonlyMap<string, number>) => [...p50s].map(([tool, p50]) => `${tool} ${p50.toFixed(2)}`).join(', ');
 
 async function main(): Promise<void> {
   const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
   await buildCorpus(corpusRoot);
-  const { dir, files: total } = buildMonorepo(corpusRoot);
+  const { dir, files: total, languages } = buildSymbolsRepository(corpusRoot, buildMonorepo(corpusRoot).dir);
   const files = parseable(dir);
   const megabytes = files.reduce((n, f) => n + f.bytes, 0) / 2 ** 20;
   const cores = availableParallelism();
-  console.log(`bench/symbols: ${dir}: ${total} files, ${files.length} parseable (${megabytes.toFixed(0)} MB); ${cores} cores`);
+  const byLanguage = new Map<string, number>();
+  for (const f of files) byLanguage.set(f.language, (byLanguage.get(f.language) ?? 0) + f.bytes);
+  const mix = [...byLanguage]
+    .sort((a, b) => b[1] - a[1])
+    .map(([language, bytes]) => `${language} ${(bytes / 2 ** 20).toFixed(0)}`)
+    .join(', ');
+  console.log(
+    `bench/symbols: ${dir} (${languages.join(' + ')}): ${total} files, ${files.length} parseable (${megabytes.toFixed(0)} MB: ${mix}); ${cores} cores`,
+  );
   const floor = await raw(dir, files);
   console.log(`raw parse + query, one thread         ${floor.mbPerSecond.toFixed(2)} MB/s (${floor.seconds.toFixed(1)} s)`);
 

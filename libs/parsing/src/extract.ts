@@ -180,6 +180,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const scopes: Array<[number, number]> = [];
     const locals: Array<{ name: string; at: number }> = [];
     const typed = new Map<string, TypedName>();
+    /** Per definition node: its declared result's bare name. */
     const returnsAt = new Map<number, string>();
     for (const match of matches) {
       const first = match.captures.find((c) => ROLE.test(c.name));
@@ -260,7 +261,9 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       if (role === 'returns') {
         // A function's declared result (`@returns.type`), for the definition on the same node.
         const type = capture(match.captures, 'returns.type');
-        if (type) returnsAt.set(first.node.startIndex, type.text);
+        const returns = type ? resultType(type.text) : undefined;
+        // A type parameter (`f<T>(): T`) is whatever the call makes it: no type to bind by.
+        if (returns && !typeParametersAround(first.node).has(returns)) returnsAt.set(first.node.startIndex, returns);
         continue;
       }
       if (role === 'import' || role === 'reexport') {
@@ -297,8 +300,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const found = [...byNameNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
     const symbols = nest(grammar.name, found);
     for (const [i, { node }] of found.entries()) {
-      const result = returnsAt.get(node.startIndex);
-      const returns = result === undefined ? undefined : resultType(result);
+      const returns = returnsAt.get(node.startIndex);
       if (returns) symbols[i]!.returns = returns;
     }
     const enclosing = enclosingLookup(found, symbols);
@@ -584,10 +586,22 @@ export function typeName(text: string): string | undefined {
     .filter((p) => !/^(null|undefined|None)$/.test(p));
   if (parts.length !== 1) return undefined;
   t = parts[0]!.replace(/^[*&]+/, '');
-  if (/^(?:struct\s*)?\{/.test(t)) return ANONYMOUS;
+  if (isTypeLiteral(t)) return ANONYMOUS;
   if (t.endsWith('[]')) return undefined;
   if (!/^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*(<[^]*>|\[[^]*\])?$/u.test(t)) return undefined;
   return bareType(t);
+}
+
+/** `struct {…}` or `{…}` as a whole (not `{…} & Base`): a type without a name. */
+function isTypeLiteral(text: string): boolean {
+  const open = /^(?:struct\s*)?\{/.exec(text)?.[0].length;
+  if (open === undefined) return false;
+  let depth = 1;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) return i === text.length - 1;
+  }
+  return false;
 }
 
 /**
@@ -602,6 +616,17 @@ export function elementType(text: string): string | undefined {
     /^(?:Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator)<([^]+)>$/.exec(t) ??
     /^(?:typing\.)?(?:list|List|set|Set|Sequence|Iterable|tuple\[[^,\]]+,\s*\.\.\.)\[([^]+)\]$/.exec(t);
   return found?.[1]?.trim();
+}
+
+/** The type parameters declared by a definition and the definitions around it (a method's class): `T`, `K`. */
+function typeParametersAround(node: Node): Set<string> {
+  const names = new Set<string>();
+  for (let n: Node | null = node, depth = 0; n && depth < 4; n = n.parent, depth++) {
+    for (const parameter of n.childForFieldName('type_parameters')?.namedChildren ?? []) {
+      for (const name of parameter?.childrenForFieldName('name') ?? []) if (name) names.add(name.text);
+    }
+  }
+  return names;
 }
 
 /** A declared result → its type's bare name: the first of Go's results (`(*URL, error)`, `(u *URL, err error)`); `this`. */

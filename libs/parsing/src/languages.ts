@@ -39,6 +39,11 @@ export interface LanguageSpec {
    * declares the member's name is a reference of every member of that name, as gopls lists them.
    */
   implicitInterfaces: boolean;
+  /**
+   * A `type` definition names other types (TypeScript's `type X = A | B`): an access through an object of such a
+   * type binds as one of unknown type, since its members are those of the types it names.
+   */
+  typeAliases: boolean;
 }
 
 interface LanguageJson {
@@ -49,6 +54,7 @@ interface LanguageJson {
   memberBinding?: 'hierarchy' | 'nearest';
   untypedMembers?: 'mentions' | 'omit';
   implicitInterfaces?: boolean;
+  typeAliases?: boolean;
 }
 
 /** The folder of the language folders (beside `src/` and `dist/`). */
@@ -75,6 +81,7 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
       memberBinding: json.memberBinding ?? 'hierarchy',
       untypedMembers: json.untypedMembers ?? 'mentions',
       implicitInterfaces: json.implicitInterfaces ?? false,
+      typeAliases: json.typeAliases ?? false,
     });
   }
   table = specs;

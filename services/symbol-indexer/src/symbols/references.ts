@@ -283,13 +283,11 @@ export class ReferenceBinder {
     const mentions =
       family.size > 0 && ((rivals.length > 0 && byMentions) || keys) ? await this.store.filesMentioning([...family], scope) : undefined;
     // A receiver that is a call's result (`f()`) is what `f` declares it returns.
-    const typeOf = await callResolver(
-      this.store,
-      [...spaceRows].flatMap((row) => row.occurrences.map((o) => o.receiver)),
-      space,
-      scope,
-      memo.calls,
-    );
+    const receivers = [...spaceRows].flatMap((row) => row.occurrences.map((o) => o.receiver));
+    const typeOf = await callResolver(this.store, receivers, space, scope, memo.calls);
+    // A type alias (`typeAliases`: TypeScript's `type X = A | B`) has the members of the types it names: no type to bind by.
+    const outside = [...new Set(receivers.map(typeOf))].filter((r): r is string => r !== undefined && !family.has(r) && !interfaces.has(r));
+    const aliases = spec?.typeAliases ? await this.store.typeAliasesOf(outside, scope) : new Set<string>();
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null || !inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
@@ -301,7 +299,7 @@ export class ReferenceBinder {
       if (namespaces.get(file)?.has(o.qualifier)) return false;
       // The object's type, where its file says it.
       const receiver = typeOf(o.receiver);
-      if (receiver !== undefined) return family.has(receiver) || interfaces.has(receiver);
+      if (receiver !== undefined && !aliases.has(receiver)) return family.has(receiver) || interfaces.has(receiver);
       if (o.qualifier === KEY) return file === home || mentions?.has(file) === true;
       // An object of unknown type: bound when no other class defines the name; else by the files that mention the
       // family, or (`untypedMembers: omit`) not at all, as a language server that cannot infer the type leaves it out.

@@ -119,6 +119,13 @@ const SQL = {
        AND ($3::text[] IS NULL OR repository_id = ANY($3::text[]))
      LIMIT $4`,
   ),
+  typeAliasesOf: sql(
+    'symbols.type-aliases-of',
+    `SELECT name FROM ${T.symbols}
+     WHERE name_key = ANY($1::text[]) AND name = ANY($2::text[]) AND ($3::text[] IS NULL OR repository_id = ANY($3::text[]))
+     GROUP BY name
+     HAVING bool_or(kind = 'type') AND NOT bool_or(kind IN ('class', 'interface', 'struct', 'trait', 'enum'))`,
+  ),
   supertypesOfSymbol: sql(
     'supertypes.of-symbol',
     `SELECT name, relation FROM ${T.supertypes} WHERE repository_id = $1 AND path = $2 AND ordinal = $3 ORDER BY relation, name`,
@@ -537,6 +544,13 @@ export class SymbolStore {
         limit,
       ])
     ).rows;
+  }
+
+  /** Which of `names` are defined only as `type` definitions (no class, interface, struct, trait or enum), in the repositories. */
+  async typeAliasesOf(names: readonly string[], repositoryIds: readonly string[] | null): Promise<Set<string>> {
+    if (names.length === 0) return new Set();
+    const keys = [...new Set(names.map((n) => n.toLowerCase()))];
+    return new Set((await this.db.run<{ name: string }>(SQL.typeAliasesOf, [keys, names, repositoryIds])).rows.map((r) => r.name));
   }
 
   /** What one definition extends (or embeds) and implements. */
