@@ -335,6 +335,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       [
         'package p',
         'func Parse(s string) (u *URL, err error) { return nil, nil }',
+        'func First[T any](xs []T) T { return xs[0] }',
         'var tests = []Case{{in: "a"}}',
         'var anon = []struct{ in string }{{in: "b"}}',
         'func T() {',
@@ -347,7 +348,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       ].join('\n'),
       1_000,
     );
-    // A function's declared result: the first of Go's (named) results.
+    // A function's declared result: the first of Go's (named) results; a type parameter is none.
     assert.deepEqual(
       go.symbols.filter((s) => s.returns).map((s) => `${s.name}:${s.returns}`),
       ['Parse:URL'],
@@ -374,6 +375,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       [
         'class A { m(): this { return this; } }',
         'function make(): A { return new A(); }',
+        'function same<T>(x: T): T { return x; }',
         'function f(list: A[], opts: { a: string }) {',
         '  const x = make(); x.m(); make().m(); new A().m(); (y as A).m();',
         '  for (const z of list) z.m();',
