@@ -1,7 +1,7 @@
 /**
  * bench/symbols — the symbols stage and the symbol tools on the bench monorepo (≥ 20,000 files, npm sources) with,
- * for a multi-language corpus, the Go and Python standard libraries the machine holds (`apt-get install golang-go`;
- * Python's comes with Debian's python3), copied beside it:
+ * for a multi-language corpus, the Go and Python sources the machine holds (Go's standard library: `apt-get install
+ * golang-go`; Python's and the packages Debian installed, with Debian's python3), copied beside it:
  *   raw         web-tree-sitter parse + query of every parseable file, one thread: the floor per core
  *   full index  `index_repo {force: true}` with the symbols stage (parse pool + storage), embedded: MB/s per core vs raw
  *   sync        edit one file, `sync_repo`, until the new symbol is found by `locate_symbol` (end to end), embedded
@@ -121,7 +121,7 @@ async function queries(call: ToolCaller, samples: { names: string[]; paths: stri
   return new Map([...times].map(([tool, t]) => [tool, summarize(t).p50]));
 }
 
-/** Other languages' sources on this machine: the Go standard library (`go env GOROOT`), Python's (Debian's python3). */
+/** Other languages' sources on this machine: the Go standard library (`go env GOROOT`), Python's and its installed packages (Debian's python3). */
 function systemSources(): Array<{ name: string; dir: string }> {
   const found: Array<{ name: string; dir: string }> = [];
   try {
@@ -131,8 +131,12 @@ function systemSources(): Array<{ name: string; dir: string }> {
     // No Go toolchain: the corpus has no Go.
   }
   try {
-    const stdlib = execFileSync('/usr/bin/python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])']).toString().trim();
-    if (existsSync(stdlib)) found.push({ name: 'python', dir: realpathSync(stdlib) });
+    // The standard library, then the packages Debian installed (site-packages directories that exist).
+    const program = 'import site, sysconfig; print("\\n".join([sysconfig.get_paths()["stdlib"], *site.getsitepackages()]))';
+    const [stdlib, ...packages] = execFileSync('/usr/bin/python3', ['-c', program]).toString().trim().split('\n');
+    if (stdlib && existsSync(stdlib)) found.push({ name: 'python', dir: realpathSync(stdlib) });
+    for (const [i, dir] of packages.filter((d) => existsSync(d)).entries())
+      found.push({ name: `python-packages${i}`, dir: realpathSync(dir) });
   } catch {
     // No system Python: the corpus has no Python.
   }
