@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { languageOf } from '@sextant/checkouts';
+import { languageOf, VENDORED_DIRECTORIES } from '@sextant/checkouts';
 import { git } from '@sextant/testing';
 import { Grammars, parsedLanguages } from '@sextant/parsing';
 import {
@@ -39,7 +39,9 @@ const SYNCS = quick ? 5 : 20;
 const QUERIES = quick ? 50 : 200;
 const MAX_BYTES = 1024 * 1024;
 
-/** Parseable files of the corpus: path, language, bytes. */
+const vendored = new Set(VENDORED_DIRECTORIES);
+
+/** Parseable files of the corpus, as the index holds them (vendored directories skipped): path, language, bytes. */
 function parseable(dir: string): Array<{ path: string; language: string; bytes: number }> {
   const paths = execFileSync('git', ['ls-files', '-z'], { cwd: dir, maxBuffer: 1 << 28 })
     .toString()
@@ -49,7 +51,7 @@ function parseable(dir: string): Array<{ path: string; language: string; bytes: 
   for (const path of paths) {
     const language = languageOf(path);
     if (!language || !parsedLanguages().has(language)) continue;
-    if (/(^|\/)(node_modules|dist|build|vendor)\//.test(path)) continue; // the walker's vendored directories
+    if (path.split('/').some((part) => vendored.has(part))) continue; // what the walker skips
     const bytes = readFileSync(join(dir, path)).length;
     if (bytes <= MAX_BYTES) files.push({ path, language, bytes });
   }

@@ -12,7 +12,7 @@
  *                against the first answer of `locate_symbol` with the name as written there, given the use site
  *                (`path`, `line`, `column`: go to definition) and without it (name only): hit@1
  * Each project is its own git workspace, indexed by an embedded Sextant through the gateway (MCP over HTTP).
- * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python|go]
+ * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python|go] [-- --project <name>]
  */
 import { cpSync, existsSync, writeFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -356,6 +356,7 @@ async function score(call: ToolCaller, oracle: Oracle, dir: string, sample: read
       .slice(first.column)
       .match(/^[\p{L}\p{N}_$#]+/u)?.[0];
     if (!target || !written) continue;
+    let answered = '';
     const ask = async (args: Record<string, unknown>) => {
       const located = await call<{ definitions: Array<{ path: string; line: number }> }>('locate_symbol', {
         name: written,
@@ -363,6 +364,7 @@ async function score(call: ToolCaller, oracle: Oracle, dir: string, sample: read
         ...args,
       });
       const top = located.isError ? undefined : located.body.definitions[0];
+      if ('path' in args) answered = top ? `${top.path}:${top.line}` : 'nothing';
       return top !== undefined && top.path === target.path && top.line === target.line ? 1 : 0;
     };
     scores.asked++;
@@ -370,7 +372,9 @@ async function score(call: ToolCaller, oracle: Oracle, dir: string, sample: read
     scores.hits += atUse;
     scores.nameHits += await ask({});
     if (!atUse && EXPLAIN === 'definitions')
-      console.log(`-- ${written} at ${first.path}:${first.line}:${first.column}: true ${target.path}:${target.line}`);
+      console.log(
+        `-- ${written} at ${first.path}:${first.line}:${first.column}: true ${target.path}:${target.line}, answered ${answered}\n   ${lineOf(first).trim().slice(0, 140)}`,
+      );
   }
 }
 
@@ -400,7 +404,8 @@ async function main(): Promise<void> {
   if (!language) throw new Error(`--language: one of ${Object.keys(LANGUAGES).join(', ')}`);
   console.log(`bench/symbols/oracle (${name}): ${SAMPLE} definitions per project, ${language.label} as the oracle`);
   try {
-    for (const project of language.projects) {
+    const only = process.argv.includes('--project') ? process.argv[process.argv.indexOf('--project') + 1] : undefined;
+    for (const project of language.projects.filter((p) => only === undefined || p.name === only)) {
       const { dir, files } = makeWorkspace(root, language, project);
       const sextant = await startNode('apps/sextant/dist/main.js', [], {
         env: {
