@@ -4,6 +4,7 @@ import { nameSpaceOf } from '@sextant/parsing';
 import { callResolver } from './call-results.js';
 import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, REEXPORT_DEPTH, SELF } from './references.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
+import { TypeGraph } from './type-graph.js';
 
 /** Same-named definitions considered in one repository. */
 const CANDIDATES = 500;
@@ -87,13 +88,14 @@ export class DefinitionResolver {
   }
 
   /** The members among `candidates` of a type: its own, else the nearest of its supertypes'. */
-  private async ofType(repositoryId: string, types: string[], candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
-    let names = types;
+  private async ofType(repositoryId: string, typeNames: string[], candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
+    let names = typeNames;
     const seen = new Set(names);
+    const types = new TypeGraph(this.store, [repositoryId]);
     for (let depth = 0; depth < HIERARCHY_DEPTH && names.length > 0; depth++) {
       const found = candidates.filter((c) => c.container !== null && names.includes(c.container));
       if (found.length > 0) return found;
-      names = (await this.store.supertypesOf(names, [repositoryId])).filter((n) => !seen.has(n));
+      names = (await types.supertypes(names)).filter((n) => !seen.has(n));
       for (const n of names) seen.add(n);
     }
     return [];

@@ -28,3 +28,31 @@ export function cmp(a: string, b: string): number {
 export function repoPath(path: string): string {
   return posix.normalize(path.replace(/^\.\//, '')).replace(/\/$/, '');
 }
+
+/**
+ * Values by key, fetched for many keys in one go and kept for the life of the cache (one call): a key asked again,
+ * or while its fetch is under way, is not fetched again. A key the fetch leaves out gets `missing()`.
+ */
+export class BatchCache<V> {
+  private readonly values = new Map<string, Promise<V>>();
+
+  constructor(
+    private readonly fetch: (keys: string[]) => Promise<Map<string, V>>,
+    private readonly missing: () => V,
+  ) {}
+
+  /** The values of `keys`, in their order. */
+  get(keys: Iterable<string>): Promise<V[]> {
+    const wanted = [...new Set(keys)];
+    const absent = wanted.filter((k) => !this.values.has(k));
+    if (absent.length > 0) {
+      const fetched = this.fetch(absent);
+      for (const key of absent)
+        this.values.set(
+          key,
+          fetched.then((found) => found.get(key) ?? this.missing()),
+        );
+    }
+    return Promise.all(wanted.map((k) => this.values.get(k)!));
+  }
+}

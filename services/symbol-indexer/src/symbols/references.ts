@@ -2,8 +2,9 @@ import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
 import { callResolver, type CallCache } from './call-results.js';
-import { addTo, groupBy } from './helpers.js';
+import { addTo, BatchCache, groupBy } from './helpers.js';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
+import { TypeGraph } from './type-graph.js';
 
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
 export const MEMBER_KINDS: ReadonlySet<string> = new Set(['method', 'property', 'field']);
@@ -26,18 +27,48 @@ export interface BoundReference extends Omit<Occurrence, 'kind'> {
   name: string;
 }
 
-/** What one call's bindings share: the rows of a name, a class's family (a name-only question binds up to 20 definitions). */
+/**
+ * What one call's bindings share (a name-only question binds up to 20 definitions, mostly of one hierarchy): the
+ * rows of a name, a class's family, the type hierarchy, the files that name each class, which names are type
+ * aliases, the interfaces that declare each member name.
+ */
 interface BindingMemo {
   rows: Map<string, Promise<ReferenceRow[]>>;
   families: Map<string, Promise<Set<string>>>;
+  types: TypeGraph;
+  /** Per class name, the files that name it (`repository\0path`). */
+  mentions: BatchCache<Set<string>>;
+  aliases: BatchCache<boolean>;
+  interfaces: BatchCache<Set<string>>;
   /** Per name: what its rows' files know (namespace aliases, which class a line is in). */
   files: Map<string, Promise<{ namespaces: Map<string, Set<string>>; classAt: (file: string, line: number) => string | undefined }>>;
   /** What calls give (receivers `f()`). */
   calls: CallCache;
 }
 
-function bindingMemo(): BindingMemo {
-  return { rows: new Map(), families: new Map(), files: new Map(), calls: new Map() };
+function bindingMemo(store: SymbolStore, scope: readonly string[] | null): BindingMemo {
+  return {
+    rows: new Map(),
+    families: new Map(),
+    types: new TypeGraph(store, scope),
+    mentions: new BatchCache(
+      (names) => store.filesMentioning(names, scope),
+      () => new Set(),
+    ),
+    aliases: new BatchCache(
+      async (names) => new Map([...(await store.typeAliasesOf(names, scope))].map((n) => [n, true])),
+      () => false,
+    ),
+    interfaces: new BatchCache(
+      async (names) => {
+        const found = await Promise.all(names.map(async (n) => [n, await store.interfacesDeclaring(n, scope)] as const));
+        return new Map(found);
+      },
+      () => new Set(),
+    ),
+    files: new Map(),
+    calls: new Map(),
+  };
 }
 
 /** Which occurrences of which names, in which files, denote one definition. */
@@ -83,7 +114,7 @@ export class ReferenceBinder {
     scope: readonly string[] | null,
     name?: string,
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
-    const memo = bindingMemo();
+    const memo = bindingMemo(this.store, scope);
     const sameNames = new Map<string, Promise<SymbolRow[]>>();
     const sameName = (n: string) => {
       let rows = sameNames.get(n);
@@ -102,9 +133,6 @@ export class ReferenceBinder {
         members = [];
       }
     }
-    const names = await this.ofNames(definitions.filter((d) => !MEMBER_KINDS.has(d.kind)));
-    refs.push(...names.refs);
-    truncated ||= names.truncated;
     const bindNext = async (): Promise<void> => {
       for (let member = members.shift(); member; member = members.shift()) {
         const bound = await this.ofMember(member, scope, await sameName(member.name), memo);
@@ -112,7 +140,23 @@ export class ReferenceBinder {
         truncated ||= bound.truncated;
       }
     };
-    await Promise.all(Array.from({ length: Math.min(MEMBER_CONCURRENCY, members.length) }, bindNext));
+    const bindMembers = async (): Promise<void> => {
+      // What every member needs, read while the hierarchies are walked: the same-named definitions, the rows of
+      // the name and what their files know.
+      for (const n of new Set(members.map((m) => m.name))) {
+        // Failures surface where each is awaited.
+        sameName(n).catch(() => undefined);
+        this.rowsOf(n, scope, memo)
+          .then((rows) => this.filesOf(n, rows, memo))
+          .catch(() => undefined);
+      }
+      await this.walkHierarchies(members, memo.types);
+      await Promise.all(Array.from({ length: Math.min(MEMBER_CONCURRENCY, members.length) }, bindNext));
+    };
+    // Names and members share no lookup: both at once (Postgres answers them side by side).
+    const [names] = await Promise.all([this.ofNames(definitions.filter((d) => !MEMBER_KINDS.has(d.kind))), bindMembers()]);
+    refs.push(...names.refs);
+    truncated ||= names.truncated;
     return { refs, truncated };
   }
 
@@ -237,15 +281,7 @@ export class ReferenceBinder {
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const rows = await this.rowsOf(definition.name, scope, memo);
     const home = `${definition.repositoryId}\0${definition.path}`;
-    let known = memo.files.get(definition.name);
-    if (!known) {
-      known = Promise.all([
-        this.namespaceAliases(rows),
-        this.classesOf(rows.filter((r) => r.occurrences.some((o) => o.qualifier !== null && SELF.has(o.qualifier)))),
-      ]).then(([namespaces, classAt]) => ({ namespaces, classAt }));
-      memo.files.set(definition.name, known);
-    }
-    const { namespaces, classAt } = await known;
+    const { namespaces, classAt } = await this.filesOf(definition.name, rows, memo);
     // Members are bound among files of languages that see each other's names (a Python `User` is not TypeScript's).
     const space = nameSpaceOf(definition.language);
     const spaceRows = new Set(rows.filter((row) => nameSpaceOf(languageOf(row.path)) === space));
@@ -270,24 +306,27 @@ export class ReferenceBinder {
     const family = !definition.container
       ? new Set<string>()
       : nearest
-        ? await this.inheritorsOf(definition.container, definers, scope)
-        : await this.familyOf(definition.container, scope, memo);
+        ? await this.inheritorsOf(definition.container, definers, memo.types)
+        : await this.familyOf(definition.container, memo);
     const rivals = [...definers].filter((c) => !family.has(c));
     // The files that name a class of the family: where an untyped access may be its (when another class has the
     // name too), and where a property key may be (always: a key's object has no type the index can see).
     const keys = rows.some((r) => r.occurrences.some((o) => o.qualifier === KEY));
     const byMentions = spec?.untypedMembers !== 'omit';
-    // Interfaces satisfied without saying so (Go): a call through one that declares the name may reach this member.
-    const interfaces =
-      spec?.implicitInterfaces && definition.container ? await this.store.interfacesDeclaring(definition.name, scope) : new Set<string>();
-    const mentions =
-      family.size > 0 && ((rivals.length > 0 && byMentions) || keys) ? await this.store.filesMentioning([...family], scope) : undefined;
     // A receiver that is a call's result (`f()`) is what `f` declares it returns.
     const receivers = [...spaceRows].flatMap((row) => row.occurrences.map((o) => o.receiver));
-    const typeOf = await callResolver(this.store, receivers, space, scope, memo.calls);
+    // Three independent lookups, side by side.
+    const [interfaces, mentions, typeOf] = await Promise.all([
+      // Interfaces satisfied without saying so (Go): a call through one that declares the name may reach this member.
+      spec?.implicitInterfaces && definition.container ? memo.interfaces.get([definition.name]).then(([i]) => i!) : new Set<string>(),
+      family.size > 0 && ((rivals.length > 0 && byMentions) || keys)
+        ? memo.mentions.get(family).then((files) => new Set(files.flatMap((f) => [...f])))
+        : undefined,
+      callResolver(this.store, receivers, space, scope, memo.calls),
+    ]);
     // A type alias (`typeAliases`: TypeScript's `type X = A | B`) has the members of the types it names: no type to bind by.
     const outside = [...new Set(receivers.map(typeOf))].filter((r): r is string => r !== undefined && !family.has(r) && !interfaces.has(r));
-    const aliases = spec?.typeAliases ? await this.store.typeAliasesOf(outside, scope) : new Set<string>();
+    const aliases = new Set(spec?.typeAliases ? (await memo.aliases.get(outside)).flatMap((alias, i) => (alias ? [outside[i]!] : [])) : []);
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null || !inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
@@ -331,6 +370,49 @@ export class ReferenceBinder {
     return { refs, truncated: rows.length > MAX_ROWS };
   }
 
+  /**
+   * The hierarchies of the members' classes read for all of them at once, level by level (up for languages that
+   * bind by the whole hierarchy, then down), so that binding each member finds its family in `types`: twenty
+   * members of unrelated classes took a hundred queries one after another. Past a few families' worth of
+   * classes the rest is read as each member needs it.
+   */
+  private async walkHierarchies(members: readonly SymbolRow[], types: TypeGraph): Promise<void> {
+    const seen = new Set<string>();
+    let up: string[] = [];
+    for (const m of members) {
+      if (m.container === null) continue;
+      seen.add(m.container);
+      if (parsedLanguages().get(m.language ?? '')?.memberBinding !== 'nearest') up.push(m.container);
+    }
+    const enough = () => seen.size >= FAMILY_MAX * 4;
+    for (let depth = 0; depth < HIERARCHY_DEPTH && up.length > 0 && !enough(); depth++) {
+      up = (await types.supertypes(up)).filter((n) => !seen.has(n));
+      for (const name of up) seen.add(name);
+    }
+    let down = [...seen];
+    for (let depth = 0; depth < HIERARCHY_DEPTH && down.length > 0 && !enough(); depth++) {
+      down = (await types.subtypes(down)).filter((n) => !seen.has(n));
+      for (const name of down) seen.add(name);
+    }
+  }
+
+  /** What the files of a name's rows know (namespace aliases, which class a line is in), once per call. */
+  private filesOf(
+    name: string,
+    rows: readonly ReferenceRow[],
+    memo: BindingMemo,
+  ): Promise<{ namespaces: Map<string, Set<string>>; classAt: (file: string, line: number) => string | undefined }> {
+    let known = memo.files.get(name);
+    if (!known) {
+      known = Promise.all([
+        this.namespaceAliases(rows),
+        this.classesOf(rows.filter((r) => r.occurrences.some((o) => o.qualifier !== null && SELF.has(o.qualifier)))),
+      ]).then(([namespaces, classAt]) => ({ namespaces, classAt }));
+      memo.files.set(name, known);
+    }
+    return known;
+  }
+
   /** The rows of a name in scope, once per call. */
   private rowsOf(name: string, scope: readonly string[] | null, memo: BindingMemo): Promise<ReferenceRow[]> {
     let rows = memo.rows.get(name);
@@ -338,9 +420,9 @@ export class ReferenceBinder {
     return rows;
   }
 
-  private familyOf(container: string, scope: readonly string[] | null, memo: BindingMemo): Promise<Set<string>> {
+  private familyOf(container: string, memo: BindingMemo): Promise<Set<string>> {
     let family = memo.families.get(container);
-    if (!family) memo.families.set(container, (family = this.family(container, scope)));
+    if (!family) memo.families.set(container, (family = this.family(container, memo.types)));
     return family;
   }
 
@@ -348,33 +430,30 @@ export class ReferenceBinder {
    * A class with the subtypes (down the chain, by name) that inherit a member from it: a subtype among `definers`
    * (the classes defining a member of that name) has its own, and so does what derives from it. At most `FAMILY_MAX`.
    */
-  private async inheritorsOf(container: string, definers: ReadonlySet<string>, scope: readonly string[] | null): Promise<Set<string>> {
-    return this.withSubtypes(new Set([container]), scope, (name) => !definers.has(name));
+  private async inheritorsOf(container: string, definers: ReadonlySet<string>, types: TypeGraph): Promise<Set<string>> {
+    return this.withSubtypes(new Set([container]), types, (name) => !definers.has(name));
   }
 
   /** A class-like name with its supertypes (up the chain) and all their subtypes (down), by name; at most `FAMILY_MAX`. */
-  private async family(container: string, scope: readonly string[] | null): Promise<Set<string>> {
+  private async family(container: string, types: TypeGraph): Promise<Set<string>> {
     const family = new Set([container]);
     let frontier = [container];
     for (let depth = 0; depth < HIERARCHY_DEPTH && frontier.length > 0 && family.size < FAMILY_MAX; depth++) {
-      frontier = (await this.store.supertypesOf(frontier, scope)).filter((n) => !family.has(n));
+      frontier = (await types.supertypes(frontier)).filter((n) => !family.has(n));
       for (const name of frontier) family.add(name);
     }
-    return this.withSubtypes(family, scope, () => true);
+    return this.withSubtypes(family, types, () => true);
   }
 
   /** `family` with the subtypes of its classes, level by level (those `follow` accepts, and theirs). */
-  private async withSubtypes(
-    family: Set<string>,
-    scope: readonly string[] | null,
-    follow: (name: string) => boolean,
-  ): Promise<Set<string>> {
+  private async withSubtypes(family: Set<string>, types: TypeGraph, follow: (name: string) => boolean): Promise<Set<string>> {
     let frontier = [...family];
     for (let depth = 0; depth < HIERARCHY_DEPTH && frontier.length > 0 && family.size < FAMILY_MAX; depth++) {
-      frontier = [...new Set((await this.store.subtypesOf(frontier, scope, FAMILY_MAX)).map((s) => s.name))].filter(
-        (n) => !family.has(n) && follow(n),
-      );
-      for (const name of frontier) family.add(name);
+      frontier = (await types.subtypes(frontier)).filter((n) => !family.has(n) && follow(n));
+      for (const name of frontier) {
+        if (family.size >= FAMILY_MAX) break;
+        family.add(name);
+      }
     }
     return family;
   }

@@ -39,6 +39,12 @@ export interface ImportRow {
   bindings: Array<{ name: string; alias: string }>;
 }
 
+/** A step in the type hierarchy, by names: `from` extends, implements or embeds `to` (or, walking down, the reverse). */
+export interface TypeEdge {
+  from: string;
+  to: string;
+}
+
 /** A file of the index, for listings. */
 export interface FileRow {
   repositoryId: string;
@@ -86,7 +92,7 @@ const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) T
   s.path ~ '${TEST_PATH}', s.repository_id, s.path, s.line`;
 
 const SQL = {
-  analyze: sql('symbols.analyze', `ANALYZE ${T.files}, ${T.symbols}, ${T.imports}, ${T.refs}`),
+  analyze: sql('symbols.analyze', `ANALYZE ${T.files}, ${T.symbols}, ${T.imports}, ${T.refs}, ${T.supertypes}`),
   countSymbols: sql(
     'files.count-symbols',
     `SELECT coalesce(sum(symbol_count), 0)::int AS n FROM ${T.files} WHERE repository_id = $1 AND path = ANY($2::text[])`,
@@ -102,9 +108,17 @@ const SQL = {
   // Class-like definitions named $1 (any repository of $2; null: all) and what they extend.
   supertypesOf: sql(
     'supertypes.of',
-    `SELECT DISTINCT h.name FROM ${T.symbols} s
+    `SELECT DISTINCT s.name AS "from", h.name AS "to" FROM ${T.symbols} s
        JOIN ${T.supertypes} h ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
      WHERE s.name_key = ANY($3::text[]) AND s.name = ANY($1::text[]) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))`,
+  ),
+  // The names of what extends, implements or embeds one of $1, at most $3 pairs.
+  subtypeNamesOf: sql(
+    'supertypes.subtype-names',
+    `SELECT DISTINCT h.name AS "from", s.name AS "to" FROM ${T.supertypes} h
+       JOIN ${T.symbols} s ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
+     WHERE h.name = ANY($1::text[]) AND ($2::text[] IS NULL OR h.repository_id = ANY($2::text[]))
+     LIMIT $3`,
   ),
   interfacesDeclaring: sql(
     'symbols.interfaces-declaring',
@@ -172,7 +186,7 @@ const SQL = {
   ),
   filesMentioning: sql(
     'refs.files-mentioning',
-    `SELECT DISTINCT repository_id AS "repositoryId", path FROM ${T.refs}
+    `SELECT name, repository_id AS "repositoryId", path FROM ${T.refs}
      WHERE name = ANY($1::text[]) AND ($2::text[] IS NULL OR repository_id = ANY($2::text[]))`,
   ),
   referencesAt: sql(
@@ -455,11 +469,13 @@ export class SymbolStore {
     return rows.map((r) => ({ ...r, occurrences: unpackOccurrences(r.occurrences) }));
   }
 
-  /** The files (`repository\0path`) that use any of `names`, in the repositories (null: all). */
-  async filesMentioning(names: readonly string[], repositoryIds: readonly string[] | null): Promise<Set<string>> {
-    if (names.length === 0) return new Set();
-    const { rows } = await this.db.run<{ repositoryId: string; path: string }>(SQL.filesMentioning, [names, repositoryIds]);
-    return new Set(rows.map((r) => `${r.repositoryId}\0${r.path}`));
+  /** Per name of `names`, the files (`repository\0path`) that use it, in the repositories (null: all). */
+  async filesMentioning(names: readonly string[], repositoryIds: readonly string[] | null): Promise<Map<string, Set<string>>> {
+    const out = new Map(names.map((n) => [n, new Set<string>()]));
+    if (names.length === 0) return out;
+    const { rows } = await this.db.run<{ name: string; repositoryId: string; path: string }>(SQL.filesMentioning, [names, repositoryIds]);
+    for (const r of rows) out.get(r.name)?.add(`${r.repositoryId}\0${r.path}`);
+    return out;
   }
 
   /** The occurrences of `names` in the given files of one repository, at most `limit` rows. */
@@ -513,11 +529,17 @@ export class SymbolStore {
     return (await this.db.run<RawImport>(SQL.importsOf, [repositoryId, paths])).rows.map(importRow);
   }
 
-  /** What the class-like definitions named `names` extend, implement or embed (names), in the repositories (null: all). */
-  async supertypesOf(names: readonly string[], repositoryIds: readonly string[] | null): Promise<string[]> {
+  /** What the class-like definitions named `names` extend, implement or embed: pairs of names, in the repositories (null: all). */
+  async supertypesOf(names: readonly string[], repositoryIds: readonly string[] | null): Promise<TypeEdge[]> {
     if (names.length === 0) return [];
     const keys = [...new Set(names.map((n) => n.toLowerCase()))];
-    return (await this.db.run<{ name: string }>(SQL.supertypesOf, [names, repositoryIds, keys])).rows.map((r) => r.name);
+    return (await this.db.run<TypeEdge>(SQL.supertypesOf, [names, repositoryIds, keys])).rows;
+  }
+
+  /** The names of the definitions that extend, implement or embed one of `names`: pairs (at most `limit`), in the repositories (null: all). */
+  async subtypeNamesOf(names: readonly string[], repositoryIds: readonly string[] | null, limit: number): Promise<TypeEdge[]> {
+    if (names.length === 0) return [];
+    return (await this.db.run<TypeEdge>(SQL.subtypeNamesOf, [names, repositoryIds, limit])).rows;
   }
 
   /** The interfaces that declare a member named `name`, in the repositories (null: all). */
