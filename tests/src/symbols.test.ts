@@ -124,6 +124,29 @@ const FILES: Record<string, string> = {
     '\treturn n + want',
     '}',
   ].join('\n'),
+  'src/garage.ts': [
+    'export class Engine { start() { return 1; } }',
+    'export class Motor { start() { return 2; } }',
+    'export interface Parts { engine: Engine; motor: Motor }',
+    'export class Car {',
+    '  parts: Parts;',
+    '  spare(): Motor { return this.parts.motor; }',
+    '  run(other: Car) { this.parts.engine.start(); other.parts.motor.start(); this.spare().start(); }',
+    '}',
+    'export class Wheel { constructor(readonly size: number) {} }',
+    'export const front = new Wheel(17), back = new Engine();',
+  ].join('\n'),
+  'garage/garage.go': [
+    'package garage',
+    '',
+    'type Engine struct{}',
+    'func (e *Engine) Start() int { return 1 }',
+    'type Motor struct{}',
+    'func (m *Motor) Start() int { return 2 }',
+    'type Car struct{ engine *Engine; motor Motor }',
+    'func (c *Car) Spare() *Motor { return &c.motor }',
+    'func (c *Car) Run() { c.engine.Start(); c.Spare().Start(); m := c.motor; m.Start() }',
+  ].join('\n'),
   'README.md': '# Shop\n\nNot parsed: kept at file level.\n',
 };
 
@@ -267,6 +290,30 @@ describe('symbol tools (embedded)', () => {
     assert.deepEqual(columns((await at('shapes/tables.go', 2, 20)).body), ['shapes/tables.go:3:38', 'shapes/tables.go:4:47']);
     // A struct literal's key `want:` is the field, not a use of the constant `want`.
     assert.deepEqual(columns((await at('shapes/tables.go', 7, 6)).body), ['shapes/tables.go:14:12']);
+  });
+
+  it('types member chains by the declared types of fields, properties and methods, and goes to definition through them', async () => {
+    const at = (path: string, line: number, column: number) => callTool<Refs>(client, 'find_references', { path, line, column });
+    const columns = (body: Refs) => body.references.map((r) => `${r.path}:${r.line}:${r.column}`);
+    // One file names both classes: `this.parts.engine` (parts: Parts, Parts.engine: Engine) is an Engine;
+    // `other.parts.motor` (other: Car) and `this.spare()` (spare(): Motor) are Motors.
+    assert.deepEqual(columns((await at('src/garage.ts', 1, 22)).body), ['src/garage.ts:7:38']);
+    assert.deepEqual(columns((await at('src/garage.ts', 2, 21)).body), ['src/garage.ts:7:65', 'src/garage.ts:7:87']);
+    // Go: `c.engine` (engine *Engine), `c.Spare()` (returns *Motor), `m := c.motor` (motor Motor).
+    assert.deepEqual(columns((await at('garage/garage.go', 4, 17)).body), ['garage/garage.go:9:31']);
+    assert.deepEqual(columns((await at('garage/garage.go', 6, 16)).body), ['garage/garage.go:9:50', 'garage/garage.go:9:75']);
+    type Found = { definitions: Array<{ path: string; line: number; container: string | null }> };
+    const go = async (path: string, line: number, column: number) =>
+      (
+        await callTool<Found>(client, 'locate_symbol', { name: path.endsWith('.go') ? 'Start' : 'start', path, line, column })
+      ).body.definitions
+        .slice(0, 1)
+        .map((d) => [d.container, d.line]);
+    assert.deepEqual(await go('src/garage.ts', 7, 65), [['Motor', 2]]);
+    assert.deepEqual(await go('src/garage.ts', 7, 38), [['Engine', 1]]);
+    assert.deepEqual(await go('garage/garage.go', 9, 75), [['Motor', 6]]);
+    // A constructor's references are the calls of its class.
+    assert.deepEqual(columns((await at('src/garage.ts', 9, 21)).body), ['src/garage.ts:10:25']);
   });
 
   it('follows Python aliases and module imports, and Go package-qualified calls and same-package uses', async () => {

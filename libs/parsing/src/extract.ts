@@ -23,6 +23,8 @@ export interface ExtractedSymbol {
   supertypes?: string[];
   /** The interfaces a class implements, by name. */
   implements?: string[];
+  /** The named types a type alias stands for (`type X = A | B<T> | (C & D)`: A, B, C, D): its members are theirs. */
+  aliases?: string[];
   /**
    * A function's or method's declared result, by bare name (the first of Go's results; `this` for a method that
    * returns its object): what a call of it gives (`x := f()`, `f().g`), resolved when the call's member is bound.
@@ -62,10 +64,11 @@ export interface ExtractedReference {
    */
   qualifier: string | null;
   /**
-   * The object's type, by bare name, when the file says it (`x: Foo`, `x = new Foo()`, `this.x` of a field typed `Foo`):
-   * the member is then `Foo`'s (or a supertype's); `ANONYMOUS` for a type without a name (`struct {…}`, `{ a: T }`);
-   * `f()` for the result of a call of `f` (`x := f()`, `f().g`), which the binder resolves by `f`'s declared result.
-   * Absent when unknown.
+   * The object's type where the file says it, as a receiver expression (`parseReceiver`): a bare type name (`x: Foo`,
+   * `x = new Foo()`, `this.x` of a field typed `Foo`): the member is then `Foo`'s (or a supertype's); `ANONYMOUS` for
+   * a type without a name (`struct {…}`, `{ a: T }`); `f()` for the result of a call of `f` (`x := f()`, `f().g`);
+   * and either followed by members (`Foo.opts`, `Foo.load()`, `f().items`: `x.opts.port` with `x: Foo`,
+   * `this.opts.port` in class `Foo`), whose declared types the binder looks up. Absent when unknown.
    */
   receiver?: string;
 }
@@ -83,14 +86,40 @@ const SIGNATURE_MAX = 200;
 export const KEY = '{}';
 /** The receiver of a member of a type without a name (an anonymous struct, an object type literal): no class's. */
 export const ANONYMOUS = '{…}';
-/** A receiver that is the result of calling a function or method (`f()`): the name called. */
-export function calledName(receiver: string): string | undefined {
-  return receiver.endsWith('()') ? receiver.slice(0, -2) : undefined;
+/** A member taken from an object (`.name`), or called on it (`.name()`). */
+export interface ReceiverStep {
+  name: string;
+  call: boolean;
+}
+
+/**
+ * A receiver expression taken apart: where it starts — a type (`Foo`) or the result of calling a name (`f()`, `call`)
+ * — and the members taken or called from there, in order (`Foo.opts.load()` → Foo, opts, load()).
+ */
+export interface ParsedReceiver {
+  base: string;
+  call: boolean;
+  steps: ReceiverStep[];
+}
+
+/** Members followed at most from a receiver's start (`a.b.c.d.e`): past that, the type is not sought. */
+export const MAX_RECEIVER_STEPS = 4;
+
+export function parseReceiver(receiver: string): ParsedReceiver {
+  const [first, ...rest] = receiver.split('.');
+  const step = (part: string): ReceiverStep => (part.endsWith('()') ? { name: part.slice(0, -2), call: true } : { name: part, call: false });
+  const base = step(first!);
+  return { base: base.name, call: base.call, steps: rest.map(step) };
+}
+
+function receiverText(base: string, steps: readonly ReceiverStep[]): string | undefined {
+  if (steps.length > MAX_RECEIVER_STEPS || (base === ANONYMOUS && steps.length > 0)) return undefined;
+  return base + steps.map((s) => `.${s.name}${s.call ? '()' : ''}`).join('');
 }
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
 const ROLE =
-  /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$)/;
+  /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$|alias$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
@@ -118,6 +147,19 @@ interface FoundReference {
   kind: ReferenceKind;
   qualifier: string | null;
   receiver?: string;
+  /** An object that is no plain name (`f().g`, `x.load().items`): its type, once the file's names are typed. */
+  chain?: Chain;
+}
+
+/**
+ * An expression's type as the file can tell it: from a name or a chain of names (`object`: `x`, `this.store`, typed
+ * when the file's bindings are known) or from a type or call written in it (`base`: `Foo` for `new Foo()`, `f()`),
+ * then members taken or called (`steps`).
+ */
+interface Chain {
+  object?: string;
+  base?: string;
+  steps: ReceiverStep[];
 }
 
 /**
@@ -133,10 +175,12 @@ interface TypedName {
   type?: string;
   raw?: string;
   from?: string;
-  /** The name of the function or method whose result it holds (`x := f()`): the receiver `f()`. */
-  call?: string;
+  /** The expression whose result it holds (`x := f()`, `const x = this.load()`, `x = a.b`). */
+  value?: Chain;
   /** Another local name whose element it holds (`for _, x := range xs`, `for (const x of xs)`, `x := xs[i]`). */
   element?: string;
+  /** The member it is destructured from (`const {a: b} = x`: `a`; `{gen}: Cxt`: `gen`): its type is that member's of the rest. */
+  key?: string;
 }
 
 /**
@@ -176,6 +220,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const references = new Map<number, FoundReference>();
     const memberKeys = new Map<number, FoundReference>();
     const supertypes: Array<{ node: Node; implements: boolean }> = [];
+    const aliased: Node[] = [];
     const impls: Array<{ trait: string | undefined; type: string | undefined }> = [];
     const scopes: Array<[number, number]> = [];
     const locals: Array<{ name: string; at: number }> = [];
@@ -191,21 +236,32 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         if (capture(match.captures, 'member')) {
           // A property key (`{name: …}`, `{name}`, `const {name} = …`): a member of an object whose type is unknown here.
           // With @receiver, the object's type is written around it (`T{Name: v}`, `const x: T = {name: …}`).
+          // With @receiver.value, the object is an expression: a destructured value (`const {a} = this.opts`).
           const type = capture(match.captures, 'receiver');
           const receiver = type ? typeName(type.text) : undefined;
+          const value = capture(match.captures, 'receiver.value');
+          const chain = value ? chainOf(value) : undefined;
           const known = memberKeys.get(first.node.startIndex);
-          if (!known) memberKeys.set(first.node.startIndex, { node: first.node, kind, qualifier: KEY, ...(receiver ? { receiver } : {}) });
+          if (!known)
+            memberKeys.set(first.node.startIndex, {
+              node: first.node,
+              kind,
+              qualifier: KEY,
+              ...(receiver ? { receiver } : {}),
+              ...(chain ? { chain } : {}),
+            });
           else if (receiver) known.receiver = receiver;
+          else if (chain) known.chain = chain;
           continue;
         }
         const qualifierNode = capture(match.captures, 'qualifier');
         const text = qualifierNode?.text;
         // `super().name` (Python) is read as `super.name`: a member of the class's supertype.
         const qualifier = text === undefined ? null : QUALIFIER.test(text) ? text : text === 'super()' ? 'super' : '';
-        // An object that is no name may still say its type: `f().name`, `new Foo().name`, `(x as Foo).name`.
-        const receiver = qualifier === '' && qualifierNode ? expressionType(qualifierNode) : undefined;
+        // An object that is no name may still say its type: `f().name`, `new Foo().name`, `(x as Foo).name`, `x.load().name`.
+        const chain = qualifier === '' && qualifierNode ? chainOf(qualifierNode) : undefined;
         const known = references.get(first.node.startIndex);
-        if (!known) references.set(first.node.startIndex, { node: first.node, kind, qualifier, ...(receiver ? { receiver } : {}) });
+        if (!known) references.set(first.node.startIndex, { node: first.node, kind, qualifier, ...(chain ? { chain } : {}) });
         else {
           if (REFERENCE_PRECEDENCE[kind] > REFERENCE_PRECEDENCE[known.kind]) known.kind = kind;
           known.qualifier ??= qualifier;
@@ -221,6 +277,11 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       }
       if (role === 'supertype' || role === 'implements') {
         supertypes.push({ node: first.node, implements: role === 'implements' });
+        continue;
+      }
+      if (role === 'alias') {
+        // A type alias's value (`@alias`): the named types of its unions and intersections.
+        aliased.push(first.node);
         continue;
       }
       if (role === 'skip') {
@@ -244,16 +305,17 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         const name = capture(match.captures, 'binding.name');
         const type = capture(match.captures, 'binding.type');
         const from = capture(match.captures, 'binding.from');
-        const call = capture(match.captures, 'binding.call');
+        const value = capture(match.captures, 'binding.value');
         const element = capture(match.captures, 'binding.element');
-        if (!name || !(type || from || call || element)) continue;
+        if (!name || !(type || from || value || element)) continue;
         // One name, several patterns (`const x: Foo = f()`): what each says, a declared type first.
         // (A TypeScript parameter property is a local and a field: two bindings.)
         const key = `${role}\0${name.startIndex}`;
         const binding = typed.get(key) ?? { field: role === 'binding.field', name: name.text, at: name.startIndex };
         if (type && binding.raw === undefined) Object.assign(binding, { type: typeName(type.text), raw: type.text });
         binding.from ??= from?.text;
-        binding.call ??= call?.text;
+        binding.key ??= capture(match.captures, 'binding.key')?.text;
+        binding.value ??= value ? chainOf(value) : undefined;
         binding.element ??= element?.text;
         typed.set(key, binding);
         continue;
@@ -307,6 +369,12 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const classAt = enclosing((s) => CLASS_LIKE.has(s.kind));
     const definitionAt = enclosing(() => true);
     attachSupertypes(symbols, classAt, supertypes);
+    for (const value of aliased) {
+      const owner = definitionAt(value.startIndex, value.endIndex);
+      if (owner < 0 || symbols[owner]!.kind !== 'type') continue;
+      const names = [...new Set(constituents(value))];
+      if (names.length > 0) symbols[owner]!.aliases = names;
+    }
     if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
     for (const { trait, type } of impls) {
       const owner = symbols.find((sym) => sym.name === type && sym.parent === -1 && (CLASS_LIKE.has(sym.kind) || sym.kind === 'enum'));
@@ -436,7 +504,11 @@ function typeReceivers(
   definitionAt: EnclosingAt,
   symbols: readonly ExtractedSymbol[],
 ): void {
-  if (typed.length === 0 && !uses.some((u) => u.qualifier === 'super')) return;
+  if (
+    typed.length === 0 &&
+    !uses.some((u) => u.chain || u.receiver || u.qualifier === 'super' || (u.qualifier?.includes('.') && SELF.has(u.qualifier.split('.')[0]!)))
+  )
+    return;
   // `scopes` is sorted by start (localScopes); a binding's range is its innermost scope, the whole file at the top level.
   // Every declared local is a binding, typed or not: an untyped one (`(user) => user.save()`) hides an outer typed one.
   const locals = new Map<string, Array<{ start: number; end: number; binding: TypedName }>>();
@@ -485,9 +557,14 @@ function typeReceivers(
     return binding.from ? rawOf(bindingOf(binding.from, binding.at), depth + 1) : undefined;
   };
   const typeOf = (binding: TypedName | undefined, depth = 0): string | undefined => {
+    const whole = wholeType(binding, depth);
+    // A destructured name is a member of what it is taken from.
+    return binding?.key === undefined || whole === undefined ? whole : receiverText(whole, [{ name: binding.key, call: false }]);
+  };
+  const wholeType = (binding: TypedName | undefined, depth: number): string | undefined => {
     if (!binding || depth > 2) return undefined;
     if (binding.type) return named(binding.type, binding.at);
-    if (binding.call) return `${binding.call}()`;
+    if (binding.value) return chainType(binding.value, binding.at, depth + 1);
     if (binding.element) {
       const source = rawOf(bindingOf(binding.element, binding.at), depth + 1);
       const element = source ? elementType(source.raw) : undefined;
@@ -495,27 +572,56 @@ function typeReceivers(
     }
     return binding.from ? typeOf(bindingOf(binding.from, binding.at), depth + 1) : undefined;
   };
-  const localType = (name: string, at: number): string | undefined => typeOf(bindingOf(name, at));
-  for (const use of uses) {
-    const qualifier = use.qualifier;
-    if (!qualifier || qualifier === KEY || SELF.has(qualifier)) continue;
-    const at = use.node.startIndex;
-    if (qualifier === 'super') {
-      // The (first) supertype of the class around the access.
+  /**
+   * A chain of names (`x`, `x.a.b`, `this.store.items`, `super.x`) as a receiver: the first name's type (a local's,
+   * the class around for `this`, a field of it — typed in the file, else the class's member, looked up when binding —
+   * or the supertype for `super`), followed by the rest as members.
+   */
+  const namesType = (text: string, at: number, depth: number): string | undefined => {
+    const [head, ...rest] = text.split('.');
+    let type: string | undefined;
+    // A declared `this` (TypeScript's `function f(this: Ajv)`) before the class around.
+    const self = head === 'this' ? typeOf(bindingOf('this', at), depth) : undefined;
+    if (self !== undefined) type = self;
+    else if (SELF.has(head!) || head === 'super') {
       const owner = classAround(at);
-      use.receiver = owner >= 0 ? symbols[owner]!.supertypes?.[0] : undefined;
+      if (owner < 0) return undefined;
+      if (head === 'super') type = symbols[owner]!.supertypes?.[0];
+      else if (rest.length === 0) type = symbols[owner]!.name;
+      else {
+        const field = fields.get(`${owner}\0${rest[0]}`);
+        const declared = field ? typeOf(field, depth + 1) : undefined;
+        if (declared !== undefined) rest.shift();
+        type = declared ?? symbols[owner]!.name;
+      }
+    } else type = typeOf(bindingOf(head!, at), depth);
+    return type === undefined ? undefined : receiverText(type, rest.map((name) => ({ name, call: false })));
+  };
+  /** A chain's type: its start (see `Chain`) and its steps. */
+  const chainType = (chain: Chain, at: number, depth: number): string | undefined => {
+    if (depth > 3) return undefined;
+    if (chain.base !== undefined) return receiverText(chain.base, chain.steps);
+    const start = namesType(chain.object!, at, depth);
+    if (start !== undefined) return receiverText(start, chain.steps);
+    // An object of unknown type, called through (`pkg.Parse(s)`, `ns.f()`, `x.make()`): whatever that name declares.
+    const [first, ...rest] = chain.steps;
+    return first?.call ? receiverText(`${first.name}()`, rest) : undefined;
+  };
+  for (const use of uses) {
+    const at = use.node.startIndex;
+    if (use.chain) {
+      use.receiver = chainType(use.chain, at, 0);
       continue;
     }
-    const dot = qualifier.indexOf('.');
-    if (dot < 0) {
-      use.receiver = localType(qualifier, at);
+    const qualifier = use.qualifier;
+    if (!qualifier || qualifier === KEY) continue;
+    if (SELF.has(qualifier)) {
+      // `this.name` is the class's member, unless the function declares what `this` is.
+      const self = qualifier === 'this' ? typeOf(bindingOf('this', at)) : undefined;
+      if (self !== undefined) use.receiver = self;
       continue;
     }
-    // `this.x` / `self.x`: a field of the class around the access.
-    if (!SELF.has(qualifier.slice(0, dot)) || qualifier.indexOf('.', dot + 1) >= 0) continue;
-    const owner = classAround(at);
-    const field = owner >= 0 ? fields.get(`${owner}\0${qualifier.slice(dot + 1)}`) : undefined;
-    if (field) use.receiver = typeOf(field);
+    use.receiver = namesType(qualifier, at, 0);
   }
 }
 
@@ -633,6 +739,8 @@ function typeParametersAround(node: Node): Set<string> {
 function resultType(text: string): string | undefined {
   let t = text.trim();
   if (t === 'this') return t;
+  // What an awaited call gives (`await f()`).
+  t = /^(?:Promise|PromiseLike)<([^]*)>$/.exec(t)?.[1]?.trim() ?? t;
   if (t.startsWith('(') && t.endsWith(')')) {
     // The first result, up to a comma outside brackets; a named one (`u *URL`) by its type.
     let depth = 0;
@@ -654,31 +762,55 @@ function resultType(text: string): string | undefined {
   return type === ANONYMOUS ? undefined : type;
 }
 
+/** Wrappers whose value is their operand's: `(x)`, `x!`, `await x` (a declared `Promise<T>` result is `T` already). */
+const TRANSPARENT = new Set(['parenthesized_expression', 'parenthesized', 'non_null_expression', 'await_expression', 'await']);
+
 /**
- * The type an expression that is not a name says it has, as a receiver: a call's result (`f()`, `a.f()` → `f()`),
- * a construction (`new Foo()` → `Foo`), an assertion (`(x as Foo)`, `<Foo>x` → `Foo`).
+ * An expression as a receiver (`Chain`), for the languages' common shapes: a chain of names; a call (`f()`,
+ * `x.m()`, Go's `pkg.F()`, Python's `a.b()`); a member taken (`x.m().items`); a construction (`new Foo()`, Go's
+ * `T{…}` and `&T{…}`); an assertion (`x as Foo`, `<Foo>x`, Go's `x.(T)`). Undefined for anything else.
  */
-function expressionType(node: Node): string | undefined {
-  let n: Node | null = node;
-  while (n?.type === 'parenthesized_expression') n = n.namedChild(0);
-  if (!n) return undefined;
-  if (n.type === 'call_expression' || n.type === 'call') {
-    const fn = n.childForFieldName('function');
-    const name =
-      fn?.childCount === 0
-        ? fn
-        : (fn?.childForFieldName('property') ?? fn?.childForFieldName('field') ?? fn?.childForFieldName('attribute'));
-    return name && /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name.text) ? `${name.text}()` : undefined;
+function chainOf(node: Node | null, depth = 0): Chain | undefined {
+  if (!node || depth > 2 * MAX_RECEIVER_STEPS) return undefined;
+  if (QUALIFIER.test(node.text)) return { object: node.text, steps: [] };
+  if (TRANSPARENT.has(node.type)) return chainOf(node.namedChild(node.namedChildCount - 1), depth + 1);
+  const written = (type: Node | null | undefined): Chain | undefined => {
+    const name = type && type.text !== 'const' ? typeName(type.text) : undefined;
+    return name === undefined ? undefined : { base: name, steps: [] };
+  };
+  switch (node.type) {
+    case 'new_expression':
+      return written(node.childForFieldName('constructor'));
+    case 'as_expression':
+    case 'satisfies_expression':
+      return written(node.namedChild(node.namedChildCount - 1));
+    case 'type_assertion':
+      return written(node.namedChild(0));
+    case 'type_assertion_expression':
+    case 'composite_literal':
+      return written(node.childForFieldName('type'));
+    case 'unary_expression':
+      return node.childForFieldName('operand')?.type === 'composite_literal' ? chainOf(node.childForFieldName('operand'), depth + 1) : undefined;
   }
-  if (n.type === 'new_expression') {
-    const constructor = n.childForFieldName('constructor');
-    return constructor ? typeName(constructor.text) : undefined;
+  const called = node.type === 'call_expression' || node.type === 'call' ? node.childForFieldName('function') : null;
+  if (called) {
+    if (NAME.test(called.text)) return { base: `${called.text}()`, steps: [] };
+    const access = memberAccess(called);
+    const inner = access && chainOf(access.object, depth + 1);
+    return inner && { ...inner, steps: [...inner.steps, { name: access.name, call: true }] };
   }
-  if (n.type === 'as_expression' || n.type === 'satisfies_expression' || n.type === 'type_assertion') {
-    const type = n.type === 'type_assertion' ? n.namedChild(0) : n.namedChild(n.namedChildCount - 1);
-    return type && type.text !== 'const' ? typeName(type.text) : undefined;
-  }
-  return undefined;
+  const access = memberAccess(node);
+  const inner = access && chainOf(access.object, depth + 1);
+  return inner && { ...inner, steps: [...inner.steps, { name: access.name, call: false }] };
+}
+
+const NAME = /^[\p{L}_$][\p{L}\p{N}_$]*$/u;
+
+/** `object.name` in the languages' grammars (TypeScript's member_expression, Python's attribute, Go's selector_expression). */
+function memberAccess(node: Node): { object: Node; name: string } | undefined {
+  const object = node.childForFieldName('object') ?? node.childForFieldName('operand');
+  const name = node.childForFieldName('property') ?? node.childForFieldName('attribute') ?? node.childForFieldName('field');
+  return object && name && NAME.test(name.text) ? { object, name: name.text } : undefined;
 }
 
 /** Each supertype to the innermost class-like definition around it, as a bare name (`pkg.Base<T>` → `Base`, `*Base` → `Base`). */
@@ -694,6 +826,19 @@ function attachSupertypes(
     const list = implemented ? (symbols[owner]!.implements ??= []) : (symbols[owner]!.supertypes ??= []);
     if (!list.includes(name)) list.push(name);
   }
+}
+
+/** The named types a type alias's value is made of, through unions, intersections and parentheses (`A | (B & C<T>)`). */
+function constituents(node: Node, depth = 0): string[] {
+  if (depth > 16) return [];
+  if (node.type === 'union_type' || node.type === 'intersection_type' || node.type === 'parenthesized_type') {
+    return node.namedChildren.flatMap((child) => (child ? constituents(child, depth + 1) : []));
+  }
+  if (node.type === 'type_identifier' || node.type === 'generic_type' || node.type === 'nested_type_identifier') {
+    const name = bareType(node.text);
+    return name ? [name] : [];
+  }
+  return [];
 }
 
 /** The innermost definition of some kinds spanning `start`..`end` (its ordinal), or -1. */

@@ -279,7 +279,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
         'pkg.Beta:?',
         'a.m1:Alpha',
         'b.m2:Beta',
-        'c.m3:?',
+        'c.m3:helper()',
         'n.m4:?',
         'self.store.m5:Store',
         'self.made.m6:Made',
@@ -313,7 +313,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       ['def f():', '    x = Foo()', '    x.a()', '    x = make()', '    x.b()'].join('\n'),
       1_000,
     );
-    assert.deepEqual(receivers(reassigned), ['x.a:Foo', 'x.b:?']);
+    assert.deepEqual(receivers(reassigned), ['x.a:Foo', 'x.b:make()']);
     // A key of an object literal whose type is written around it: a member of that type.
     const keys = (extraction: Extraction) =>
       extraction.references.filter((r) => r.qualifier === '{}').map((r) => `${r.name}:${r.receiver ?? '?'}`);
@@ -348,10 +348,10 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       ].join('\n'),
       1_000,
     );
-    // A function's declared result: the first of Go's (named) results; a type parameter is none.
+    // A function's declared result: the first of Go's (named) results; a type parameter is none; a field's type.
     assert.deepEqual(
       go.symbols.filter((s) => s.returns).map((s) => `${s.name}:${s.returns}`),
-      ['Parse:URL'],
+      ['Parse:URL', 'in:string'],
     );
     assert.deepEqual(receivers(go), [
       '{}.in:Case', // an element of `[]Case{…}`
@@ -386,9 +386,107 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     );
     assert.deepEqual(
       typescript.symbols.filter((s) => s.returns).map((s) => `${s.name}:${s.returns}`),
-      ['m:this', 'make:A'],
+      ['m:this', 'make:A', 'a:string'],
     );
     assert.deepEqual(receivers(typescript), ['x.m:make()', '.m:make()', '.m:A', '.m:A', 'z.m:A', 'opts.a:f']);
+  });
+
+  it('types member chains: members taken or called from a typed object, and fields of the class around', async () => {
+    const receivers = (extraction: Extraction) =>
+      extraction.references
+        .filter((r) => r.qualifier !== null && r.qualifier !== 'this' && r.qualifier !== 'self')
+        .map((r) => `${r.qualifier}.${r.name}:${r.receiver ?? '?'}`);
+    const returns = (extraction: Extraction) => extraction.symbols.filter((s) => s.returns).map((s) => `${s.name}:${s.returns}`);
+    const typescript = extract(
+      await grammar('typescript'),
+      [
+        'class Ajv {',
+        '  opts: Options;',
+        '  async run(x: Foo) {',
+        '    this.opts.code.optimize; this.handler?.path; x.a.b(); x.load().items; make().a.b;',
+        '    const d = this._def; d.checks; const v = await this.get(); v.size; const w = x!; w.c;',
+        '  }',
+        '  async get(): Promise<Bag> { return null; }',
+        '}',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(returns(typescript), ['opts:Options', 'get:Bag']);
+    assert.deepEqual(receivers(typescript), [
+      'this.opts.code:Options',
+      'this.opts.code.optimize:Options.code',
+      'this.handler.path:Ajv.handler',
+      'x.a:Foo',
+      'x.a.b:Foo.a',
+      'x.load:Foo',
+      '.items:Foo.load()',
+      '.a:make()',
+      '.b:make().a',
+      'd.checks:Ajv._def',
+      'v.size:Ajv.get()',
+      'w.c:Foo',
+    ]);
+    const go = extract(
+      await grammar('go'),
+      [
+        'package p',
+        'type Server struct { conn *Conn; opts Options }',
+        'func (s *Server) Run() { s.conn.Close(); c := s.conn; c.Write(); t := s.dial(); t.Read(); x := y.(*Thing); x.Do() }',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(returns(go), ['conn:Conn', 'opts:Options']);
+    assert.deepEqual(receivers(go), [
+      's.conn:Server',
+      's.conn.Close:Server.conn',
+      's.conn:Server',
+      'c.Write:Server.conn',
+      's.dial:Server',
+      't.Read:Server.dial()',
+      'x.Do:Thing',
+    ]);
+    const python = extract(
+      await grammar('python'),
+      [
+        'class A:',
+        '    conn: Conn',
+        '    def load(self) -> Bag: ...',
+        '    def run(self):',
+        '        self.conn.send(); b = self.load(); b.size(); c = self.conn; c.close(); self.other.x()',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(returns(python), ['conn:Conn', 'load:Bag']);
+    // A declared `this`, a destructured value, and the types a type alias stands for.
+    const declared = extract(
+      await grammar('typescript'),
+      [
+        'type Shape = Circle | (Square & Named<T>) | "none";',
+        'function compile(this: Ajv, x: Foo) { this.opts.a; this.run(); const { code, mode: m } = this.opts; const { b } = x; }',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(
+      declared.symbols.filter((s) => s.aliases).map((s) => `${s.name}:${s.aliases!.join('|')}`),
+      ['Shape:Circle|Square|Named'],
+    );
+    assert.deepEqual(
+      declared.references.filter((r) => r.qualifier !== null).map((r) => `${r.qualifier}.${r.name}:${r.receiver ?? '?'}`),
+      ['this.opts:Ajv', 'this.opts.a:Ajv.opts', 'this.run:Ajv', '{}.code:Ajv.opts', '{}.mode:Ajv.opts', 'this.opts:Ajv', '{}.b:Foo'],
+    );
+    // Destructured names are the members they are taken from.
+    const destructured = extract(
+      await grammar('typescript'),
+      'function f({ gen, opts: o }: Cxt, cxt: K) { gen.x(); o.y(); const { it, a: b } = cxt; it.z(); b.w(); }',
+      1_000,
+    );
+    assert.deepEqual(
+      destructured.references
+        .filter((r) => r.qualifier !== null && r.qualifier !== '{}')
+        .map((r) => `${r.qualifier}.${r.name}:${r.receiver ?? '?'}`),
+      ['gen.x:Cxt.gen', 'o.y:Cxt.opts', 'it.z:K.it', 'b.w:K.a'],
+    );
+    assert.deepEqual(receivers(python), ['self.conn.send:Conn', 'b.size:A.load()', 'c.close:Conn', 'self.other.x:A.other']);
   });
 
   it('finds Python and Go references through module and package qualifiers', async () => {

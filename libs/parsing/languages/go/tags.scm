@@ -52,11 +52,12 @@
 ; A composite literal's key, with @receiver on the literal's type: a field of that type.
 (composite_literal type: (_) @receiver body: (literal_value (keyed_element key: (literal_element (identifier) @reference.write @member))))
 ; A range variable or an indexed element holds an element of another local (@binding.element: `for _, tt := range
-; tests`, `tt := tests[i]`); a call's result what the called function declares (@binding.call: `u, err := Parse(s)`).
+; tests`, `tt := tests[i]`); what an expression gives (@binding.value): a call's declared result (`u, err := Parse(s)`,
+; `c := s.conn()`), a field's declared type (`c := s.conn`), another name's type (`t := s`), an asserted type (`x.(T)`).
 (range_clause left: (expression_list (identifier) . (identifier) @binding.name) right: (identifier) @binding.element) @binding.local
 (short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (index_expression operand: (identifier) @binding.element))) @binding.local
-(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (call_expression function: [(identifier) @binding.call (selector_expression field: (field_identifier) @binding.call)]))) @binding.local
-(var_spec name: (identifier) @binding.name value: (expression_list . (call_expression function: [(identifier) @binding.call (selector_expression field: (field_identifier) @binding.call)]))) @binding.local
+(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . [(call_expression) (selector_expression) (identifier) (type_assertion_expression) (parenthesized_expression)] @binding.value)) @binding.local
+(var_spec name: (identifier) @binding.name value: (expression_list . [(call_expression) (selector_expression) (identifier) (type_assertion_expression)] @binding.value)) @binding.local
 (var_spec name: (identifier) @binding.name value: (expression_list . (composite_literal type: (_) @binding.type))) @binding.local
 (var_spec name: (identifier) @binding.name value: (expression_list . (unary_expression operand: (composite_literal type: (_) @binding.type)))) @binding.local
 ; The keys of a literal whose type is elided (`[]T{{Name: v}}`, `map[K]T{k: {Name: v}}`): fields of the element type.
@@ -71,3 +72,5 @@
 (function_declaration result: (_) @returns.type) @returns
 (method_declaration result: (_) @returns.type) @returns
 (method_elem result: (_) @returns.type) @returns
+; A struct field's declared type (what reading it gives: `s.conn.Close()` with `conn *Conn`).
+(field_declaration name: (field_identifier) type: (_) @returns.type) @returns

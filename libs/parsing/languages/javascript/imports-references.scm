@@ -28,6 +28,9 @@
 (shorthand_property_identifier) @reference.write @member
 (object_pattern (shorthand_property_identifier_pattern) @reference.read @member)
 (pair_pattern key: (property_identifier) @reference.read @member)
+; A destructured key, with @receiver.value on the value destructured: a member of its type (`const {a} = this.opts`).
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @reference.read @member) value: (_) @receiver.value)
+(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @reference.read @member)) value: (_) @receiver.value)
 
 ; Locals: @local.scope opens a scope, @local.definition declares a name in the innermost one (a use of it there is not a reference).
 [(function_declaration) (function_expression) (arrow_function) (method_definition) (generator_function_declaration) (generator_function)
@@ -46,11 +49,15 @@
 (variable_declarator name: (identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.local
 (assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (new_expression constructor: (_) @binding.type)) @binding.field
 (assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (identifier) @binding.from) @binding.field
-; A call's result: what the called function or method declares (@binding.call, the name called); an element of
+; What an expression gives (@binding.value): a call's declared result (`const x = f()`, `= this.load()`, `= await
+; a.get()`), a member's declared type (`const d = this.def`), another name's type (`const y = x`); an element of
 ; another local (@binding.element: `for (const x of xs)`).
-(variable_declarator name: (identifier) @binding.name value: (call_expression function: [(identifier) @binding.call (member_expression property: (property_identifier) @binding.call)])) @binding.local
-(assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (call_expression function: [(identifier) @binding.call (member_expression property: (property_identifier) @binding.call)])) @binding.field
+(variable_declarator name: (identifier) @binding.name value: [(call_expression) (member_expression) (await_expression) (parenthesized_expression) (identifier) (this)] @binding.value) @binding.local
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: [(call_expression) (member_expression) (await_expression)] @binding.value) @binding.field
 (for_in_statement left: (identifier) @binding.name "of" right: (identifier) @binding.element) @binding.local
+; A destructured name is the member it is taken from (@binding.key): `const {gen, it} = cxt`, `const {a: b} = x`.
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @binding.name @binding.key) value: (_) @binding.value) @binding.local
+(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @binding.key value: (identifier) @binding.name)) value: (_) @binding.value) @binding.local
 
 ; Documentation: @doc on a comment, whose `{@link Name}` tags are uses of the names they link to.
 ((comment) @doc (#match? @doc "@link"))

@@ -58,3 +58,11 @@
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier) @binding.name) right: (call function: [(identifier) (attribute)] @binding.type) (#eq? @_self "self") (#match? @binding.type "^([A-Za-z_][A-Za-z0-9_]*[.])*_?[A-Z][A-Za-z0-9_]*$")) @binding.field
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier) @binding.name) right: (identifier) @binding.from (#eq? @_self "self")) @binding.field
 (class_definition body: (block (expression_statement (assignment left: (identifier) @binding.name type: (type) @binding.type)))) @binding.field
+; What an expression gives (@binding.value): a call's declared result (`c = make()`, `c = self.load()`), an attribute's
+; declared type (`c = self.conn`).
+(assignment left: (identifier) @binding.name right: [(call) (attribute)] @binding.value) @binding.local
+
+; Declared results: @returns.type on a function's return annotation or a class attribute's annotation, @returns on the
+; definition (what calling or reading it gives).
+(function_definition return_type: (type) @returns.type) @returns
+(class_definition body: (block (expression_statement (assignment left: (identifier) type: (type) @returns.type) @returns)))

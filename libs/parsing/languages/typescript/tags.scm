@@ -29,6 +29,8 @@
 (class_heritage (extends_clause value: (_) @supertype))
 (class_heritage (implements_clause (_) @implements))
 (extends_type_clause type: (_) @supertype)
+; A type alias's value (@alias): the named types of its unions and intersections are what the alias stands for.
+(type_alias_declaration value: (_) @alias)
 
 ; Type references: @reference.type on a used type name; @qualifier on its namespace.
 (nested_type_identifier module: (_) @qualifier name: (type_identifier) @reference.type)
@@ -43,12 +45,20 @@
 ; Receiver types: @binding.local on a parameter or variable whose type the file says (@binding.name; @binding.type the
 ; type), @binding.field on a field of the class around it (`this.name`); the JavaScript file adds `new` and `this.x = y`.
 (required_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
+(required_parameter pattern: (this) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
+; A destructured parameter's names are members of its type (`function f({gen, opts}: Cxt)`), and so are its keys.
+(required_parameter pattern: (object_pattern (shorthand_property_identifier_pattern) @binding.name @binding.key) type: (type_annotation (_) @binding.type)) @binding.local
+(required_parameter pattern: (object_pattern (pair_pattern key: (property_identifier) @binding.key value: (identifier) @binding.name)) type: (type_annotation (_) @binding.type)) @binding.local
+(required_parameter pattern: (object_pattern (shorthand_property_identifier_pattern) @reference.read @member) type: (type_annotation (_) @receiver))
+(required_parameter pattern: (object_pattern (pair_pattern key: (property_identifier) @reference.read @member)) type: (type_annotation (_) @receiver))
 (optional_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
 (variable_declarator name: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
 (required_parameter (accessibility_modifier) pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
 (optional_parameter (accessibility_modifier) pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
 (public_field_definition name: (property_identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
 (public_field_definition name: (property_identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.field
+; What a TypeScript-only expression gives (../javascript/imports-references.scm has the others): `x!`, `x as T`.
+(variable_declarator name: (identifier) @binding.name value: [(non_null_expression) (as_expression)] @binding.value) @binding.local
 ; An object literal's key, with @receiver on the type the literal is declared, asserted or checked as: a member of that type.
 (variable_declarator type: (type_annotation (_) @receiver) value: (object (pair key: (property_identifier) @reference.write @member)))
 (variable_declarator type: (type_annotation (_) @receiver) value: (object (shorthand_property_identifier) @reference.write @member))
@@ -62,3 +72,6 @@
 (method_signature return_type: (type_annotation (_) @returns.type)) @returns
 (abstract_method_signature return_type: (type_annotation (_) @returns.type)) @returns
 (variable_declarator value: [(arrow_function return_type: (type_annotation (_) @returns.type)) (function_expression return_type: (type_annotation (_) @returns.type))]) @returns
+; A property's or field's declared type (what reading it gives: `x.opts.port` with `opts: Options`).
+(public_field_definition type: (type_annotation (_) @returns.type)) @returns
+(property_signature type: (type_annotation (_) @returns.type)) @returns

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { nameSpaceOf } from '@sextant/parsing';
-import { callResolver } from './call-results.js';
+import { receiverResolver } from './receiver-types.js';
 import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, REEXPORT_DEPTH, SELF } from './references.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
 import { TypeGraph } from './type-graph.js';
@@ -37,8 +37,10 @@ export class DefinitionResolver {
     const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
     if (!use) return [];
     if (use.qualifier === null) return this.bare(repositoryId, path, name, candidates);
-    if (SELF.has(use.qualifier)) return this.member(repositoryId, path, line, candidates);
-    const receiver = (await callResolver(this.store, [use.receiver], space, [repositoryId], new Map()))(use.receiver);
+    // `this.name` is the class's member, unless the function declares what `this` is (the receiver then says).
+    if (SELF.has(use.qualifier) && use.receiver === undefined) return this.member(repositoryId, path, line, candidates);
+    const types = new TypeGraph(this.store, [repositoryId]);
+    const receiver = (await receiverResolver(this.store, types, [use.receiver], space, [repositoryId], new Map()))(use.receiver);
     if (receiver !== undefined) {
       const ofReceiver = await this.ofType(repositoryId, [receiver], candidates);
       if (ofReceiver.length > 0) return ofReceiver;

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
-import { callResolver, type CallCache } from './call-results.js';
+import { receiverResolver, type ReceiverCache } from './receiver-types.js';
 import { addTo, BatchCache, groupBy } from './helpers.js';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
 import { TypeGraph } from './type-graph.js';
@@ -42,8 +42,8 @@ interface BindingMemo {
   interfaces: BatchCache<Set<string>>;
   /** Per name: what its rows' files know (namespace aliases, which class a line is in). */
   files: Map<string, Promise<{ namespaces: Map<string, Set<string>>; classAt: (file: string, line: number) => string | undefined }>>;
-  /** What calls give (receivers `f()`). */
-  calls: CallCache;
+  /** What receivers denote (`f()`, `Foo.opts`). */
+  calls: ReceiverCache;
 }
 
 function bindingMemo(store: SymbolStore, scope: readonly string[] | null): BindingMemo {
@@ -123,7 +123,9 @@ export class ReferenceBinder {
     };
     const refs: BoundReference[] = [];
     let truncated = false;
-    let members = definitions.filter((d) => MEMBER_KINDS.has(d.kind));
+    // A constructor is called by its class's name (`new Label(…)`): its references are those calls of the class.
+    const constructors = definitions.filter(isConstructor);
+    let members = definitions.filter((d) => MEMBER_KINDS.has(d.kind) && !isConstructor(d));
     if (name !== undefined && members.length > 1) {
       const all = (await sameName(name)).filter((d) => MEMBER_KINDS.has(d.kind) && d.name === name);
       if (all.every((m) => members.some((d) => d.repositoryId === m.repositoryId && d.path === m.path && d.ordinal === m.ordinal))) {
@@ -154,10 +156,31 @@ export class ReferenceBinder {
       await Promise.all(Array.from({ length: Math.min(MEMBER_CONCURRENCY, members.length) }, bindNext));
     };
     // Names and members share no lookup: both at once (Postgres answers them side by side).
-    const [names] = await Promise.all([this.ofNames(definitions.filter((d) => !MEMBER_KINDS.has(d.kind))), bindMembers()]);
-    refs.push(...names.refs);
-    truncated ||= names.truncated;
+    const [names, calls] = await Promise.all([
+      this.ofNames(definitions.filter((d) => !MEMBER_KINDS.has(d.kind))),
+      this.constructorCalls(constructors),
+      bindMembers(),
+    ]);
+    refs.push(...names.refs, ...calls.refs);
+    truncated ||= names.truncated || calls.truncated;
     return { refs, truncated };
+  }
+
+  /** The calls of the classes of some constructors (`new Label(…)`), as the language service lists a constructor's references. */
+  private async constructorCalls(constructors: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+    if (constructors.length === 0) return { refs: [], truncated: false };
+    const classes: SymbolRow[] = [];
+    for (const [repositoryId, list] of groupBy(constructors, (c) => c.repositoryId)) {
+      classes.push(
+        ...(await this.store.symbolsByOrdinal(
+          repositoryId,
+          list.map((c) => ({ path: c.path, ordinal: c.parent })),
+        )),
+      );
+    }
+    const bound = await this.ofNames(classes);
+    const named = new Set(classes.map((c) => c.name));
+    return { refs: bound.refs.filter((r) => r.kind === 'call' && named.has(r.name)), truncated: bound.truncated };
   }
 
   /** Every use of a name that nothing in scope defines (a library's function, a global). */
@@ -322,7 +345,7 @@ export class ReferenceBinder {
       family.size > 0 && ((rivals.length > 0 && byMentions) || keys)
         ? memo.mentions.get(family).then((files) => new Set(files.flatMap((f) => [...f])))
         : undefined,
-      callResolver(this.store, receivers, space, scope, memo.calls),
+      receiverResolver(this.store, memo.types, receivers, space, scope, memo.calls),
     ]);
     // A type alias (`typeAliases`: TypeScript's `type X = A | B`) has the members of the types it names: no type to bind by.
     const outside = [...new Set(receivers.map(typeOf))].filter((r): r is string => r !== undefined && !family.has(r) && !interfaces.has(r));
@@ -331,7 +354,8 @@ export class ReferenceBinder {
       if (o.qualifier === null || !inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
       // `this.name` / `self.name`: the member of the class the line is in (or of a class of its family).
-      if (SELF.has(o.qualifier)) return family.has(classAt(file, o.line) ?? '');
+      // (A function that declares what `this` is, `function f(this: Ajv)`, has it as the receiver.)
+      if (SELF.has(o.qualifier) && o.receiver === undefined) return family.has(classAt(file, o.line) ?? '');
       // `Class.name` through a class of the family (also where an import binds that name to a module of the same name).
       if (family.has(o.qualifier)) return true;
       // `ns.name` where `ns` is an imported module is a module's name, not a member.
@@ -486,6 +510,11 @@ export class ReferenceBinder {
     }
     return out;
   }
+}
+
+/** A TypeScript or JavaScript class's `constructor`. */
+function isConstructor(definition: SymbolRow): boolean {
+  return definition.name === 'constructor' && definition.parent >= 0 && nameSpaceOf(definition.language) === nameSpaceOf('typescript');
 }
 
 function flatten(rows: readonly ReferenceRow[], keep: (row: ReferenceRow, o: Occurrence) => boolean): BoundReference[] {

@@ -133,6 +133,21 @@ const SQL = {
        AND ($3::text[] IS NULL OR repository_id = ANY($3::text[]))
      LIMIT $4`,
   ),
+  // Members named $2 (name keys $1) of the types $3: what reading or calling each gives.
+  membersOf: sql(
+    'symbols.members-of',
+    `SELECT name, container, kind, language, returns FROM ${T.symbols}
+     WHERE name_key = ANY($1::text[]) AND name = ANY($2::text[]) AND container = ANY($3::text[])
+       AND ($4::text[] IS NULL OR repository_id = ANY($4::text[]))
+     LIMIT $5`,
+  ),
+  // Which of the names $2 (keys $1) the index defines as a type.
+  typesDefined: sql(
+    'symbols.types-defined',
+    `SELECT DISTINCT name, language FROM ${T.symbols}
+     WHERE name_key = ANY($1::text[]) AND name = ANY($2::text[]) AND kind IN ('class', 'interface', 'struct', 'trait', 'type', 'enum')
+       AND ($3::text[] IS NULL OR repository_id = ANY($3::text[]))`,
+  ),
   typeAliasesOf: sql(
     'symbols.type-aliases-of',
     `SELECT name FROM ${T.symbols}
@@ -148,7 +163,7 @@ const SQL = {
     'supertypes.subtypes',
     `SELECT ${SYMBOL_COLUMNS} FROM ${T.supertypes} h
        JOIN ${T.symbols} s ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
-     WHERE h.name = ANY($1::text[]) AND ($2::text[] IS NULL OR h.repository_id = ANY($2::text[]))
+     WHERE h.name = ANY($1::text[]) AND h.relation <> 'aliases' AND ($2::text[] IS NULL OR h.repository_id = ANY($2::text[]))
      ORDER BY s.repository_id, s.path, s.line LIMIT $3`,
   ),
   deleteRefs: sql('refs.delete', `DELETE FROM ${T.refs} WHERE repository_id = $1 AND path = ANY($2::text[])`),
@@ -303,6 +318,8 @@ export class SymbolStore {
         relation: s.language === 'go' ? 'embeds' : 'extends',
       })),
       ...(s.implements ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name, relation: 'implements' })),
+      // A type alias stands for the named types of its unions and intersections: for binding, a type of theirs.
+      ...(s.aliases ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name, relation: 'aliases' })),
     ]);
     return this.db
       .transaction(async (m) => {
@@ -566,6 +583,33 @@ export class SymbolStore {
         limit,
       ])
     ).rows;
+  }
+
+  /** The members named `names` of the types `containers` (bare names), with what reading or calling them gives; at most `limit`. */
+  async membersOf(
+    names: readonly string[],
+    containers: readonly string[],
+    repositoryIds: readonly string[] | null,
+    limit: number,
+  ): Promise<Array<{ name: string; container: string | null; kind: string; language: string | null; returns: string | null }>> {
+    if (names.length === 0 || containers.length === 0) return [];
+    const keys = [...new Set(names.map((n) => n.toLowerCase()))];
+    return (
+      await this.db.run<{ name: string; container: string | null; kind: string; language: string | null; returns: string | null }>(
+        SQL.membersOf,
+        [keys, names, containers, repositoryIds, limit],
+      )
+    ).rows;
+  }
+
+  /** Which of `names` the index defines as a type (class, interface, struct, trait, type or enum), with its language. */
+  async typesDefined(
+    names: readonly string[],
+    repositoryIds: readonly string[] | null,
+  ): Promise<Array<{ name: string; language: string | null }>> {
+    if (names.length === 0) return [];
+    const keys = [...new Set(names.map((n) => n.toLowerCase()))];
+    return (await this.db.run<{ name: string; language: string | null }>(SQL.typesDefined, [keys, names, repositoryIds])).rows;
   }
 
   /** Which of `names` are defined only as `type` definitions (no class, interface, struct, trait or enum), in the repositories. */
