@@ -339,12 +339,16 @@ export class ReferenceBinder {
     // A receiver that is a call's result (`f()`) is what `f` declares it returns.
     const receivers = [...spaceRows].flatMap((row) => row.occurrences.map((o) => o.receiver));
     // Three independent lookups, side by side.
-    const [interfaces, mentions, typeOf] = await Promise.all([
+    const [interfaces, mentions, rivalMentions, typeOf] = await Promise.all([
       // Interfaces satisfied without saying so (Go): a call through one that declares the name may reach this member.
       spec?.implicitInterfaces && definition.container ? memo.interfaces.get([definition.name]).then(([i]) => i!) : new Set<string>(),
       family.size > 0 && ((rivals.length > 0 && byMentions) || keys)
         ? memo.mentions.get(family).then((files) => new Set(files.flatMap((f) => [...f])))
         : undefined,
+      // The files that name a class with a member of that name outside the family: there an untyped access may be theirs.
+      rivals.length > 0 && (byMentions || keys)
+        ? memo.mentions.get(rivals).then((files) => new Set(files.flatMap((f) => [...f])))
+        : new Set<string>(),
       receiverResolver(this.store, memo.types, receivers, space, scope, memo.calls),
     ]);
     // A type alias (`typeAliases`: TypeScript's `type X = A | B`) has the members of the types it names: no type to bind by.
@@ -363,11 +367,13 @@ export class ReferenceBinder {
       // The object's type, where its file says it.
       const receiver = typeOf(o.receiver);
       if (receiver !== undefined && !aliases.has(receiver)) return family.has(receiver) || interfaces.has(receiver);
-      if (o.qualifier === KEY) return file === home || mentions?.has(file) === true;
+      // A file that names the family and no rival class: an access of unknown type there is the family's.
+      const named = file === home || (mentions?.has(file) === true && !rivalMentions.has(file));
+      if (o.qualifier === KEY) return named;
       // An object of unknown type: bound when no other class defines the name; else by the files that mention the
       // family, or (`untypedMembers: omit`) not at all, as a language server that cannot infer the type leaves it out.
       if (rivals.length === 0) return true;
-      return byMentions && (file === home || mentions?.has(file) === true);
+      return byMentions && named;
     });
     // The declarations it overrides or that override it are sites of the same member, as a language server lists them
     // (`hierarchy`; under `nearest` — Python, Go, which has no overriding — a redefinition is another member).
