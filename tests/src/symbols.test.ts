@@ -147,6 +147,8 @@ const FILES: Record<string, string> = {
     'func (c *Car) Spare() *Motor { return &c.motor }',
     'func (c *Car) Run() { c.engine.Start(); c.Spare().Start(); m := c.motor; m.Start() }',
   ].join('\n'),
+  'src/vocab/limit.ts': ["const def = { keyword: 'limit' };", 'export default def;'].join('\n'),
+  'src/vocab/index.ts': ["import limit from './limit';", 'export const all = [limit];'].join('\n'),
   'README.md': '# Shop\n\nNot parsed: kept at file level.\n',
 };
 
@@ -312,6 +314,18 @@ describe('symbol tools (embedded)', () => {
     assert.deepEqual(await go('src/garage.ts', 7, 65), [['Motor', 2]]);
     assert.deepEqual(await go('src/garage.ts', 7, 38), [['Engine', 1]]);
     assert.deepEqual(await go('garage/garage.go', 9, 75), [['Motor', 6]]);
+    // A default export is what a default import binds, under the importer's name.
+    assert.deepEqual(columns((await at('src/vocab/limit.ts', 1, 6)).body), [
+      'src/vocab/index.ts:1:7',
+      'src/vocab/index.ts:2:20',
+      'src/vocab/limit.ts:2:15',
+    ]);
+    assert.deepEqual(
+      (
+        await callTool<Found>(client, 'locate_symbol', { name: 'limit', path: 'src/vocab/index.ts', line: 2, column: 20 })
+      ).body.definitions.map((d) => [d.path, d.line]),
+      [['src/vocab/limit.ts', 1]],
+    );
     // A constructor's references are the calls of its class.
     assert.deepEqual(columns((await at('src/garage.ts', 9, 21)).body), ['src/garage.ts:10:25']);
   });

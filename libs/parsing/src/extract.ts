@@ -25,6 +25,8 @@ export interface ExtractedSymbol {
   implements?: string[];
   /** The named types a type alias stands for (`type X = A | B<T> | (C & D)`: A, B, C, D): its members are theirs. */
   aliases?: string[];
+  /** The file exports it as its default (`export default class X`, `export default x`): `import y from` binds it. */
+  defaultExport?: boolean;
   /**
    * A function's or method's declared result, by bare name (the first of Go's results; `this` for a method that
    * returns its object): what a call of it gives (`x := f()`, `f().g`), resolved when the call's member is bound.
@@ -119,7 +121,7 @@ function receiverText(base: string, steps: readonly ReceiverStep[]): string | un
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
 const ROLE =
-  /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$|alias$)/;
+  /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$|alias$|export\.default$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
@@ -221,6 +223,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const memberKeys = new Map<number, FoundReference>();
     const supertypes: Array<{ node: Node; implements: boolean }> = [];
     const aliased: Node[] = [];
+    let defaultExport: string | undefined;
     const impls: Array<{ trait: string | undefined; type: string | undefined }> = [];
     const scopes: Array<[number, number]> = [];
     const locals: Array<{ name: string; at: number }> = [];
@@ -277,6 +280,10 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       }
       if (role === 'supertype' || role === 'implements') {
         supertypes.push({ node: first.node, implements: role === 'implements' });
+        continue;
+      }
+      if (role === 'export.default') {
+        defaultExport = first.node.text;
         continue;
       }
       if (role === 'alias') {
@@ -369,6 +376,10 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const classAt = enclosing((s) => CLASS_LIKE.has(s.kind));
     const definitionAt = enclosing(() => true);
     attachSupertypes(symbols, classAt, supertypes);
+    if (defaultExport !== undefined) {
+      const exported = symbols.find((sym) => sym.parent === -1 && sym.name === defaultExport);
+      if (exported) exported.defaultExport = true;
+    }
     for (const value of aliased) {
       const owner = definitionAt(value.startIndex, value.endIndex);
       if (owner < 0 || symbols[owner]!.kind !== 'type') continue;

@@ -474,6 +474,16 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       declared.references.filter((r) => r.qualifier !== null).map((r) => `${r.qualifier}.${r.name}:${r.receiver ?? '?'}`),
       ['this.opts:Ajv', 'this.opts.a:Ajv.opts', 'this.run:Ajv', '{}.code:Ajv.opts', '{}.mode:Ajv.opts', 'this.opts:Ajv', '{}.b:Foo'],
     );
+    // The definition a file exports as its default.
+    const defaults = await Promise.all(
+      ['const def = {}; export default def;', 'export default class Ajv {}', 'export default function f() {}', 'export class A {}'].map(
+        async (source) =>
+          extract(await grammar('typescript'), source, 1_000)
+            .symbols.filter((s) => s.defaultExport)
+            .map((s) => s.name),
+      ),
+    );
+    assert.deepEqual(defaults, [['def'], ['Ajv'], ['f'], []]);
     // Destructured names are the members they are taken from.
     const destructured = extract(
       await grammar('typescript'),

@@ -13,6 +13,9 @@
 (variable_declarator name: (identifier) @import.namespace value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module))) (#eq? @_require "require")) @import
 (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name) value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module))) (#eq? @_require "require")) @import
 (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module)) (#eq? @_require "require")) @import
+; The file's default export (@export.default: the name of the definition it exports as `default`).
+(export_statement "default" value: (identifier) @export.default)
+(export_statement "default" declaration: [(class_declaration name: (_) @export.default) (function_declaration name: (_) @export.default) (generator_function_declaration name: (_) @export.default)])
 
 ; References: @reference.<kind> (call, type, write, read) on a used name; @qualifier on the object of a member access.
 (call_expression function: (identifier) @reference.call)

@@ -31,6 +31,7 @@
 (extends_type_clause type: (_) @supertype)
 ; A type alias's value (@alias): the named types of its unions and intersections are what the alias stands for.
 (type_alias_declaration value: (_) @alias)
+(export_statement "default" declaration: (abstract_class_declaration name: (_) @export.default))
 
 ; Type references: @reference.type on a used type name; @qualifier on its namespace.
 (nested_type_identifier module: (_) @qualifier name: (type_identifier) @reference.type)

@@ -1,7 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Lookups that find_references makes for each member it binds, as index ranges:
+ * Which definition a file exports as its default (`default_export`: `import x from './f'` binds it, under another
+ * name), and lookups that find_references makes for each member it binds, as index ranges:
  * - subtypes by name within the caller's repositories: with the name alone indexed, a lookup that also names the
  *   repositories could be planned as a scan of the repository's part of the primary key (2–8 ms on the bench
  *   corpus against 0.3 ms by name);
@@ -12,6 +13,7 @@ export class BindingLookups1732800000000 implements MigrationInterface {
   name = 'BindingLookups1732800000000';
 
   async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE "symbol_indexer"."symbols" ADD COLUMN "default_export" boolean NOT NULL DEFAULT false`);
     await q.query(`DROP INDEX "symbol_indexer"."supertypes_name"`);
     await q.query(`CREATE INDEX "supertypes_name" ON "symbol_indexer"."supertypes" ("name", "repository_id")`);
     await q.query(
@@ -23,5 +25,6 @@ export class BindingLookups1732800000000 implements MigrationInterface {
     await q.query(`DROP INDEX "symbol_indexer"."symbols_callables"`);
     await q.query(`DROP INDEX "symbol_indexer"."supertypes_name"`);
     await q.query(`CREATE INDEX "supertypes_name" ON "symbol_indexer"."supertypes" ("name")`);
+    await q.query(`ALTER TABLE "symbol_indexer"."symbols" DROP COLUMN "default_export"`);
   }
 }

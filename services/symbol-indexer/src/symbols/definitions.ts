@@ -28,7 +28,20 @@ export class DefinitionResolver {
     const candidates = (await this.store.locate(name, { repositoryIds: [repositoryId], limit: CANDIDATES })).rows.filter(
       (r) => r.name === name && nameSpaceOf(r.language) === space,
     );
-    if (candidates.length <= 1) return candidates;
+    // Where the bindings tell nothing, the one definition of that name is the best guess.
+    const found = await this.resolve(repositoryId, path, name, line, column, space, candidates);
+    return found.length === 0 && candidates.length === 1 ? candidates : found;
+  }
+
+  private async resolve(
+    repositoryId: string,
+    path: string,
+    name: string,
+    line: number,
+    column: number | undefined,
+    space: string,
+    candidates: readonly SymbolRow[],
+  ): Promise<SymbolRow[]> {
     const covers = (start: number) => column === undefined || (column >= start && column <= start + name.length);
     // The position is a definition's own name: that definition.
     const own = candidates.filter((c) => c.path === path && c.line === line && covers(c.column));
@@ -36,6 +49,8 @@ export class DefinitionResolver {
     const row = await this.store.referencesIn(repositoryId, path, name);
     const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
     if (!use) return [];
+    // The name an import statement takes (`import { a as b }`): what the module exports under it.
+    if (use.kind === 'import') return this.imported(repositoryId, path, name, candidates);
     if (use.qualifier === null) return this.bare(repositoryId, path, name, candidates);
     // `this.name` is the class's member, unless the function declares what `this` is (the receiver then says).
     if (SELF.has(use.qualifier) && use.receiver === undefined) return this.member(repositoryId, path, line, candidates);
@@ -52,33 +67,65 @@ export class DefinitionResolver {
   }
 
   private async bare(repositoryId: string, path: string, name: string, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
-    const local = candidates.filter((c) => c.path === path && !MEMBER_KINDS.has(c.kind));
-    if (local.length > 0) return local;
-    // What an import binds to this name, followed through `export … from` to the file that defines it.
-    let wanted = [{ file: path, alias: name }];
-    for (let depth = 0; depth < REEXPORT_DEPTH && wanted.length > 0; depth++) {
+    const found = await this.seenFrom(repositoryId, [{ file: path, alias: name }], candidates);
+    if (found.length > 0 || !path.endsWith('.go')) return found;
+    return candidates.filter((c) => c.path.endsWith('.go') && posix.dirname(c.path) === posix.dirname(path));
+  }
+
+  /** The name an import statement takes (`import { a as b }`, at `a` or `b`; `import b from`): what its module exports so. */
+  private async imported(repositoryId: string, path: string, name: string, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
+    const wanted: Array<{ file: string; alias: string }> = [];
+    for (const i of await this.store.importsOf(repositoryId, [path])) {
+      for (const b of i.bindings) {
+        if (i.target !== null && b.name !== '*' && (b.name === name || b.alias === name)) wanted.push({ file: i.target, alias: b.name });
+      }
+    }
+    return this.seenFrom(repositoryId, wanted, candidates);
+  }
+
+  /**
+   * What names denote as files see them (`wanted`: a name in a file): the file's own definition of it (`default`: the
+   * definition it exports as its default), else what the file's imports bind to it, followed through `export … from`
+   * to the file that defines it.
+   */
+  private async seenFrom(
+    repositoryId: string,
+    start: Array<{ file: string; alias: string }>,
+    candidates: readonly SymbolRow[],
+  ): Promise<SymbolRow[]> {
+    // Same-named definitions, for a name other than the one asked about (an alias's original, a re-export's).
+    const named = new Map<string, Promise<readonly SymbolRow[]>>();
+    const definitionsOf = (alias: string): Promise<readonly SymbolRow[]> => {
+      if (candidates.some((c) => c.name === alias)) return Promise.resolve(candidates);
+      let rows = named.get(alias);
+      if (!rows)
+        named.set(alias, (rows = this.store.locate(alias, { repositoryIds: [repositoryId], limit: CANDIDATES }).then((r) => r.rows)));
+      return rows;
+    };
+    let wanted = start;
+    for (let depth = 0; depth <= REEXPORT_DEPTH && wanted.length > 0; depth++) {
+      for (const w of wanted) {
+        const own =
+          w.alias === 'default'
+            ? await this.store.defaultExportOf(repositoryId, w.file)
+            : (await definitionsOf(w.alias)).filter((c) => inTarget(c, w.file) && c.name === w.alias && !MEMBER_KINDS.has(c.kind));
+        if (own.length > 0) return [...own];
+      }
       const next: Array<{ file: string; alias: string }> = [];
       const imports = await this.store.importsOf(
         repositoryId,
-        wanted.map((w) => w.file),
+        wanted.filter((w) => !w.file.endsWith('/')).map((w) => w.file),
       );
       for (const w of wanted) {
         for (const i of imports) {
           if (i.path !== w.file || i.target === null) continue;
           for (const b of i.bindings) {
             const exported = b.alias === w.alias && b.name !== '*' ? b.name : b.name === '*' && b.alias === '' ? w.alias : undefined;
-            if (exported === undefined) continue;
-            const found = candidates.filter((c) => inTarget(c, i.target!) && c.name === exported && !MEMBER_KINDS.has(c.kind));
-            if (found.length > 0) return found;
-            next.push({ file: i.target, alias: exported });
+            if (exported !== undefined) next.push({ file: i.target, alias: exported });
           }
         }
       }
       wanted = next;
-    }
-    if (path.endsWith('.go')) {
-      const samePackage = candidates.filter((c) => c.path.endsWith('.go') && posix.dirname(c.path) === posix.dirname(path));
-      if (samePackage.length > 0) return samePackage;
     }
     return [];
   }
@@ -114,8 +161,7 @@ export class DefinitionResolver {
       if (i.target === null || !i.bindings.some((b) => b.name === '*' && b.alias === qualifier)) continue;
       // A Go package: its files; a file: its own definition, else what its imports bring in under that name (through
       // `export … from` chains, as a bare use in that file is resolved).
-      if (i.target.endsWith('/')) return candidates.filter((c) => inTarget(c, i.target!) && c.name === name && !MEMBER_KINDS.has(c.kind));
-      return this.bare(repositoryId, i.target, name, candidates);
+      return this.seenFrom(repositoryId, [{ file: i.target, alias: name }], candidates);
     }
     return [];
   }

@@ -258,7 +258,9 @@ export class ReferenceBinder {
     let frontier = new Map<string, Array<{ sites: Sites; names: Set<string> }>>();
     for (const { definition, sites } of bindings) {
       const key = definition.language === 'go' ? goPackageKey(definition.path) : definition.path;
-      frontier.set(key, [...(frontier.get(key) ?? []), { sites, names: new Set([definition.name]) }]);
+      // A default export is also the file's `default` (`import x from`, `export { default as y } from`).
+      const names = new Set([definition.name, ...(definition.defaultExport ? ['default'] : [])]);
+      frontier.set(key, [...(frontier.get(key) ?? []), { sites, names }]);
     }
     const seen = new Set<string>();
     for (let depth = 0; depth < REEXPORT_DEPTH && frontier.size > 0; depth++) {

@@ -69,6 +69,8 @@ export interface SymbolRow {
   language: string | null;
   /** 0-based column of the name. */
   column: number;
+  /** Its file exports it as the default (`import x from` binds it). */
+  defaultExport: boolean;
 }
 
 const T = {
@@ -82,7 +84,7 @@ const T = {
 const IMPORT_COLUMNS = `repository_id AS "repositoryId", path, module, line, target, reexport, bindings`;
 
 const SYMBOL_COLUMNS = `s.repository_id AS "repositoryId", s.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
-  s.container, s.signature, s.parent, s.language, s.col AS "column"`;
+  s.container, s.signature, s.parent, s.language, s.col AS "column", s.default_export AS "defaultExport"`;
 
 /** A test file's path (POSIX regular expression): its definitions come after the others'. */
 export const TEST_PATH = String.raw`(^|/)(tests?|__tests__|spec|testing)/|[._](test|spec)\.[a-z]+$|(^|/)test_[^/]*\.py$`;
@@ -175,10 +177,10 @@ const SQL = {
   ),
   insertSymbols: sql(
     'symbols.insert',
-    `INSERT INTO ${T.symbols} (repository_id, path, ordinal, name, name_key, kind, line, end_line, col, container, signature, parent, language, returns)
-     SELECT $1, p, o, n, lower(n), k, l, e, c, ct, sg, pa, lg, r
-     FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::int[], $12::text[], $13::text[])
-       AS t(p, o, n, k, l, e, c, ct, sg, pa, lg, r)`,
+    `INSERT INTO ${T.symbols} (repository_id, path, ordinal, name, name_key, kind, line, end_line, col, container, signature, parent, language, returns, default_export)
+     SELECT $1, p, o, n, lower(n), k, l, e, c, ct, sg, pa, lg, r, d
+     FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::boolean[])
+       AS t(p, o, n, k, l, e, c, ct, sg, pa, lg, r, d)`,
   ),
   insertImports: sql(
     'imports.insert',
@@ -245,6 +247,10 @@ const SQL = {
     'symbols.classes-in',
     `SELECT path, name, line, end_line AS "endLine" FROM ${T.symbols}
      WHERE repository_id = $1 AND path = ANY($2::text[]) AND kind IN ('class', 'interface', 'struct', 'trait')`,
+  ),
+  defaultExportOf: sql(
+    'symbols.default-export',
+    `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s WHERE s.repository_id = $1 AND s.path = $2 AND s.parent = -1 AND s.default_export`,
   ),
   filesIn: sql(
     'files.in-directory',
@@ -357,6 +363,7 @@ export class SymbolStore {
               symbols.map((s) => s.parent),
               symbols.map((s) => s.language),
               symbols.map((s) => s.returns ?? null),
+              symbols.map((s) => s.defaultExport === true),
             ],
             m,
           );
@@ -657,6 +664,11 @@ export class SymbolStore {
   /** The most recently indexed files of the given repositories (null: all). */
   async recent(repositoryIds: readonly string[] | null, limit: number): Promise<FileRow[]> {
     return (await this.db.run<FileRow>(SQL.recent, [repositoryIds, limit])).rows;
+  }
+
+  /** The definition a file exports as its default, if the index knows it. */
+  async defaultExportOf(repositoryId: string, path: string): Promise<SymbolRow[]> {
+    return (await this.db.run<SymbolRow>(SQL.defaultExportOf, [repositoryId, path])).rows;
   }
 
   /** The files directly in a directory (`dir/`, or `''` for the root) of a repository. */
