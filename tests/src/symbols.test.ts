@@ -6,7 +6,7 @@
  * indexed with index_repo, then asked over MCP.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -371,6 +371,20 @@ describe('symbol tools (embedded)', () => {
     assert.deepEqual({ definitions, references, total, truncated }, { definitions: [], references: [], total: 0, truncated: false });
     const print = await callTool<Refs>(client, 'find_references', { name: 'u' });
     assert.deepEqual(sites(print.body), [], 'a local variable is no reference');
+  });
+
+  it('follows an edit of a declared type: what was kept of the index before it is not used after', async () => {
+    const at = (path: string, line: number, column: number) => callTool<Refs>(client, 'find_references', { path, line, column });
+    const columns = (body: Refs) => body.references.map((r) => `${r.path}:${r.line}:${r.column}`);
+    assert.deepEqual(columns((await at('src/garage.ts', 1, 22)).body), ['src/garage.ts:7:38']);
+    // Parts.engine becomes a Motor and Parts.motor an Engine: the same accesses now bind the other way.
+    const file = join(workspace, 'src/garage.ts');
+    const before = readFileSync(file, 'utf8');
+    writeFileSync(file, before.replace('{ engine: Engine; motor: Motor }', '{ engine: Motor; motor: Engine }'));
+    const job = await client.callTool({ name: 'sync_repo', arguments: {} }, undefined, { onprogress: () => undefined });
+    assert.equal((job.structuredContent as { status: string }).status, 'completed', JSON.stringify(job.structuredContent));
+    assert.deepEqual(columns((await at('src/garage.ts', 1, 22)).body), ['src/garage.ts:7:65']);
+    assert.deepEqual(columns((await at('src/garage.ts', 2, 21)).body), ['src/garage.ts:7:38', 'src/garage.ts:7:87']);
   });
 
   it('follows an edit: a new call appears after sync_repo', async () => {

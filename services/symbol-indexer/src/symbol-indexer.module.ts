@@ -10,6 +10,7 @@ import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { SymbolController } from './symbols/symbol.controller.js';
 import { SymbolService } from './symbols/symbol.service.js';
 import { DependencyService } from './symbols/dependency.service.js';
+import { BindingFacts } from './symbols/binding-facts.js';
 import { SourceLines } from './symbols/source-lines.js';
 import { SymbolStage } from './symbols/symbol-stage.js';
 import { SymbolStore } from './symbols/symbol.store.js';
@@ -34,6 +35,8 @@ export class SymbolIndexerModule {
       controllers: [SymbolController, createHealthController('symbol-indexer')],
       providers: [
         { provide: SymbolStore, inject: [Database], useFactory: (db: Database) => new SymbolStore(db) },
+        // Facts derived from the index (the type hierarchy, declared types, files' imports), kept while it does not change.
+        { provide: BindingFacts, inject: [SymbolStore], useFactory: (store: SymbolStore) => new BindingFacts(store) },
         {
           provide: RegistryClient,
           inject: [BUS_CLIENT], // A shard claims only the batches of its repositories (ADR 0027), so each repository is cloned by one shard.
@@ -48,14 +51,14 @@ export class SymbolIndexerModule {
         },
         {
           provide: SymbolService,
-          inject: [SymbolStore, Scopes],
-          useFactory: (store: SymbolStore, scopes: Scopes) =>
-            new SymbolService(store, scopes, new SourceLines({ clones, policy, maxBytes: config.maxFileBytes })),
+          inject: [SymbolStore, Scopes, BindingFacts],
+          useFactory: (store: SymbolStore, scopes: Scopes, facts: BindingFacts) =>
+            new SymbolService(store, scopes, new SourceLines({ clones, policy, maxBytes: config.maxFileBytes }), facts),
         },
         {
           provide: DependencyService,
-          inject: [SymbolStore, Scopes],
-          useFactory: (store: SymbolStore, scopes: Scopes) => new DependencyService(store, scopes),
+          inject: [SymbolStore, Scopes, BindingFacts],
+          useFactory: (store: SymbolStore, scopes: Scopes, facts: BindingFacts) => new DependencyService(store, scopes, facts),
         },
         {
           provide: ModuleLifecycle,

@@ -4,7 +4,7 @@ import { nameSpaceOf } from '@sextant/parsing';
 import { receiverResolver } from './receiver-types.js';
 import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, REEXPORT_DEPTH, SELF } from './references.js';
 import type { SymbolRow, SymbolStore } from './symbol.store.js';
-import { TypeGraph } from './type-graph.js';
+import type { BindingFacts } from './binding-facts.js';
 
 /** Same-named definitions considered in one repository. */
 const CANDIDATES = 500;
@@ -19,7 +19,10 @@ const CANDIDATES = 500;
  * the module's definition; `Class.name` that class's member.
  */
 export class DefinitionResolver {
-  constructor(private readonly store: SymbolStore) {}
+  constructor(
+    private readonly store: SymbolStore,
+    private readonly facts: BindingFacts,
+  ) {}
 
   /** The definitions `name` denotes at `path:line` (`column` when the line uses it more than once), best first; none when it cannot tell. */
   async at(repositoryId: string, path: string, name: string, line: number, column: number | undefined): Promise<SymbolRow[]> {
@@ -54,8 +57,10 @@ export class DefinitionResolver {
     if (use.qualifier === null) return this.bare(repositoryId, path, name, candidates);
     // `this.name` is the class's member, unless the function declares what `this` is (the receiver then says).
     if (SELF.has(use.qualifier) && use.receiver === undefined) return this.member(repositoryId, path, line, candidates);
-    const types = new TypeGraph(this.store, [repositoryId]);
-    const receiver = (await receiverResolver(this.store, types, [use.receiver], space, [repositoryId], new Map()))(use.receiver);
+    const facts = await this.facts.of([repositoryId]);
+    const receiver = (await receiverResolver(this.store, facts.types, [use.receiver], space, [repositoryId], facts.receivers))(
+      use.receiver,
+    );
     if (receiver !== undefined) {
       const ofReceiver = await this.ofType(repositoryId, [receiver], candidates);
       if (ofReceiver.length > 0) return ofReceiver;
@@ -140,7 +145,7 @@ export class DefinitionResolver {
   private async ofType(repositoryId: string, typeNames: string[], candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
     let names = typeNames;
     const seen = new Set(names);
-    const types = new TypeGraph(this.store, [repositoryId]);
+    const { types } = await this.facts.of([repositoryId]);
     for (let depth = 0; depth < HIERARCHY_DEPTH && names.length > 0; depth++) {
       const found = candidates.filter((c) => c.container !== null && names.includes(c.container));
       if (found.length > 0) return found;

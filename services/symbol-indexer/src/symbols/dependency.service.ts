@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
 import { namesOf, ServiceError, type Scopes } from '@sextant/messaging';
 import { cmp, repoPath } from './helpers.js';
+import type { BindingFacts } from './binding-facts.js';
 import { goPackageKey, ReferenceBinder } from './references.js';
 import { TEST_PATH, type SymbolStore } from './symbol.store.js';
 
@@ -33,8 +34,9 @@ export class DependencyService {
   constructor(
     private readonly store: SymbolStore,
     private readonly scopes: Scopes,
+    facts: BindingFacts,
   ) {
-    this.binder = new ReferenceBinder(store);
+    this.binder = new ReferenceBinder(store, facts);
   }
 
   async dependencies(input: SearchDependencies.Request): Promise<SearchDependencies.Response> {

@@ -41,6 +41,11 @@ export class BatchCache<V> {
     private readonly missing: () => V,
   ) {}
 
+  /** How many keys it holds. */
+  get size(): number {
+    return this.values.size;
+  }
+
   /** The values of `keys`, in their order. */
   get(keys: Iterable<string>): Promise<V[]> {
     const wanted = [...new Set(keys)];

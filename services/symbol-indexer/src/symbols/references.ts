@@ -1,10 +1,11 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
-import { receiverResolver, type ReceiverCache } from './receiver-types.js';
-import { addTo, BatchCache, groupBy } from './helpers.js';
+import { receiverResolver } from './receiver-types.js';
+import type { BindingFacts, ScopeFacts } from './binding-facts.js';
+import { addTo, groupBy } from './helpers.js';
 import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
-import { TypeGraph } from './type-graph.js';
+import type { TypeGraph } from './type-graph.js';
 
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
 export const MEMBER_KINDS: ReadonlySet<string> = new Set(['method', 'property', 'field']);
@@ -29,46 +30,15 @@ export interface BoundReference extends Omit<Occurrence, 'kind'> {
 
 /**
  * What one call's bindings share (a name-only question binds up to 20 definitions, mostly of one hierarchy): the
- * rows of a name, a class's family, the type hierarchy, the files that name each class, which names are type
- * aliases, the interfaces that declare each member name.
+ * rows of a name, a class's family, what the rows' files know; and the facts of the scope, kept across calls while
+ * the index does not change (`BindingFacts`).
  */
 interface BindingMemo {
   rows: Map<string, Promise<ReferenceRow[]>>;
   families: Map<string, Promise<Set<string>>>;
-  types: TypeGraph;
-  /** Per class name, the files that name it (`repository\0path`). */
-  mentions: BatchCache<Set<string>>;
-  aliases: BatchCache<boolean>;
-  interfaces: BatchCache<Set<string>>;
+  facts: ScopeFacts;
   /** Per name: what its rows' files know (namespace aliases, which class a line is in). */
   files: Map<string, Promise<{ namespaces: Map<string, Set<string>>; classAt: (file: string, line: number) => string | undefined }>>;
-  /** What receivers denote (`f()`, `Foo.opts`). */
-  calls: ReceiverCache;
-}
-
-function bindingMemo(store: SymbolStore, scope: readonly string[] | null): BindingMemo {
-  return {
-    rows: new Map(),
-    families: new Map(),
-    types: new TypeGraph(store, scope),
-    mentions: new BatchCache(
-      (names) => store.filesMentioning(names, scope),
-      () => new Set(),
-    ),
-    aliases: new BatchCache(
-      async (names) => new Map([...(await store.typeAliasesOf(names, scope))].map((n) => [n, true])),
-      () => false,
-    ),
-    interfaces: new BatchCache(
-      async (names) => {
-        const found = await Promise.all(names.map(async (n) => [n, await store.interfacesDeclaring(n, scope)] as const));
-        return new Map(found);
-      },
-      () => new Set(),
-    ),
-    files: new Map(),
-    calls: new Map(),
-  };
 }
 
 /** Which occurrences of which names, in which files, denote one definition. */
@@ -101,7 +71,10 @@ interface Sites {
  * implementations) are listed as sites of kind `definition`. ADR 0034.
  */
 export class ReferenceBinder {
-  constructor(private readonly store: SymbolStore) {}
+  constructor(
+    private readonly store: SymbolStore,
+    private readonly facts: BindingFacts,
+  ) {}
 
   /**
    * The references of some definitions, together, among the repositories of `scope`: non-members bound
@@ -114,7 +87,7 @@ export class ReferenceBinder {
     scope: readonly string[] | null,
     name?: string,
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
-    const memo = bindingMemo(this.store, scope);
+    const memo: BindingMemo = { rows: new Map(), families: new Map(), facts: await this.facts.of(scope), files: new Map() };
     const sameNames = new Map<string, Promise<SymbolRow[]>>();
     const sameName = (n: string) => {
       let rows = sameNames.get(n);
@@ -152,7 +125,7 @@ export class ReferenceBinder {
           .then((rows) => this.filesOf(n, rows, memo))
           .catch(() => undefined);
       }
-      await this.walkHierarchies(members, memo.types);
+      await this.walkHierarchies(members, memo.facts.types);
       await Promise.all(Array.from({ length: Math.min(MEMBER_CONCURRENCY, members.length) }, bindNext));
     };
     // Names and members share no lookup: both at once (Postgres answers them side by side).
@@ -196,7 +169,7 @@ export class ReferenceBinder {
     memo: BindingMemo,
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const rows = await this.rowsOf(name, scope, memo);
-    const namespaces = await this.namespaceAliases(rows);
+    const namespaces = await this.namespaceAliases(rows, memo.facts);
     const refs = flatten(
       rows.slice(0, MAX_ROWS),
       (row, o) => o.qualifier !== null && !namespaces.get(`${row.repositoryId}\0${row.path}`)?.has(o.qualifier),
@@ -331,7 +304,7 @@ export class ReferenceBinder {
     const family = !definition.container
       ? new Set<string>()
       : nearest
-        ? await this.inheritorsOf(definition.container, definers, memo.types)
+        ? await this.inheritorsOf(definition.container, definers, memo.facts.types)
         : await this.familyOf(definition.container, memo);
     const rivals = [...definers].filter((c) => !family.has(c));
     // The files that name a class of the family: where an untyped access may be its (when another class has the
@@ -343,19 +316,21 @@ export class ReferenceBinder {
     // Three independent lookups, side by side.
     const [interfaces, mentions, rivalMentions, typeOf] = await Promise.all([
       // Interfaces satisfied without saying so (Go): a call through one that declares the name may reach this member.
-      spec?.implicitInterfaces && definition.container ? memo.interfaces.get([definition.name]).then(([i]) => i!) : new Set<string>(),
+      spec?.implicitInterfaces && definition.container ? memo.facts.interfaces.get([definition.name]).then(([i]) => i!) : new Set<string>(),
       family.size > 0 && ((rivals.length > 0 && byMentions) || keys)
-        ? memo.mentions.get(family).then((files) => new Set(files.flatMap((f) => [...f])))
+        ? memo.facts.mentions.get(family).then((files) => new Set(files.flatMap((f) => [...f])))
         : undefined,
       // The files that name a class with a member of that name outside the family: there an untyped access may be theirs.
       rivals.length > 0 && (byMentions || keys)
-        ? memo.mentions.get(rivals).then((files) => new Set(files.flatMap((f) => [...f])))
+        ? memo.facts.mentions.get(rivals).then((files) => new Set(files.flatMap((f) => [...f])))
         : new Set<string>(),
-      receiverResolver(this.store, memo.types, receivers, space, scope, memo.calls),
+      receiverResolver(this.store, memo.facts.types, receivers, space, scope, memo.facts.receivers),
     ]);
     // A type alias (`typeAliases`: TypeScript's `type X = A | B`) has the members of the types it names: no type to bind by.
     const outside = [...new Set(receivers.map(typeOf))].filter((r): r is string => r !== undefined && !family.has(r) && !interfaces.has(r));
-    const aliases = new Set(spec?.typeAliases ? (await memo.aliases.get(outside)).flatMap((alias, i) => (alias ? [outside[i]!] : [])) : []);
+    const aliases = new Set(
+      spec?.typeAliases ? (await memo.facts.aliases.get(outside)).flatMap((alias, i) => (alias ? [outside[i]!] : [])) : [],
+    );
     const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
       if (o.qualifier === null || !inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
@@ -437,8 +412,11 @@ export class ReferenceBinder {
     let known = memo.files.get(name);
     if (!known) {
       known = Promise.all([
-        this.namespaceAliases(rows),
-        this.classesOf(rows.filter((r) => r.occurrences.some((o) => o.qualifier !== null && SELF.has(o.qualifier)))),
+        this.namespaceAliases(rows, memo.facts),
+        this.classesOf(
+          rows.filter((r) => r.occurrences.some((o) => o.qualifier !== null && SELF.has(o.qualifier))),
+          memo.facts,
+        ),
       ]).then(([namespaces, classAt]) => ({ namespaces, classAt }));
       memo.files.set(name, known);
     }
@@ -454,7 +432,7 @@ export class ReferenceBinder {
 
   private familyOf(container: string, memo: BindingMemo): Promise<Set<string>> {
     let family = memo.families.get(container);
-    if (!family) memo.families.set(container, (family = this.family(container, memo.types)));
+    if (!family) memo.families.set(container, (family = this.family(container, memo.facts.types)));
     return family;
   }
 
@@ -491,14 +469,9 @@ export class ReferenceBinder {
   }
 
   /** For the files of `rows`: which class (innermost) a line of a file (`repository\0path`) is in. */
-  private async classesOf(rows: readonly ReferenceRow[]): Promise<(file: string, line: number) => string | undefined> {
-    const found: Array<{ file: string; name: string; line: number; endLine: number }> = [];
-    for (const [repositoryId, inRepository] of groupBy(rows, (r) => r.repositoryId)) {
-      for (const c of await this.store.classesIn(repositoryId, [...new Set(inRepository.map((r) => r.path))])) {
-        found.push({ ...c, file: `${repositoryId}\0${c.path}` });
-      }
-    }
-    const classes = groupBy(found, (c) => c.file);
+  private async classesOf(rows: readonly ReferenceRow[], facts: ScopeFacts): Promise<(file: string, line: number) => string | undefined> {
+    const files = [...new Set(rows.map((r) => `${r.repositoryId}\0${r.path}`))];
+    const classes = new Map((await facts.classes.get(files)).map((list, i) => [files[i]!, list]));
     return (file, line) => {
       let best: { name: string; line: number; endLine: number } | undefined;
       for (const c of classes.get(file) ?? []) {
@@ -509,14 +482,9 @@ export class ReferenceBinder {
   }
 
   /** Per file (`repository\0path`) of `rows`, the local names bound to whole modules (`import * as ns`, `import pkg`). */
-  private async namespaceAliases(rows: readonly ReferenceRow[]): Promise<Map<string, Set<string>>> {
-    const out = new Map<string, Set<string>>();
-    for (const [repositoryId, inRepository] of groupBy(rows, (r) => r.repositoryId)) {
-      for (const imported of await this.store.namespaceImportsOf(repositoryId, [...new Set(inRepository.map((r) => r.path))])) {
-        for (const b of imported.bindings) if (b.name === '*' && b.alias) addTo(out, `${repositoryId}\0${imported.path}`, b.alias);
-      }
-    }
-    return out;
+  private async namespaceAliases(rows: readonly ReferenceRow[], facts: ScopeFacts): Promise<Map<string, Set<string>>> {
+    const files = [...new Set(rows.map((r) => `${r.repositoryId}\0${r.path}`))];
+    return new Map((await facts.namespaces.get(files)).map((aliases, i) => [files[i]!, aliases]));
   }
 }
 

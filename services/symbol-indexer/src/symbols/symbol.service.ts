@@ -12,6 +12,7 @@ import type {
 } from '@sextant/contracts';
 import { namesOf, ServiceError, single, type Scope, type Scopes } from '@sextant/messaging';
 import { cmp, groupBy, repoPath } from './helpers.js';
+import type { BindingFacts } from './binding-facts.js';
 import { DefinitionResolver } from './definitions.js';
 import { ReferenceBinder, type BoundReference } from './references.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
@@ -35,9 +36,10 @@ export class SymbolService {
     private readonly store: SymbolStore,
     private readonly scopes: Scopes,
     private readonly sources: SourceLines,
+    facts: BindingFacts,
   ) {
-    this.binder = new ReferenceBinder(store);
-    this.definitions = new DefinitionResolver(store);
+    this.binder = new ReferenceBinder(store, facts);
+    this.definitions = new DefinitionResolver(store, facts);
   }
 
   async locate(input: LocateSymbol.Request): Promise<LocateSymbol.Response> {

@@ -79,6 +79,7 @@ const T = {
   imports: '"symbol_indexer"."imports"',
   refs: '"symbol_indexer"."refs"',
   supertypes: '"symbol_indexer"."supertypes"',
+  generation: '"symbol_indexer"."generation"',
 };
 
 const IMPORT_COLUMNS = `repository_id AS "repositoryId", path, module, line, target, reexport, bindings`;
@@ -94,6 +95,9 @@ const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) T
   s.path ~ '${TEST_PATH}', s.repository_id, s.path, s.line`;
 
 const SQL = {
+  generation: sql('generation.read', `SELECT n::int AS n FROM ${T.generation}`),
+  // Last in a write's transaction: the row is locked only until the commit, and readers see the new count with the new rows.
+  nextGeneration: sql('generation.next', `UPDATE ${T.generation} SET n = n + 1`),
   analyze: sql('symbols.analyze', `ANALYZE ${T.files}, ${T.symbols}, ${T.imports}, ${T.refs}, ${T.supertypes}`),
   countSymbols: sql(
     'files.count-symbols',
@@ -404,6 +408,7 @@ export class SymbolStore {
             m,
           );
         }
+        await this.db.run(SQL.nextGeneration, [], m);
         return symbols.length - before;
       })
       .finally(() => this.analyzeNowAndThen(symbols.length + refs.length + paths.length));
@@ -676,12 +681,18 @@ export class SymbolStore {
     return (await this.db.run<{ path: string }>(SQL.filesIn, [repositoryId, dir, limit])).rows.map((r) => r.path);
   }
 
+  /** How many writes the index has had: facts derived from it hold while this stays. */
+  async generation(): Promise<number> {
+    return (await this.db.run<{ n: number }>(SQL.generation, [])).rows[0]?.n ?? 0;
+  }
+
   /** Drops everything held of repositories the registry no longer knows (evicted workspaces). */
   async purge(repositoryIds: readonly string[]): Promise<void> {
     if (repositoryIds.length === 0) return;
     await this.db.transaction(async (m) => {
       for (const statement of [SQL.purgeSymbols, SQL.purgeSupertypes, SQL.purgeImports, SQL.purgeRefs, SQL.purgeFiles])
         await this.db.run(statement, [repositoryIds], m);
+      await this.db.run(SQL.nextGeneration, [], m);
     });
   }
 

@@ -25,6 +25,11 @@ export class TypeGraph {
     );
   }
 
+  /** How many names it has read. */
+  get size(): number {
+    return this.up.size + this.down.size;
+  }
+
   /** What the types named `names` extend, implement or embed, by name. */
   async supertypes(names: Iterable<string>): Promise<string[]> {
     return [...new Set((await this.up.get(names)).flat())];
