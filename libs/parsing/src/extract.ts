@@ -109,7 +109,8 @@ export const MAX_RECEIVER_STEPS = 4;
 
 export function parseReceiver(receiver: string): ParsedReceiver {
   const [first, ...rest] = receiver.split('.');
-  const step = (part: string): ReceiverStep => (part.endsWith('()') ? { name: part.slice(0, -2), call: true } : { name: part, call: false });
+  const step = (part: string): ReceiverStep =>
+    part.endsWith('()') ? { name: part.slice(0, -2), call: true } : { name: part, call: false };
   const base = step(first!);
   return { base: base.name, call: base.call, steps: rest.map(step) };
 }
@@ -517,7 +518,9 @@ function typeReceivers(
 ): void {
   if (
     typed.length === 0 &&
-    !uses.some((u) => u.chain || u.receiver || u.qualifier === 'super' || (u.qualifier?.includes('.') && SELF.has(u.qualifier.split('.')[0]!)))
+    !uses.some(
+      (u) => u.chain || u.receiver || u.qualifier === 'super' || (u.qualifier?.includes('.') && SELF.has(u.qualifier.split('.')[0]!)),
+    )
   )
     return;
   // `scopes` is sorted by start (localScopes); a binding's range is its innermost scope, the whole file at the top level.
@@ -606,7 +609,12 @@ function typeReceivers(
         type = declared ?? symbols[owner]!.name;
       }
     } else type = typeOf(bindingOf(head!, at), depth);
-    return type === undefined ? undefined : receiverText(type, rest.map((name) => ({ name, call: false })));
+    return type === undefined
+      ? undefined
+      : receiverText(
+          type,
+          rest.map((name) => ({ name, call: false })),
+        );
   };
   /** A chain's type: its start (see `Chain`) and its steps. */
   const chainType = (chain: Chain, at: number, depth: number): string | undefined => {
@@ -801,7 +809,9 @@ function chainOf(node: Node | null, depth = 0): Chain | undefined {
     case 'composite_literal':
       return written(node.childForFieldName('type'));
     case 'unary_expression':
-      return node.childForFieldName('operand')?.type === 'composite_literal' ? chainOf(node.childForFieldName('operand'), depth + 1) : undefined;
+      return node.childForFieldName('operand')?.type === 'composite_literal'
+        ? chainOf(node.childForFieldName('operand'), depth + 1)
+        : undefined;
   }
   const called = node.type === 'call_expression' || node.type === 'call' ? node.childForFieldName('function') : null;
   if (called) {
