@@ -149,6 +149,9 @@ const FILES: Record<string, string> = {
   ].join('\n'),
   'src/vocab/limit.ts': ["const def = { keyword: 'limit' };", 'export default def;'].join('\n'),
   'src/vocab/index.ts': ["import limit from './limit';", 'export const all = [limit];'].join('\n'),
+  'src/garage-use.ts': ["import { Wheel as W } from './garage';", 'export const spare = new W(15);'].join('\n'),
+  'src/vocab/all.ts': "export * from './limit';",
+  'src/vocab/barrel-use.ts': ["import limitAgain from './all';", 'export const again = [limitAgain];'].join('\n'),
   'README.md': '# Shop\n\nNot parsed: kept at file level.\n',
 };
 
@@ -315,6 +318,7 @@ describe('symbol tools (embedded)', () => {
     assert.deepEqual(await go('src/garage.ts', 7, 38), [['Engine', 1]]);
     assert.deepEqual(await go('garage/garage.go', 9, 75), [['Motor', 6]]);
     // A default export is what a default import binds, under the importer's name.
+    // (`export * from` passes every name on but the default: barrel-use.ts's import is not of it.)
     assert.deepEqual(columns((await at('src/vocab/limit.ts', 1, 6)).body), [
       'src/vocab/index.ts:1:7',
       'src/vocab/index.ts:2:20',
@@ -326,8 +330,8 @@ describe('symbol tools (embedded)', () => {
       ).body.definitions.map((d) => [d.path, d.line]),
       [['src/vocab/limit.ts', 1]],
     );
-    // A constructor's references are the calls of its class.
-    assert.deepEqual(columns((await at('src/garage.ts', 9, 21)).body), ['src/garage.ts:10:25']);
+    // A constructor's references are the calls of its class, under whatever name the importer gives it.
+    assert.deepEqual(columns((await at('src/garage.ts', 9, 21)).body), ['src/garage-use.ts:2:25', 'src/garage.ts:10:25']);
   });
 
   it('follows Python aliases and module imports, and Go package-qualified calls and same-package uses', async () => {

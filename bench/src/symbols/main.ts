@@ -111,7 +111,8 @@ const QUERIED: Array<{
 
 /**
  * p50 of each tool of QUERIED through the gateway, in turns (one call of each per round); and `cold`, the p50 of the
- * first round alone (each sample asked once), right after an index change (facts kept for binding are read again).
+ * first ten rounds alone (each sample asked for the first time since an index change: the facts kept for binding are
+ * read again, except those an earlier sample of the round already read).
  */
 async function queries(
   call: ToolCaller,
@@ -234,7 +235,7 @@ async function main(): Promise<void> {
     // After the syncs: the first round is the first answer of each name since the index changed.
     const { warm: embeddedQueries, cold: embeddedCold } = await queries(call, samples);
     console.log(`queries p50 ms (embedded)             ${line(embeddedQueries)}`);
-    console.log(`  first round after a sync            ${line(embeddedCold)}`);
+    console.log(`  first ask of each after a sync      ${line(embeddedCold)}`);
     call.close();
     await embedded.stop();
 
@@ -256,7 +257,7 @@ async function main(): Promise<void> {
     console.log(`full index with symbols (distributed) ${(distributedFull.elapsedMs / 1000).toFixed(1)} s`);
     const { warm: distributedQueries, cold: distributedCold } = await queries(remote, samples);
     console.log(`queries p50 ms (distributed)          ${line(distributedQueries)}`);
-    console.log(`  first round after the index         ${line(distributedCold)}`);
+    console.log(`  first ask of each after the index   ${line(distributedCold)}`);
     const peak = (await memory(symbols.pid)).peak;
     console.log(`symbol-indexer peak RSS               ${(peak / 2 ** 20).toFixed(0)} MB`);
     remote.close();

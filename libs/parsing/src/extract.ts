@@ -116,7 +116,9 @@ export function parseReceiver(receiver: string): ParsedReceiver {
 }
 
 function receiverText(base: string, steps: readonly ReceiverStep[]): string | undefined {
-  if (steps.length > MAX_RECEIVER_STEPS || (base === ANONYMOUS && steps.length > 0)) return undefined;
+  // `base` may have steps of its own (a chain typed from another: `x.a.b` with `x` of type `Foo.c`).
+  const already = base.split('.').length - 1;
+  if (already + steps.length > MAX_RECEIVER_STEPS || (base === ANONYMOUS && steps.length > 0)) return undefined;
   return base + steps.map((s) => `.${s.name}${s.call ? '()' : ''}`).join('');
 }
 const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
@@ -329,9 +331,9 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         continue;
       }
       if (role === 'returns') {
-        // A function's declared result (`@returns.type`), for the definition on the same node.
+        // A function's declared result or a field's declared type (`@returns.type`), for the definition on the same node.
         const type = capture(match.captures, 'returns.type');
-        const returns = type ? resultType(type.text) : undefined;
+        const returns = type ? resultType(type.text, !FIELDS.has(first.node.type)) : undefined;
         // A type parameter (`f<T>(): T`) is whatever the call makes it: no type to bind by.
         if (returns && !typeParametersAround(first.node).has(returns)) returnsAt.set(first.node.startIndex, returns);
         continue;
@@ -384,7 +386,9 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     for (const value of aliased) {
       const owner = definitionAt(value.startIndex, value.endIndex);
       if (owner < 0 || symbols[owner]!.kind !== 'type') continue;
-      const names = [...new Set(constituents(value))];
+      // The alias's own type parameters (`type Maybe<T> = T | null`) are no types of the index.
+      const parameters = typeParametersAround(value);
+      const names = [...new Set(constituents(value))].filter((n) => !parameters.has(n));
       if (names.length > 0) symbols[owner]!.aliases = names;
     }
     if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
@@ -754,12 +758,17 @@ function typeParametersAround(node: Node): Set<string> {
   return names;
 }
 
-/** A declared result → its type's bare name: the first of Go's results (`(*URL, error)`, `(u *URL, err error)`); `this`. */
-function resultType(text: string): string | undefined {
+/** Definitions whose `@returns` is the type of a value read, not the result of a call. */
+const FIELDS = new Set(['public_field_definition', 'property_signature', 'field_declaration', 'assignment']);
+
+/**
+ * A declared result → its type's bare name: the first of Go's results (`(*URL, error)`, `(u *URL, err error)`);
+ * `this`; for a function (`called`), `T` of a `Promise<T>` (what an awaited call gives).
+ */
+function resultType(text: string, called: boolean): string | undefined {
   let t = text.trim();
   if (t === 'this') return t;
-  // What an awaited call gives (`await f()`).
-  t = /^(?:Promise|PromiseLike)<([^]*)>$/.exec(t)?.[1]?.trim() ?? t;
+  if (called) t = /^(?:Promise|PromiseLike)<([^]*)>$/.exec(t)?.[1]?.trim() ?? t;
   if (t.startsWith('(') && t.endsWith(')')) {
     // The first result, up to a comma outside brackets; a named one (`u *URL`) by its type.
     let depth = 0;

@@ -461,14 +461,14 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     const declared = extract(
       await grammar('typescript'),
       [
-        'type Shape = Circle | (Square & Named<T>) | "none";',
+        'type Shape = Circle | (Square & Named<T>) | "none"; type Maybe<T> = T | Opt<T>;',
         'function compile(this: Ajv, x: Foo) { this.opts.a; this.run(); const { code, mode: m } = this.opts; const { b } = x; }',
       ].join('\n'),
       1_000,
     );
     assert.deepEqual(
       declared.symbols.filter((s) => s.aliases).map((s) => `${s.name}:${s.aliases!.join('|')}`),
-      ['Shape:Circle|Square|Named'],
+      ['Shape:Circle|Square|Named', 'Maybe:Opt'],
     );
     assert.deepEqual(
       declared.references.filter((r) => r.qualifier !== null).map((r) => `${r.qualifier}.${r.name}:${r.receiver ?? '?'}`),

@@ -14,7 +14,8 @@ export class BindingLookups1732800000000 implements MigrationInterface {
   name = 'BindingLookups1732800000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE "symbol_indexer"."generation" ("n" bigint NOT NULL)`);
+    // One row: the key can only be true.
+    await q.query(`CREATE TABLE "symbol_indexer"."generation" ("one" boolean PRIMARY KEY DEFAULT true CHECK ("one"), "n" bigint NOT NULL)`);
     await q.query(`INSERT INTO "symbol_indexer"."generation" ("n") VALUES (0)`);
     await q.query(`ALTER TABLE "symbol_indexer"."symbols" ADD COLUMN "default_export" boolean NOT NULL DEFAULT false`);
     await q.query(`DROP INDEX "symbol_indexer"."supertypes_name"`);

@@ -116,7 +116,8 @@ export class BindingFacts {
 
   async of(scope: readonly string[] | null): Promise<ScopeFacts> {
     const generation = await this.store.generation();
-    if (generation !== this.generation) {
+    // Counts only grow: an older one read late (another pooled connection) keeps what is kept.
+    if (this.generation === undefined || generation > this.generation) {
       this.scopes.clear();
       this.generation = generation;
     }

@@ -107,6 +107,7 @@ export class DefinitionResolver {
         named.set(alias, (rows = this.store.locate(alias, { repositoryIds: [repositoryId], limit: CANDIDATES }).then((r) => r.rows)));
       return rows;
     };
+    const seen = new Set(start.map((w) => `${w.file}\0${w.alias}`));
     let wanted = start;
     for (let depth = 0; depth <= REEXPORT_DEPTH && wanted.length > 0; depth++) {
       for (const w of wanted) {
@@ -125,8 +126,18 @@ export class DefinitionResolver {
         for (const i of imports) {
           if (i.path !== w.file || i.target === null) continue;
           for (const b of i.bindings) {
-            const exported = b.alias === w.alias && b.name !== '*' ? b.name : b.name === '*' && b.alias === '' ? w.alias : undefined;
-            if (exported !== undefined) next.push({ file: i.target, alias: exported });
+            // `export * from` passes every name on but `default`.
+            const exported =
+              b.alias === w.alias && b.name !== '*'
+                ? b.name
+                : b.name === '*' && b.alias === '' && w.alias !== 'default'
+                  ? w.alias
+                  : undefined;
+            const key = `${i.target}\0${exported}`;
+            if (exported !== undefined && !seen.has(key)) {
+              seen.add(key);
+              next.push({ file: i.target, alias: exported });
+            }
           }
         }
       }
@@ -136,7 +147,8 @@ export class DefinitionResolver {
   }
 
   private async member(repositoryId: string, path: string, line: number, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
-    const classes = (await this.store.classesIn(repositoryId, [path])).filter((c) => c.line <= line && line <= c.endLine);
+    const [inFile] = await (await this.facts.of([repositoryId])).classes.get([`${repositoryId}\0${path}`]);
+    const classes = inFile!.filter((c) => c.line <= line && line <= c.endLine);
     const inner = classes.sort((a, b) => b.line - a.line)[0];
     return inner ? this.ofType(repositoryId, [inner.name], candidates) : [];
   }

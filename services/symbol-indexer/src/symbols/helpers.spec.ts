@@ -12,12 +12,26 @@ describe('BatchCache', () => {
       },
       () => -1,
     );
-    assert.deepEqual(await cache.get(['ab', 'abc', 'ab']), [2, 3]);
+    assert.deepEqual(await cache.get(['ab', 'abc', 'ab']), [2, 3, 2]);
     assert.deepEqual(await cache.get(['abc', 'none', 'a']), [3, -1, 1]);
     assert.deepEqual(fetched, [
       ['ab', 'abc'],
       ['none', 'a'],
     ]);
+  });
+
+  it('does not keep a fetch that failed', async () => {
+    let calls = 0;
+    const cache = new BatchCache(
+      async (keys) => {
+        if (++calls === 1) throw new Error('connection lost');
+        return new Map(keys.map((k) => [k, k]));
+      },
+      () => '',
+    );
+    await assert.rejects(cache.get(['a']), /connection lost/);
+    assert.deepEqual(await cache.get(['a']), ['a']);
+    assert.equal(calls, 2);
   });
 
   it('shares a fetch under way with a second caller', async () => {

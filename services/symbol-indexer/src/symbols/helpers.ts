@@ -30,8 +30,9 @@ export function repoPath(path: string): string {
 }
 
 /**
- * Values by key, fetched for many keys in one go and kept for the life of the cache (one call): a key asked again,
- * or while its fetch is under way, is not fetched again. A key the fetch leaves out gets `missing()`.
+ * Values by key, fetched for many keys in one go and kept for the life of the cache: a key asked again, or while
+ * its fetch is under way, is not fetched again. A key the fetch leaves out gets `missing()`; a fetch that fails is
+ * not kept (its keys are fetched again when next asked).
  */
 export class BatchCache<V> {
   private readonly values = new Map<string, Promise<V>>();
@@ -46,18 +47,20 @@ export class BatchCache<V> {
     return this.values.size;
   }
 
-  /** The values of `keys`, in their order. */
+  /** The values of `keys`, one per key given (a key given twice has its value twice). */
   get(keys: Iterable<string>): Promise<V[]> {
-    const wanted = [...new Set(keys)];
-    const absent = wanted.filter((k) => !this.values.has(k));
+    const given = [...keys];
+    const absent = [...new Set(given)].filter((k) => !this.values.has(k));
     if (absent.length > 0) {
       const fetched = this.fetch(absent);
-      for (const key of absent)
-        this.values.set(
-          key,
-          fetched.then((found) => found.get(key) ?? this.missing()),
-        );
+      for (const key of absent) {
+        const value = fetched.then((found) => found.get(key) ?? this.missing());
+        this.values.set(key, value);
+        value.catch(() => {
+          if (this.values.get(key) === value) this.values.delete(key);
+        });
+      }
     }
-    return Promise.all(wanted.map((k) => this.values.get(k)!));
+    return Promise.all(given.map((k) => this.values.get(k)!));
   }
 }

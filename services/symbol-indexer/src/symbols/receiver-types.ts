@@ -2,8 +2,8 @@ import { nameSpaceOf, parseReceiver, type ParsedReceiver, type ReceiverStep } fr
 import type { SymbolStore } from './symbol.store.js';
 import type { TypeGraph } from './type-graph.js';
 
-/** Same-named definitions read per lookup. */
-const DEFINITIONS_MAX = 2_000;
+/** Same-named definitions read per name: a name with more is too common to tell its type by (unknown). */
+const DEFINITIONS_PER_NAME = 200;
 /** How far up the supertypes a member is sought (`x.opts` with `opts` declared by a base class). */
 const SUPERTYPE_DEPTH = 3;
 
@@ -71,6 +71,12 @@ export async function receiverResolver(
   return (receiver) => (receiver === undefined ? undefined : compound(receiver) ? cache.get(key(receiver)) : receiver);
 }
 
+function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const item of items) out.set(key(item), (out.get(key(item)) ?? 0) + 1);
+  return out;
+}
+
 /** What calling each name gives (`f()`), into `cache`. */
 async function resolveCalls(
   store: SymbolStore,
@@ -82,13 +88,19 @@ async function resolveCalls(
   const wanted = [...new Set(names)].filter((n) => !cache.has(`${space}\0${n}()`));
   if (wanted.length === 0) return;
   const results = new Map<string, Set<string | null>>(wanted.map((n) => [n, new Set<string | null>()]));
-  for (const row of await store.returnsOf(wanted, scope, DEFINITIONS_MAX)) {
+  const rows = await store.returnsOf(wanted, scope, DEFINITIONS_PER_NAME);
+  const read = countBy(rows, (row) => row.name);
+  for (const row of rows) {
     if (nameSpaceOf(row.language) !== space) continue;
     results.get(row.name)?.add(row.returns === 'this' ? row.container : row.returns);
   }
   for (const [name, found] of results) {
     const [only] = found;
-    cache.set(`${space}\0${name}()`, found.size === 0 ? EXTERNAL : found.size === 1 && only !== null ? only : undefined);
+    const known = (read.get(name) ?? 0) < DEFINITIONS_PER_NAME;
+    cache.set(
+      `${space}\0${name}()`,
+      !known ? undefined : found.size === 0 ? EXTERNAL : found.size === 1 && only !== null ? only : undefined,
+    );
   }
 }
 
@@ -101,29 +113,34 @@ async function resolveMembers(
   scope: readonly string[] | null,
   set: (prefix: string, type: string | undefined) => void,
 ): Promise<void> {
-  // Each type with its supertypes, level by level.
+  // Each type with its supertypes, level by level; each level of all types read in one lookup (then kept by `types`).
   const levels = new Map<string, string[][]>([...new Set([...wanted.values()].map((w) => w.type))].map((t) => [t, [[t]]]));
-  let frontier = [...levels.keys()];
-  for (let depth = 1; depth <= SUPERTYPE_DEPTH && frontier.length > 0; depth++) {
-    const reached: string[] = [];
-    for (const [type, list] of levels) {
-      const last = list[depth - 1];
-      if (!last || last.length === 0) continue;
-      const up = (await types.supertypes(last)).filter((n) => !list.some((level) => level.includes(n)));
+  for (let depth = 1; depth <= SUPERTYPE_DEPTH; depth++) {
+    const last = [...levels.values()].flatMap((list) => list[depth - 1] ?? []);
+    if (last.length === 0) break;
+    await types.supertypes(last);
+    for (const list of levels.values()) {
+      const level = list[depth - 1];
+      if (!level || level.length === 0) continue;
+      const up = (await types.supertypes(level)).filter((n) => !list.some((seen) => seen.includes(n)));
       if (up.length > 0) list.push(up);
-      reached.push(...up);
     }
-    frontier = reached;
   }
   const containers = [...new Set([...levels.values()].flat(2))];
   const names = [...new Set([...wanted.values()].map((w) => w.step.name))];
   const [members, defined] = await Promise.all([
-    store.membersOf(names, containers, scope, DEFINITIONS_MAX),
+    store.membersOf(names, containers, scope, DEFINITIONS_PER_NAME),
     store.typesDefined(containers, scope),
   ]);
+  // A member name with more definitions than were read is too common to tell by: unknown.
+  const read = countBy(members, (m) => m.name);
   const inSpace = members.filter((m) => nameSpaceOf(m.language) === space);
   const known = new Set(defined.filter((d) => nameSpaceOf(d.language) === space).map((d) => d.name));
   for (const [prefix, { type, step }] of wanted) {
+    if ((read.get(step.name) ?? 0) >= DEFINITIONS_PER_NAME) {
+      set(prefix, undefined);
+      continue;
+    }
     let result: string | undefined;
     let found = false;
     for (const level of levels.get(type)!) {

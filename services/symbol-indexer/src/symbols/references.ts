@@ -128,7 +128,7 @@ export class ReferenceBinder {
       await this.walkHierarchies(members, memo.facts.types);
       await Promise.all(Array.from({ length: Math.min(MEMBER_CONCURRENCY, members.length) }, bindNext));
     };
-    // Names and members share no lookup: both at once (Postgres answers them side by side).
+    // Names and members share no lookup: both at once (a Postgres server answers them side by side; PGlite in turn).
     const [names, calls] = await Promise.all([
       this.ofNames(definitions.filter((d) => !MEMBER_KINDS.has(d.kind))),
       this.constructorCalls(constructors),
@@ -152,8 +152,8 @@ export class ReferenceBinder {
       );
     }
     const bound = await this.ofNames(classes);
-    const named = new Set(classes.map((c) => c.name));
-    return { refs: bound.refs.filter((r) => r.kind === 'call' && named.has(r.name)), truncated: bound.truncated };
+    // Under whatever name the importer gives the class (`import L from`, `{ Label as L }`).
+    return { refs: bound.refs.filter((r) => r.kind === 'call'), truncated: bound.truncated };
   }
 
   /** Every use of a name that nothing in scope defines (a library's function, a global). */
@@ -257,7 +257,8 @@ export class ReferenceBinder {
                 addTo(sites.bare, row.path, name);
                 sites.names.add(b.alias);
                 if (row.reexport) passOn(row.path, sites, b.alias);
-              } else if (b.name === '*' && b.alias === '') {
+              } else if (b.name === '*' && b.alias === '' && name !== 'default') {
+                // `export * from` passes every name on but `default`.
                 addTo(sites.bare, row.path, name);
                 if (row.reexport) passOn(row.path, sites, name);
               } else if (b.name === '*') {

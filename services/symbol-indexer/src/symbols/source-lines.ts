@@ -68,7 +68,7 @@ export class SourceLines {
 /** The lines of `ranges` in `bytes`, found by scanning for newlines up to the last one wanted. */
 function linesOf(bytes: Buffer, ranges: LineRanges): Map<number, string> {
   const out = new Map<number, string>();
-  // Merged and sorted, then walked once with the lines.
+  // Sorted by start, then walked once with the lines.
   const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
   const last = Math.max(...sorted.map((r) => r[1]));
   let next = 0;

@@ -118,13 +118,17 @@ const SQL = {
        JOIN ${T.supertypes} h ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
      WHERE s.name_key = ANY($3::text[]) AND s.name = ANY($1::text[]) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))`,
   ),
-  // The names of what extends, implements or embeds one of $1, at most $3 pairs.
+  // The names of what extends, implements or embeds each of $1: at most $3 per name (the first by name), so that a
+  // name that many types extend does not crowd out the others of one lookup.
   subtypeNamesOf: sql(
     'supertypes.subtype-names',
-    `SELECT DISTINCT h.name AS "from", s.name AS "to" FROM ${T.supertypes} h
-       JOIN ${T.symbols} s ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
-     WHERE h.name = ANY($1::text[]) AND ($2::text[] IS NULL OR h.repository_id = ANY($2::text[]))
-     LIMIT $3`,
+    `SELECT "from", "to" FROM (
+       SELECT h.name AS "from", s.name AS "to", row_number() OVER (PARTITION BY h.name ORDER BY s.name) AS k
+       FROM ${T.supertypes} h
+         JOIN ${T.symbols} s ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
+       WHERE h.name = ANY($1::text[]) AND ($2::text[] IS NULL OR h.repository_id = ANY($2::text[]))
+       GROUP BY h.name, s.name) t
+     WHERE k <= $3`,
   ),
   interfacesDeclaring: sql(
     'symbols.interfaces-declaring',
@@ -132,20 +136,26 @@ const SQL = {
        JOIN ${T.symbols} c ON c.repository_id = m.repository_id AND c.path = m.path AND c.ordinal = m.parent
      WHERE m.name_key = lower($1) AND m.name = $1 AND c.kind = 'interface' AND ($2::text[] IS NULL OR m.repository_id = ANY($2::text[]))`,
   ),
+  // At most $4 per name.
   returnsOf: sql(
     'symbols.returns-of',
-    `SELECT name, language, container, returns FROM ${T.symbols}
-     WHERE name_key = ANY($1::text[]) AND name = ANY($2::text[]) AND kind IN ('function', 'method')
-       AND ($3::text[] IS NULL OR repository_id = ANY($3::text[]))
-     LIMIT $4`,
+    `SELECT name, language, container, returns FROM (
+       SELECT name, language, container, returns, row_number() OVER (PARTITION BY name ORDER BY repository_id, path, ordinal) AS k
+       FROM ${T.symbols}
+       WHERE name_key = ANY($1::text[]) AND name = ANY($2::text[]) AND kind IN ('function', 'method')
+         AND ($3::text[] IS NULL OR repository_id = ANY($3::text[]))) t
+     WHERE k <= $4`,
   ),
-  // Members named $2 (name keys $1) of the types $3: what reading or calling each gives.
+  // Members named $2 (name keys $1) of the types $3: what reading or calling each gives; at most $5 per name.
   membersOf: sql(
     'symbols.members-of',
-    `SELECT name, container, kind, language, returns FROM ${T.symbols}
-     WHERE name_key = ANY($1::text[]) AND name = ANY($2::text[]) AND container = ANY($3::text[])
-       AND ($4::text[] IS NULL OR repository_id = ANY($4::text[]))
-     LIMIT $5`,
+    `SELECT name, container, kind, language, returns FROM (
+       SELECT name, container, kind, language, returns,
+         row_number() OVER (PARTITION BY name ORDER BY repository_id, path, ordinal) AS k
+       FROM ${T.symbols}
+       WHERE name_key = ANY($1::text[]) AND name = ANY($2::text[]) AND container = ANY($3::text[])
+         AND ($4::text[] IS NULL OR repository_id = ANY($4::text[]))) t
+     WHERE k <= $5`,
   ),
   // Which of the names $2 (keys $1) the index defines as a type.
   typesDefined: sql(
@@ -275,7 +285,7 @@ const SQL = {
   outline: sql(
     'symbols.outline',
     `SELECT f.language, f.skipped, s.repository_id AS "repositoryId", f.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
-       s.container, s.signature, s.parent, s.col AS "column"
+       s.container, s.signature, s.parent, s.col AS "column", s.default_export AS "defaultExport"
      FROM ${T.files} f LEFT JOIN ${T.symbols} s ON s.repository_id = f.repository_id AND s.path = f.path
      WHERE f.repository_id = $1 AND f.path = $2 ORDER BY s.ordinal`,
   ),
@@ -565,7 +575,7 @@ export class SymbolStore {
     return (await this.db.run<TypeEdge>(SQL.supertypesOf, [names, repositoryIds, keys])).rows;
   }
 
-  /** The names of the definitions that extend, implement or embed one of `names`: pairs (at most `limit`), in the repositories (null: all). */
+  /** The names of the definitions that extend, implement or embed each of `names`: pairs (at most `limit` per name), in the repositories (null: all). */
   async subtypeNamesOf(names: readonly string[], repositoryIds: readonly string[] | null, limit: number): Promise<TypeEdge[]> {
     if (names.length === 0) return [];
     return (await this.db.run<TypeEdge>(SQL.subtypeNamesOf, [names, repositoryIds, limit])).rows;

@@ -1,8 +1,8 @@
 import { BatchCache, groupBy } from './helpers.js';
 import type { SymbolStore, TypeEdge } from './symbol.store.js';
 
-/** Subtype pairs read per query: a name like Python's `object` is extended by thousands of classes. */
-const SUBTYPE_PAIRS = 2_000;
+/** Subtypes read per name: a name like Python's `object` is extended by thousands of classes (a family stops at 200). */
+const SUBTYPES_PER_NAME = 200;
 
 /**
  * The type hierarchy by names, among the repositories of a scope, read as one call needs it: each name's
@@ -20,7 +20,7 @@ export class TypeGraph {
       () => [],
     );
     this.down = new BatchCache(
-      async (names) => byFrom(await store.subtypeNamesOf(names, scope, SUBTYPE_PAIRS)),
+      async (names) => byFrom(await store.subtypeNamesOf(names, scope, SUBTYPES_PER_NAME)),
       () => [],
     );
   }
