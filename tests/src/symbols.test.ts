@@ -152,6 +152,14 @@ const FILES: Record<string, string> = {
   'src/garage-use.ts': ["import { Wheel as W } from './garage';", 'export const spare = new W(15);'].join('\n'),
   'src/vocab/all.ts': "export * from './limit';",
   'src/vocab/barrel-use.ts': ["import limitAgain from './all';", 'export const again = [limitAgain];'].join('\n'),
+  'src/overloads.ts': [
+    'export class Pipe {',
+    '  run(): number;',
+    '  run(a: number): number;',
+    '  run(a?: number): number { return a ?? 0; }',
+    '}',
+    'export const p = new Pipe().run(1), q = new Pipe().run();',
+  ].join('\n'),
   'README.md': '# Shop\n\nNot parsed: kept at file level.\n',
 };
 
@@ -330,6 +338,13 @@ describe('symbol tools (embedded)', () => {
       ).body.definitions.map((d) => [d.path, d.line]),
       [['src/vocab/limit.ts', 1]],
     );
+    // An overloaded method: the signature that takes as many arguments as the call passes.
+    const overload = async (column: number) =>
+      (await callTool<Found>(client, 'locate_symbol', { name: 'run', path: 'src/overloads.ts', line: 6, column })).body.definitions
+        .slice(0, 1)
+        .map((d) => d.line);
+    assert.deepEqual(await overload(28), [3]);
+    assert.deepEqual(await overload(51), [2]);
     // A constructor's references are the calls of its class, under whatever name the importer gives it.
     assert.deepEqual(columns((await at('src/garage.ts', 9, 21)).body), ['src/garage-use.ts:2:25', 'src/garage.ts:10:25']);
   });

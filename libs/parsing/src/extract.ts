@@ -65,6 +65,8 @@ export interface ExtractedReference {
    * literal or pattern (`{name: …}`, `const {name} = …`), else ''; null for a bare name.
    */
   qualifier: string | null;
+  /** For a call, how many arguments it passes (none with a spread `...xs`): which overloaded signature it takes. */
+  arity?: number;
   /**
    * The object's type where the file says it, as a receiver expression (`parseReceiver`): a bare type name (`x: Foo`,
    * `x = new Foo()`, `this.x` of a field typed `Foo`): the member is then `Foo`'s (or a supertype's); `ANONYMOUS` for
@@ -152,6 +154,7 @@ interface FoundReference {
   kind: ReferenceKind;
   qualifier: string | null;
   receiver?: string;
+  arity?: number;
   /** An object that is no plain name (`f().g`, `x.load().items`): its type, once the file's names are typed. */
   chain?: Chain;
 }
@@ -266,11 +269,21 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         const qualifier = text === undefined ? null : QUALIFIER.test(text) ? text : text === 'super()' ? 'super' : '';
         // An object that is no name may still say its type: `f().name`, `new Foo().name`, `(x as Foo).name`, `x.load().name`.
         const chain = qualifier === '' && qualifierNode ? chainOf(qualifierNode) : undefined;
+        const args = kind === 'call' ? capture(match.captures, 'call.arguments') : undefined;
+        const arity = args ? argumentCount(args) : undefined;
         const known = references.get(first.node.startIndex);
-        if (!known) references.set(first.node.startIndex, { node: first.node, kind, qualifier, ...(chain ? { chain } : {}) });
+        if (!known)
+          references.set(first.node.startIndex, {
+            node: first.node,
+            kind,
+            qualifier,
+            ...(chain ? { chain } : {}),
+            ...(arity !== undefined ? { arity } : {}),
+          });
         else {
           if (REFERENCE_PRECEDENCE[kind] > REFERENCE_PRECEDENCE[known.kind]) known.kind = kind;
           known.qualifier ??= qualifier;
+          known.arity ??= arity;
         }
         continue;
       }
@@ -498,6 +511,7 @@ function enclose(uses: FoundReference[], definitions: readonly FoundDefinition[]
       enclosing: open.at(-1) ?? -1,
       qualifier: use.qualifier,
       ...(use.receiver ? { receiver: use.receiver } : {}),
+      ...(use.arity !== undefined && use.kind === 'call' ? { arity: use.arity } : {}),
     });
   }
   return out;
@@ -788,6 +802,17 @@ function resultType(text: string, called: boolean): string | undefined {
   }
   const type = typeName(t);
   return type === ANONYMOUS ? undefined : type;
+}
+
+/** How many arguments an argument list holds; undefined when one is spread (`f(...xs)`). */
+function argumentCount(args: Node): number | undefined {
+  let count = 0;
+  for (const arg of args.namedChildren) {
+    if (!arg || arg.type === 'comment') continue;
+    if (arg.type === 'spread_element') return undefined;
+    count++;
+  }
+  return count;
 }
 
 /** Wrappers whose value is their operand's: `(x)`, `x!`, `await x` (a declared `Promise<T>` result is `T` already). */

@@ -17,11 +17,12 @@
 (export_statement "default" value: (identifier) @export.default)
 (export_statement "default" declaration: [(class_declaration name: (_) @export.default) (function_declaration name: (_) @export.default) (generator_function_declaration name: (_) @export.default)])
 
-; References: @reference.<kind> (call, type, write, read) on a used name; @qualifier on the object of a member access.
-(call_expression function: (identifier) @reference.call)
-(call_expression function: (member_expression object: (_) @qualifier property: [(property_identifier) (private_property_identifier)] @reference.call))
-(new_expression constructor: (identifier) @reference.call)
-(new_expression constructor: (member_expression object: (_) @qualifier property: (property_identifier) @reference.call))
+; References: @reference.<kind> (call, type, write, read) on a used name; @qualifier on the object of a member access;
+; @call.arguments on a call's arguments (how many: which of overloaded signatures the call takes).
+(call_expression function: (identifier) @reference.call arguments: (_) @call.arguments)
+(call_expression function: (member_expression object: (_) @qualifier property: [(property_identifier) (private_property_identifier)] @reference.call) arguments: (_) @call.arguments)
+(new_expression constructor: (identifier) @reference.call arguments: (_)? @call.arguments)
+(new_expression constructor: (member_expression object: (_) @qualifier property: (property_identifier) @reference.call) arguments: (_)? @call.arguments)
 (member_expression object: (_) @qualifier property: [(property_identifier) (private_property_identifier)] @reference.read)
 (assignment_expression left: (identifier) @reference.write)
 (identifier) @reference.read

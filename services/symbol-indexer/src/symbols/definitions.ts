@@ -3,7 +3,7 @@ import { languageOf } from '@sextant/checkouts';
 import { nameSpaceOf } from '@sextant/parsing';
 import { receiverResolver } from './receiver-types.js';
 import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, REEXPORT_DEPTH, SELF } from './references.js';
-import type { SymbolRow, SymbolStore } from './symbol.store.js';
+import type { Occurrence, SymbolRow, SymbolStore } from './symbol.store.js';
 import type { BindingFacts } from './binding-facts.js';
 
 /** Same-named definitions considered in one repository. */
@@ -52,6 +52,21 @@ export class DefinitionResolver {
     const row = await this.store.referencesIn(repositoryId, path, name);
     const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
     if (!use) return [];
+    const found = await this.ofUse(repositoryId, path, name, line, space, use, candidates);
+    // Overloads (several signatures of one name): the first that takes as many arguments as the call passes, as the
+    // language's overload resolution starts.
+    return use.arity === undefined || found.length < 2 ? found : byArity(found, use.arity);
+  }
+
+  private async ofUse(
+    repositoryId: string,
+    path: string,
+    name: string,
+    line: number,
+    space: string,
+    use: Occurrence,
+    candidates: readonly SymbolRow[],
+  ): Promise<SymbolRow[]> {
     // The name an import statement takes (`import { a as b }`): what the module exports under it.
     if (use.kind === 'import') return this.imported(repositoryId, path, name, candidates);
     if (use.qualifier === null) return this.bare(repositoryId, path, name, candidates);
@@ -182,6 +197,52 @@ export class DefinitionResolver {
     }
     return [];
   }
+}
+
+/** `found` with the definitions whose signature takes `arity` arguments first (each group in its order). */
+export function byArity(found: readonly SymbolRow[], arity: number): SymbolRow[] {
+  const takes = found.filter((d) => d.signature !== null && takesArguments(d.signature, arity) === true);
+  return [...takes, ...found.filter((d) => !takes.includes(d))];
+}
+
+/**
+ * Whether a signature as written (`f<T>(a: A, b?: B, ...rest: C[]): R`) takes `arity` arguments: at least its
+ * required parameters, at most all (any number past a rest parameter); a `this` parameter is none. Undefined when
+ * the signature has no whole parameter list (cut short, or none written).
+ */
+export function takesArguments(signature: string, arity: number): boolean | undefined {
+  let depth = 0;
+  let open = -1;
+  for (let i = 0; i < signature.length && open < 0; i++) {
+    const c = signature[i]!;
+    if (c === '<') depth++;
+    else if (c === '>' && signature[i - 1] !== '=') depth--;
+    else if (c === '(' && depth <= 0) open = i;
+  }
+  if (open < 0) return undefined;
+  const parameters: string[] = [];
+  let start = open + 1;
+  depth = 0;
+  for (let i = open + 1; i < signature.length; i++) {
+    const c = signature[i]!;
+    if ('([{<'.includes(c)) depth++;
+    else if (')]}'.includes(c) || (c === '>' && signature[i - 1] !== '=')) {
+      if (depth === 0 && c === ')') {
+        parameters.push(signature.slice(start, i));
+        const listed = parameters.map((p) => p.trim()).filter((p) => p !== '' && !/^this\s*[:?]/.test(p));
+        const rest = listed.some((p) => p.startsWith('...'));
+        const required = listed.filter(
+          (p) => !p.startsWith('...') && !/^[\p{L}\p{N}_$]+\s*\?/u.test(p) && !p.replace(/=>/g, '').includes('='),
+        ).length;
+        return arity >= required && (rest || arity <= listed.length);
+      }
+      depth--;
+    } else if (c === ',' && depth === 0) {
+      parameters.push(signature.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return undefined;
 }
 
 /** A definition in an import's target: that file, or (Go) a file of that package directory. */
