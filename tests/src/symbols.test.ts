@@ -160,6 +160,10 @@ const FILES: Record<string, string> = {
     '}',
     'export const p = new Pipe().run(1), q = new Pipe().run();',
   ].join('\n'),
+  'src/cases.test.ts': [
+    "test('a', () => { type T = string; const x: T = ''; });",
+    "test('b', () => { type T = number; const y: T = 1; });",
+  ].join('\n'),
   'README.md': '# Shop\n\nNot parsed: kept at file level.\n',
 };
 
@@ -345,6 +349,12 @@ describe('symbol tools (embedded)', () => {
         .map((d) => d.line);
     assert.deepEqual(await overload(28), [3]);
     assert.deepEqual(await overload(51), [2]);
+    // A name declared again in each test case: the declaration nearest before the use.
+    const local = await callTool<Found>(client, 'locate_symbol', { name: 'T', path: 'src/cases.test.ts', line: 2, column: 44 });
+    assert.deepEqual(
+      local.body.definitions.slice(0, 1).map((d) => [d.path, d.line]),
+      [['src/cases.test.ts', 2]],
+    );
     // A constructor's references are the calls of its class, under whatever name the importer gives it.
     assert.deepEqual(columns((await at('src/garage.ts', 9, 21)).body), ['src/garage-use.ts:2:25', 'src/garage.ts:10:25']);
   });

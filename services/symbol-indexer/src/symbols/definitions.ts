@@ -52,7 +52,7 @@ export class DefinitionResolver {
     const row = await this.store.referencesIn(repositoryId, path, name);
     const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
     if (!use) return [];
-    const found = await this.ofUse(repositoryId, path, name, line, space, use, candidates);
+    const found = nearFirst(await this.ofUse(repositoryId, path, name, line, space, use, candidates), path, line);
     // Overloads (several signatures of one name): the first that takes as many arguments as the call passes, as the
     // language's overload resolution starts.
     return use.arity === undefined || found.length < 2 ? found : byArity(found, use.arity);
@@ -197,6 +197,22 @@ export class DefinitionResolver {
     }
     return [];
   }
+}
+
+/**
+ * Where several definitions remain, the nearest to the use first: those of its file (of names declared more than once
+ * in it, as sequential test cases do, the last declared before the use), then of its directory, then the rest.
+ */
+function nearFirst(found: readonly SymbolRow[], path: string, line: number): SymbolRow[] {
+  if (found.length < 2) return [...found];
+  const dir = posix.dirname(path);
+  // Sort keys: the place, then (in the use's file) preceding declarations by nearness, then the order found.
+  const keyed = found.map((d, i) => {
+    const preceding = d.path === path && !MEMBER_KINDS.has(d.kind) && d.line <= line;
+    return { d, keys: [d.path === path ? 0 : posix.dirname(d.path) === dir ? 1 : 2, preceding ? 0 : 1, preceding ? -d.line : i] };
+  });
+  keyed.sort((a, b) => a.keys[0]! - b.keys[0]! || a.keys[1]! - b.keys[1]! || a.keys[2]! - b.keys[2]!);
+  return keyed.map((k) => k.d);
 }
 
 /** `found` with the definitions whose signature takes `arity` arguments first (each group in its order). */
