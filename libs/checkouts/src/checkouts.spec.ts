@@ -141,6 +141,41 @@ describe('checkouts', () => {
       assert.equal(fourth.stats.read, 75);
     });
 
+    // Proves an incremental walk takes what git's index vouches for from `known` without an lstat (the known
+    // mtime comes back, not the file's), and still finds what changed, was deleted or is new.
+    it("takes files git's index vouches for at a known hash as known, without looking at them", async () => {
+      const repo = join(base, 'index-first');
+      mkdirSync(repo);
+      git(repo, 'init', '-q', '--initial-branch=main');
+      const tree = Object.fromEntries(Array.from({ length: 1_200 }, (_, i) => [`m/${i}.ts`, `export const m${i} = ${i};\n`]));
+      writeTree(repo, tree);
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
+      const first = await collect(walkFiles(runner, repo, { maxFileBytes: 1_000, includeUntracked: true }));
+      // What an earlier walk recorded, with an mtime no file has: a file not looked at keeps it.
+      const entries = new Map(first.map((f) => [f.path, { size: f.size, hash: f.hash as string | null, mtimeMs: 1 }]));
+      writeTree(repo, { 'm/1.ts': 'export const m1 = "changed";\n', 'new.ts': 'export const n = 0;\n' });
+      rmSync(join(repo, 'm/2.ts'));
+      const texts = new Set(first.map((f) => f.hash));
+      const stats = newWalkStats();
+      const files = await collect(
+        walkFiles(
+          runner,
+          repo,
+          { maxFileBytes: 1_000, includeUntracked: true, known: (path) => entries.get(path), knownText: (blob) => texts.has(blob) },
+          stats,
+        ),
+      );
+      const byPath = new Map(files.map((f) => [f.path, f]));
+      assert.equal(byPath.get('m/0.ts')?.mtimeMs, 1, 'vouched for: not looked at');
+      assert.equal(files.filter((f) => f.mtimeMs === 1).length, 1_198);
+      assert.equal(byPath.get('m/1.ts')?.hash, execFileSync('git', ['hash-object', 'm/1.ts'], { cwd: repo, encoding: 'utf8' }).trim());
+      assert.ok(byPath.has('new.ts'));
+      assert.ok(!byPath.has('m/2.ts'));
+      assert.equal(stats.skipped.unreadable, 1, 'the deleted file, still in the index, is looked at and found gone');
+      assert.equal(stats.read, 2);
+    });
+
     it('knows languages by extension and by name', () => {
       assert.deepEqual(['a.TSX', 'x/y.go', 'Makefile', 'README', '.env', 'lib.rs', 'a.min.js'].map(languageOf), [
         'tsx',
