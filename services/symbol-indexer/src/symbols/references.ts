@@ -39,6 +39,8 @@ interface BindingMemo {
   facts: ScopeFacts;
   /** Per name: what its rows' files know (namespace aliases, which class a line is in). */
   files: Map<string, Promise<{ namespaces: Map<string, Set<string>>; classAt: (file: string, line: number) => string | undefined }>>;
+  /** Per name and name space: its rows in files of that space, and the receivers of their occurrences. */
+  spaces: Map<string, { rows: Set<ReferenceRow>; receivers: Set<string | undefined> }>;
 }
 
 /** Which occurrences of which names, in which files, denote one definition. */
@@ -87,7 +89,13 @@ export class ReferenceBinder {
     scope: readonly string[] | null,
     name?: string,
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
-    const memo: BindingMemo = { rows: new Map(), families: new Map(), facts: await this.facts.of(scope), files: new Map() };
+    const memo: BindingMemo = {
+      rows: new Map(),
+      families: new Map(),
+      facts: await this.facts.of(scope),
+      files: new Map(),
+      spaces: new Map(),
+    };
     const sameNames = new Map<string, Promise<SymbolRow[]>>();
     const sameName = (n: string) => {
       let rows = sameNames.get(n);
@@ -283,7 +291,7 @@ export class ReferenceBinder {
     const { namespaces, classAt } = await this.filesOf(definition.name, rows, memo);
     // Members are bound among files of languages that see each other's names (a Python `User` is not TypeScript's).
     const space = nameSpaceOf(definition.language);
-    const spaceRows = new Set(rows.filter((row) => nameSpaceOf(languageOf(row.path)) === space));
+    const { rows: spaceRows, receivers } = inNameSpace(definition.name, space, rows, memo);
     const inSpace = (row: ReferenceRow) => spaceRows.has(row);
     const sameMember = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && nameSpaceOf(o.language) === space);
     const spec = parsedLanguages().get(definition.language ?? '');
@@ -312,8 +320,6 @@ export class ReferenceBinder {
     // name too), and where a property key may be (always: a key's object has no type the index can see).
     const keys = rows.some((r) => r.occurrences.some((o) => o.qualifier === KEY));
     const byMentions = spec?.untypedMembers !== 'omit';
-    // A receiver that is a call's result (`f()`) is what `f` declares it returns.
-    const receivers = [...spaceRows].flatMap((row) => row.occurrences.map((o) => o.receiver));
     // Three independent lookups, side by side.
     const [interfaces, mentions, rivalMentions, typeOf] = await Promise.all([
       // Interfaces satisfied without saying so (Go): a call through one that declares the name may reach this member.
@@ -328,30 +334,34 @@ export class ReferenceBinder {
       receiverResolver(this.store, memo.facts.types, receivers, space, scope, memo.facts.receivers),
     ]);
     // A type alias (`typeAliases`: TypeScript's `type X = A | B`) has the members of the types it names: no type to bind by.
-    const outside = [...new Set(receivers.map(typeOf))].filter((r): r is string => r !== undefined && !family.has(r) && !interfaces.has(r));
+    const outside = [...new Set(Array.from(receivers, typeOf))].filter((r): r is string => r !== undefined && !family.has(r) && !interfaces.has(r));
     const aliases = new Set(
       spec?.typeAliases ? (await memo.facts.aliases.get(outside)).flatMap((alias, i) => (alias ? [outside[i]!] : [])) : [],
     );
-    const refs = flatten(rows.slice(0, MAX_ROWS), (row, o) => {
-      if (o.qualifier === null || !inSpace(row)) return false;
+    const refs = flattenBy(rows.slice(0, MAX_ROWS), (row) => {
+      if (!inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
-      // `this.name` / `self.name`: the member of the class the line is in (or of a class of its family).
-      // (A function that declares what `this` is, `function f(this: Ajv)`, has it as the receiver.)
-      if (SELF.has(o.qualifier) && o.receiver === undefined) return family.has(classAt(file, o.line) ?? '');
-      // `Class.name` through a class of the family (also where an import binds that name to a module of the same name).
-      if (family.has(o.qualifier)) return true;
-      // `ns.name` where `ns` is an imported module is a module's name, not a member.
-      if (namespaces.get(file)?.has(o.qualifier)) return false;
-      // The object's type, where its file says it.
-      const receiver = typeOf(o.receiver);
-      if (receiver !== undefined && !aliases.has(receiver)) return family.has(receiver) || interfaces.has(receiver);
+      const modules = namespaces.get(file);
       // A file that names the family and no rival class: an access of unknown type there is the family's.
       const named = file === home || (mentions?.has(file) === true && !rivalMentions.has(file));
-      if (o.qualifier === KEY) return named;
-      // An object of unknown type: bound when no other class defines the name; else by the files that mention the
-      // family, or (`untypedMembers: omit`) not at all, as a language server that cannot infer the type leaves it out.
-      if (rivals.length === 0) return true;
-      return byMentions && named;
+      return (o) => {
+        if (o.qualifier === null) return false;
+        // `this.name` / `self.name`: the member of the class the line is in (or of a class of its family).
+        // (A function that declares what `this` is, `function f(this: Ajv)`, has it as the receiver.)
+        if (SELF.has(o.qualifier) && o.receiver === undefined) return family.has(classAt(file, o.line) ?? '');
+        // `Class.name` through a class of the family (also where an import binds that name to a module of the same name).
+        if (family.has(o.qualifier)) return true;
+        // `ns.name` where `ns` is an imported module is a module's name, not a member.
+        if (modules?.has(o.qualifier)) return false;
+        // The object's type, where its file says it.
+        const receiver = typeOf(o.receiver);
+        if (receiver !== undefined && !aliases.has(receiver)) return family.has(receiver) || interfaces.has(receiver);
+        if (o.qualifier === KEY) return named;
+        // An object of unknown type: bound when no other class defines the name; else by the files that mention the
+        // family, or (`untypedMembers: omit`) not at all, as a language server that cannot infer the type leaves it out.
+        if (rivals.length === 0) return true;
+        return byMentions && named;
+      };
     });
     // The declarations it overrides or that override it are sites of the same member, as a language server lists them
     // (`hierarchy`; under `nearest` — Python, Go, which has no overriding — a redefinition is another member).
@@ -495,13 +505,42 @@ function isConstructor(definition: SymbolRow): boolean {
 }
 
 function flatten(rows: readonly ReferenceRow[], keep: (row: ReferenceRow, o: Occurrence) => boolean): BoundReference[] {
+  return flattenBy(rows, (row) => (o) => keep(row, o));
+}
+
+/** `flatten` with what is known of a row worked out once for its occurrences (`keepOf(row)`: false, none of them). */
+function flattenBy(rows: readonly ReferenceRow[], keepOf: (row: ReferenceRow) => false | ((o: Occurrence) => boolean)): BoundReference[] {
   const out: BoundReference[] = [];
   for (const row of rows) {
+    const keep = keepOf(row);
+    if (!keep) continue;
     for (const o of row.occurrences) {
-      if (keep(row, o)) out.push({ repositoryId: row.repositoryId, path: row.path, name: row.name, ...o });
+      if (keep(o)) out.push({ repositoryId: row.repositoryId, path: row.path, name: row.name, ...o });
     }
   }
   return out;
+}
+
+/**
+ * A name's rows in files of one name space (a Python `User` is not TypeScript's), and the receivers of their
+ * occurrences (a call's result, `f()`, is what `f` declares it returns): worked out once per call for all the
+ * name's members.
+ */
+function inNameSpace(
+  name: string,
+  space: string,
+  rows: readonly ReferenceRow[],
+  memo: BindingMemo,
+): { rows: Set<ReferenceRow>; receivers: Set<string | undefined> } {
+  const key = `${name}\0${space}`;
+  let found = memo.spaces.get(key);
+  if (!found) {
+    const inSpace = new Set(rows.filter((row) => nameSpaceOf(languageOf(row.path)) === space));
+    const receivers = new Set<string | undefined>();
+    for (const row of inSpace) for (const o of row.occurrences) receivers.add(o.receiver);
+    memo.spaces.set(key, (found = { rows: inSpace, receivers }));
+  }
+  return found;
 }
 
 /** A Go file's package as imports resolve it: its directory, `./` at the root. */
