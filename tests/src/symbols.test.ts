@@ -390,6 +390,18 @@ describe('symbol tools (embedded)', () => {
     assert.equal(await first({ name: 'validate', path: 'pkg/models.py', line: 3 }), 'pkg/models.py:4 User');
     assert.equal(await first({ name: 'New', path: 'cmd/main.go', line: 5 }), 'store/store.go:5');
     assert.equal(await first({ name: 'New', path: 'store/helpers.go', line: 3 }), 'store/store.go:5');
+    // A parameter hides the imported `add`: the index holds no locals, the file is parsed for them at the question.
+    const shadowing = FILES['src/cart.ts']!.split('\n')[10]!;
+    assert.equal(await first({ name: 'add', path: 'src/cart.ts', line: 11, column: shadowing.lastIndexOf('add') }), 'src/cart.ts:11 shadow');
+    const parameter = await callTool<{ definitions: Array<{ kind: string; signature: string }> }>(client, 'locate_symbol', {
+      name: 'add',
+      path: 'src/cart.ts',
+      line: 11,
+      column: shadowing.lastIndexOf('add'),
+    });
+    assert.equal(parameter.body.definitions[0]!.kind, 'variable');
+    assert.ok(parameter.body.definitions.length > 1, 'the definitions of the name follow');
+    assert.equal(parameter.body.definitions[0]!.signature, shadowing);
     await expectToolError(client, 'locate_symbol', { name: 'add', path: 'src/cart.ts' }, 'invalid_input', 'line');
   });
 

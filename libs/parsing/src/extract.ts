@@ -450,6 +450,90 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
   }
 }
 
+/** Node types of a bare name where it is used: a variable's or parameter's, or a shorthand property's value (`{ url }`). */
+const BARE_NAMES: ReadonlySet<string> = new Set(['identifier', 'shorthand_property_identifier']);
+
+/** Where a local (a parameter, a local variable) is declared: 1-based line, 0-based column. */
+export interface LocalDefinition {
+  name: string;
+  line: number;
+  column: number;
+  /** The declaration's line, trimmed and cut to `SIGNATURE_MAX`. */
+  text: string;
+}
+
+/**
+ * Go to definition of a local: the parameter or local variable that the bare name at `line` (1-based) and `column`
+ * (0-based; without it, the first use of `name` as a word on the line) denotes, by the query's `@local.scope` and
+ * `@local.definition` — declared in the innermost scope around the use that declares the name, the last declaration
+ * at or before the use there (else the first after it, as a hoisted one). Undefined when the name there is no local's
+ * (a definition of the index, an import, a member), or the position holds another name than `name` (when given).
+ */
+export function localDefinitionAt(
+  grammar: Grammar,
+  source: string,
+  line: number,
+  column: number | undefined,
+  timeoutMs: number,
+  name?: string,
+): LocalDefinition | undefined {
+  const lines = source.split('\n');
+  const lineText = (row: number) => lines[row] ?? '';
+  if (column === undefined) {
+    if (name === undefined) return undefined;
+    const word = new RegExp(`(?<![\\p{L}\\p{N}_$])${name.replace(/[$]/g, '\\$&')}(?![\\p{L}\\p{N}_$])`, 'u').exec(lineText(line - 1));
+    if (!word) return undefined;
+    column = word.index;
+  }
+  const deadline = performance.now() + timeoutMs;
+  const overBudget = (() => performance.now() > deadline) as () => void;
+  const tree = grammar.parser.parse(source, null, { progressCallback: overBudget });
+  if (!tree) {
+    grammar.parser.reset();
+    throw new BudgetExceeded(`parsing took longer than ${timeoutMs} ms`);
+  }
+  try {
+    const node = tree.rootNode.descendantForPosition({ row: line - 1, column });
+    if (!node || !BARE_NAMES.has(node.type) || (name !== undefined && node.text !== name)) return undefined;
+    const used = node.text;
+    const at = node.startIndex;
+    const scopes: Array<[number, number]> = [];
+    const declarations: Array<{ at: number; line: number; column: number }> = [];
+    for (const match of grammar.query.matches(tree.rootNode, { progressCallback: overBudget })) {
+      for (const c of match.captures) {
+        if (c.name === 'local.scope') scopes.push([c.node.startIndex, c.node.endIndex]);
+        else if (c.name === 'local.definition' && c.node.text === used)
+          declarations.push({ at: c.node.startIndex, line: c.node.startPosition.row + 1, column: c.node.startPosition.column });
+      }
+    }
+    if (performance.now() > deadline) throw new BudgetExceeded(`the query took longer than ${timeoutMs} ms`);
+    scopes.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+    const starts = scopes.map((s) => s[0]);
+    let best: { scope: [number, number]; declaration: (typeof declarations)[number] } | undefined;
+    for (const declaration of declarations) {
+      const scope = innermost(scopes, starts, declaration.at);
+      if (!scope || !(scope[0] <= at && at < scope[1])) continue;
+      const before = declaration.at <= at;
+      const better =
+        !best ||
+        scope[0] > best.scope[0] ||
+        (scope[0] === best.scope[0] &&
+          (before ? best.declaration.at > at || declaration.at > best.declaration.at : best.declaration.at > at && declaration.at < best.declaration.at));
+      if (better) best = { scope, declaration };
+    }
+    if (!best) return undefined;
+    const text = lineText(best.declaration.line - 1).trim();
+    return {
+      name: used,
+      line: best.declaration.line,
+      column: best.declaration.column,
+      text: text.length > SIGNATURE_MAX ? `${text.slice(0, SIGNATURE_MAX - 1)}…` : text,
+    };
+  } finally {
+    tree.delete();
+  }
+}
+
 function capture(captures: QueryCapture[], name: string): Node | undefined {
   return captures.find((c) => c.name === name)?.node;
 }

@@ -4,6 +4,8 @@ export { chunkParsed, chunkText, CHUNK_LIMITS, type Chunk, type ChunkLimits } fr
 export {
   extract,
   extractWith,
+  localDefinitionAt,
+  type LocalDefinition,
   BudgetExceeded,
   KEY,
   parseReceiver,
@@ -25,6 +27,7 @@ export {
   ParsePool,
   type ChunkHook,
   type ChunkOutcome,
+  type LocalTask,
   type ParseOutcome,
   type ParsePoolOptions,
   type ParseTask,

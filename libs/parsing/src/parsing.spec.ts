@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { extract, type ExtractedSymbol, type Extraction } from './extract.js';
+import { extract, localDefinitionAt, type ExtractedSymbol, type Extraction } from './extract.js';
 import { Grammars, type Grammar } from './grammars.js';
 import { parsedLanguages } from './languages.js';
 import { ParsePool } from './pool.js';
@@ -700,6 +700,50 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       );
     });
   }
+
+  // Go to definition of a local, as the language services do: the innermost scope's declaration, the last one before
+  // the use; a shorthand property's value is the local it names; a member or a name no local declares is none.
+  it('finds the parameter or local variable a bare name denotes', async () => {
+    const ts = await grammar('typescript');
+    const source = [
+      'let url = "top";', // 1: the file's own, no local
+      'export function get(url: string, headers?: object) {', // 2
+      '  const options = { url, headers };', // 3
+      '  if (options) {', // 4
+      '    const url = "inner";', // 5
+      '    return { url };', // 6
+      '  }', // 7
+      '  return this.url + options.url + later;', // 8
+      '  var later = 1;', // 9
+      '}', // 10
+      'send({ url });', // 11
+    ].join('\n');
+    const at = (line: number, text: string, nth = 0) => {
+      let column = -1;
+      for (let i = 0; i <= nth; i++) column = source.split('\n')[line - 1]!.indexOf(text, column + 1);
+      const found = localDefinitionAt(ts, source, line, column, 1_000);
+      return found && [found.line, found.column];
+    };
+    assert.deepEqual(at(3, 'url'), [2, 20], 'the parameter');
+    assert.deepEqual(at(3, 'headers'), [2, 33]);
+    assert.deepEqual(at(6, 'url'), [5, 10], 'the inner block shadows the parameter');
+    assert.deepEqual(at(8, 'later'), [9, 6], 'declared after the use, in the same scope');
+    assert.deepEqual(at(8, 'options'), [3, 8]);
+    assert.equal(at(8, 'url'), undefined, '`this.url`: a member');
+    assert.equal(at(8, 'url', 1), undefined, '`options.url`: a member');
+    assert.equal(at(11, 'url'), undefined, 'top level: the index has it');
+    const py = await grammar('python');
+    const python = 'def f(name):\n    total = 0\n    return total + name + other\n';
+    assert.deepEqual(localDefinitionAt(py, python, 3, 11, 1_000), { name: 'total', line: 2, column: 4, text: 'total = 0' });
+    assert.deepEqual(localDefinitionAt(py, python, 3, 19, 1_000), { name: 'name', line: 1, column: 6, text: 'def f(name):' });
+    assert.equal(localDefinitionAt(py, python, 3, 19, 1_000, 'total'), undefined, 'another name at that position');
+    assert.equal(localDefinitionAt(py, python, 3, undefined, 1_000, 'name')?.line, 1, 'no column: the name on the line');
+    assert.equal(localDefinitionAt(py, python, 3, 26, 1_000), undefined);
+    const go = await grammar('go');
+    const gosrc = 'package p\n\nfunc F(n int) int {\n\tm := n * 2\n\treturn m + N\n}\n';
+    assert.deepEqual(localDefinitionAt(go, gosrc, 5, 8, 1_000), { name: 'm', line: 4, column: 1, text: 'm := n * 2' });
+    assert.equal(localDefinitionAt(go, gosrc, 5, 12, 1_000), undefined);
+  });
 
   it('keeps what it can read of a file with syntax errors, and survives deep nesting', async () => {
     const broken = extract(

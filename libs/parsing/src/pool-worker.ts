@@ -7,10 +7,10 @@ import { constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isBinary } from '@sextant/checkouts';
 import { chunkParsed, chunkText, type Chunk } from './chunk.js';
-import { BudgetExceeded, extract } from './extract.js';
+import { BudgetExceeded, extract, localDefinitionAt, type LocalDefinition } from './extract.js';
 import { Grammars } from './grammars.js';
 import { packReferences } from './packed.js';
-import type { ChunkHook, ChunkOutcome, ParseTask, ParseOutcome, SkipCause } from './pool.js';
+import type { ChunkHook, ChunkOutcome, LocalTask, ParseTask, ParseOutcome, SkipCause } from './pool.js';
 
 const grammars = new Grammars();
 
@@ -25,6 +25,20 @@ export default async function parseFile(task: ParseTask): Promise<ParseOutcome> 
     return { ...rest, references: packReferences(references), referenceCount: references.length, bytes: bytes.length };
   } catch (error) {
     if (error instanceof BudgetExceeded) return { skipped: 'time_budget', reason: error.message };
+    throw error;
+  }
+}
+
+/** The local a bare name at a position of one file denotes (piscina task `localDefinition`); null: none (or unreadable). */
+export async function localDefinition(task: LocalTask): Promise<LocalDefinition | null> {
+  const grammar = await grammars.get(task.language);
+  if (!grammar || 'error' in grammar) return null;
+  const bytes = await readSource(task);
+  if ('skipped' in bytes) return null;
+  try {
+    return localDefinitionAt(grammar, bytes.toString('utf8'), task.line, task.column, task.timeoutMs, task.name) ?? null;
+  } catch (error) {
+    if (error instanceof BudgetExceeded) return null;
     throw error;
   }
 }

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { workBudgets, type WorkBudget } from '@sextant/messaging';
 import { Piscina } from 'piscina';
 import type { Chunk } from './chunk.js';
-import type { Extraction } from './extract.js';
+import type { Extraction, LocalDefinition } from './extract.js';
 import type { PackedReferences } from './packed.js';
 
 /** One file to parse: its absolute path and language (as `languageOf` names it). */
@@ -13,6 +13,13 @@ export interface ParseTask {
   timeoutMs: number;
   /** For `chunkFile`: the hook the chunks go through in the worker, and the file's path as the hook sees it (in its repository). */
   hook?: { module: string; options: unknown; path: string };
+}
+
+/** A use of `name` in a file (1-based line; 0-based column, else its first use on the line), for `localDefinition`. */
+export interface LocalTask extends ParseTask {
+  name: string;
+  line: number;
+  column: number | undefined;
 }
 
 /**
@@ -87,6 +94,13 @@ export class ParsePool {
   async parse(path: string, language: string): Promise<ParseOutcome> {
     const task: ParseTask = { path, language, maxBytes: this.options.maxBytes, timeoutMs: this.options.timeoutMs };
     return this.run<ParseOutcome>(task, undefined);
+  }
+
+  /** The parameter or local variable `name` denotes at `line`(:`column`) of a file (`localDefinitionAt`); null: none. */
+  async localDefinition(path: string, language: string, name: string, line: number, column: number | undefined): Promise<LocalDefinition | null> {
+    const task: LocalTask = { path, language, name, line, column, maxBytes: this.options.maxBytes, timeoutMs: this.options.timeoutMs };
+    const outcome = await this.run<LocalDefinition | null>(task, 'localDefinition');
+    return outcome !== null && 'skipped' in outcome ? null : outcome;
   }
 
   /**

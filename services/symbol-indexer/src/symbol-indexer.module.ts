@@ -53,7 +53,7 @@ export class SymbolIndexerModule {
           provide: SymbolService,
           inject: [SymbolStore, Scopes, BindingFacts],
           useFactory: (store: SymbolStore, scopes: Scopes, facts: BindingFacts) =>
-            new SymbolService(store, scopes, new SourceLines({ clones, policy, maxBytes: config.maxFileBytes }), facts),
+            new SymbolService(store, scopes, new SourceLines({ clones, policy, maxBytes: config.maxFileBytes }), facts, pool),
         },
         {
           provide: DependencyService,

@@ -11,7 +11,7 @@ export const Request = z
     kind: SymbolKind.optional(),
     language: z.string().max(32).optional(),
     path: FilePath.optional().describe(
-      'With `line`: a file where the name is used (extension); the definition it denotes there comes first.',
+      'With `line`: a file where the name is used (extension); the definition it denotes there comes first (a parameter or local variable as kind `variable`).',
     ),
     line: intIn(1, 10_000_000).optional().describe('1-based line of that use.'),
     column: intIn(0, 100_000).optional().describe('0-based column of that use, when the line has several.'),

@@ -23,13 +23,17 @@ export class SourceLines {
 
   /** Per path: the wanted lines by number, as far as they can be read. */
   async read(repository: RegisteredRepository, wanted: ReadonlyMap<string, LineRanges>): Promise<Map<string, Map<number, string>>> {
-    const readAll = (dir: string) => this.readFiles(dir, wanted);
-    if (repository.kind === 'local') return readAll(repository.locator);
+    return (await this.inCheckout(repository, (dir) => this.readFiles(dir, wanted))) ?? new Map();
+  }
+
+  /** `work` on the directory of the repository's files (the working tree, or the clone as it is); undefined: none. */
+  async inCheckout<T>(repository: RegisteredRepository, work: (dir: string) => Promise<T>): Promise<T | undefined> {
+    if (repository.kind === 'local') return work(repository.locator);
     try {
       const locator = parseRepository(repository.locator, this.deps.policy);
-      return (await this.deps.clones.peek(locator, repository.ref ?? undefined, (checkout) => readAll(checkout.dir))) ?? new Map();
+      return await this.deps.clones.peek(locator, repository.ref ?? undefined, (checkout) => work(checkout.dir));
     } catch {
-      return new Map();
+      return undefined;
     }
   }
 

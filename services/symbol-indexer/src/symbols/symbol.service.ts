@@ -10,7 +10,10 @@ import type {
   RegisteredRepository,
   SymbolDef,
 } from '@sextant/contracts';
+import { join } from 'node:path';
+import { languageOf } from '@sextant/checkouts';
 import { namesOf, ServiceError, single, type Scope, type Scopes } from '@sextant/messaging';
+import { parsedLanguages, type ParsePool } from '@sextant/parsing';
 import { cmp, groupBy, repoPath } from './helpers.js';
 import type { BindingFacts } from './binding-facts.js';
 import { DefinitionResolver } from './definitions.js';
@@ -37,6 +40,7 @@ export class SymbolService {
     private readonly scopes: Scopes,
     private readonly sources: SourceLines,
     facts: BindingFacts,
+    private readonly pool: ParsePool,
   ) {
     this.binder = new ReferenceBinder(store, facts);
     this.definitions = new DefinitionResolver(store, facts);
@@ -54,11 +58,16 @@ export class SymbolService {
     if (input.path !== undefined) {
       // Go to definition: what the name denotes where it is used comes first.
       const repository = single(scope, 'A use position (path, line)');
-      const denoted = (
-        await this.definitions.at(repository.id, repoPath(input.path), bareName(input.name), input.line!, input.column)
-      ).filter((d) => (!input.kind || d.kind === input.kind) && (!input.language || d.language === input.language));
-      const first = new Set(denoted.map((d) => `${d.path}\0${d.ordinal}`));
-      rows = [...denoted, ...rows.filter((r) => !first.has(`${r.path}\0${r.ordinal}`))].slice(0, input.limit);
+      const path = repoPath(input.path);
+      const [local, denoted] = await Promise.all([
+        // A parameter or local variable hides every other definition of its name.
+        input.name === bareName(input.name) ? this.localAt(repository, path, input.name, input.line!, input.column) : undefined,
+        this.definitions.at(repository.id, path, bareName(input.name), input.line!, input.column),
+      ]);
+      const wanted = (d: SymbolRow) => (!input.kind || d.kind === input.kind) && (!input.language || d.language === input.language);
+      const best = [...(local ? [local] : []), ...denoted].filter(wanted);
+      const first = new Set(best.map((d) => `${d.path}\0${d.ordinal}`));
+      rows = [...best, ...rows.filter((r) => !first.has(`${r.path}\0${r.ordinal}`))].slice(0, input.limit);
     }
     const repositories = await this.scopes.repositoriesOf(scope, rows);
     const names = namesOf(repositories);
@@ -67,6 +76,39 @@ export class SymbolService {
       // Rows of a repository the registry no longer knows (an evicted workspace) are left out.
       definitions: rows.filter((row) => repositories.has(row.repositoryId)).map((row) => definition(row, names)),
       truncated: found.truncated,
+    };
+  }
+
+  /**
+   * The parameter or local variable `name` denotes at a use (the index holds no locals: the file is parsed now, in
+   * the pool), as a definition of kind `variable` inside the innermost definition around it; undefined: no local's.
+   */
+  private async localAt(
+    repository: RegisteredRepository,
+    path: string,
+    name: string,
+    line: number,
+    column: number | undefined,
+  ): Promise<SymbolRow | undefined> {
+    const language = languageOf(path);
+    if (!language || !parsedLanguages().has(language)) return undefined;
+    const found = await this.sources.inCheckout(repository, (dir) => this.pool.localDefinition(join(dir, path), language, name, line, column));
+    if (!found) return undefined;
+    const around = (await this.store.outline(repository.id, path))?.symbols.filter((s) => s.line <= found.line && found.line <= s.endLine);
+    return {
+      repositoryId: repository.id,
+      path,
+      ordinal: -1,
+      name,
+      kind: 'variable',
+      line: found.line,
+      endLine: found.line,
+      container: around?.at(-1)?.name ?? null,
+      signature: found.text,
+      parent: -1,
+      language,
+      column: found.column,
+      defaultExport: false,
     };
   }
 
