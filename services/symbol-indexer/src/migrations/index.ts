@@ -2,9 +2,16 @@ import { CreateSymbols1732500000000 } from './1732500000000-create-symbols.js';
 import { AddReferences1732600000000 } from './1732600000000-add-references.js';
 import { AddReturns1732700000000 } from './1732700000000-add-returns.js';
 import { BindingLookups1732800000000 } from './1732800000000-binding-lookups.js';
+import { PathPrefix1732900000000 } from './1732900000000-path-prefix.js';
 
 /** The service's own schema. */
 export const SCHEMA = 'symbol_indexer';
 
 /** In order. A migration, once released, is never edited: add a new one. */
-export const MIGRATIONS = [CreateSymbols1732500000000, AddReferences1732600000000, AddReturns1732700000000, BindingLookups1732800000000];
+export const MIGRATIONS = [
+  CreateSymbols1732500000000,
+  AddReferences1732600000000,
+  AddReturns1732700000000,
+  BindingLookups1732800000000,
+  PathPrefix1732900000000,
+];

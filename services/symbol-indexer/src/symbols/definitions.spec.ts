@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { takesArguments } from './definitions.js';
+import { mergedFirst, takesArguments } from './definitions.js';
+import type { SymbolRow } from './symbol.store.js';
 
 describe('takesArguments (overloads by the number of arguments)', () => {
   it('counts required, optional, defaulted and rest parameters, and no `this`', () => {
@@ -22,5 +23,40 @@ describe('takesArguments (overloads by the number of arguments)', () => {
   it('says nothing of a signature cut short or without parameters', () => {
     assert.equal(takesArguments('compile<T = unknown>(schema: Schema, _meta?: boolean, options: { a: st…', 1), undefined);
     assert.equal(takesArguments('readonly kind = "for"', 0), undefined);
+  });
+});
+
+describe('mergedFirst (declaration merging)', () => {
+  const row = (ordinal: number, line: number, kind: string, parent = -1, path = 'a.ts'): SymbolRow => ({
+    repositoryId: 'r',
+    path,
+    ordinal,
+    name: 'ZodNaN',
+    kind,
+    line,
+    endLine: line,
+    container: null,
+    signature: null,
+    parent,
+    language: 'typescript',
+    column: 0,
+    defaultExport: false,
+  });
+  const iface = row(0, 10, 'interface');
+  const value = row(1, 13, 'constant');
+  const elsewhere = row(0, 3, 'interface', -1, 'b.ts');
+  const nested = row(2, 20, 'type', 1);
+
+  it("lists a top-level definition's partners of the other space in its file first, in source order", () => {
+    const lines = (rows: SymbolRow[]) => rows.map((r) => `${r.path}:${r.line}`);
+    assert.deepEqual(lines(mergedFirst([value, elsewhere], [iface, value, elsewhere, nested])), ['a.ts:10', 'a.ts:13', 'b.ts:3']);
+    assert.deepEqual(lines(mergedFirst([iface], [iface, value])), ['a.ts:10', 'a.ts:13']);
+  });
+
+  it('leaves alone a nested definition, one without partners, and partners of the same space', () => {
+    const lines = (rows: SymbolRow[]) => rows.map((r) => `${r.path}:${r.line}`);
+    assert.deepEqual(lines(mergedFirst([nested], [iface, value, nested])), ['a.ts:20']);
+    assert.deepEqual(lines(mergedFirst([value], [value, elsewhere])), ['a.ts:13']);
+    assert.deepEqual(lines(mergedFirst([value], [value, row(3, 30, 'function')])), ['a.ts:13']);
   });
 });

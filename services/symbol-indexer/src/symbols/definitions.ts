@@ -48,14 +48,14 @@ export class DefinitionResolver {
     const covers = (start: number) => column === undefined || (column >= start && column <= start + name.length);
     // The position is a definition's own name: that definition.
     const own = candidates.filter((c) => c.path === path && c.line === line && covers(c.column));
-    if (own.length > 0) return own;
+    if (own.length > 0) return mergedFirst(own, candidates);
     const row = await this.store.referencesIn(repositoryId, path, name);
     const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
     if (!use) return [];
     const found = nearFirst(await this.ofUse(repositoryId, path, name, line, space, use, candidates), path, line);
     // Overloads (several signatures of one name): the first that takes as many arguments as the call passes, as the
     // language's overload resolution starts.
-    return use.arity === undefined || found.length < 2 ? found : byArity(found, use.arity);
+    return mergedFirst(use.arity === undefined || found.length < 2 ? found : byArity(found, use.arity), candidates);
   }
 
   private async ofUse(
@@ -213,6 +213,27 @@ function nearFirst(found: readonly SymbolRow[], path: string, line: number): Sym
   });
   keyed.sort((a, b) => a.keys[0]! - b.keys[0]! || a.keys[1]! - b.keys[1]! || a.keys[2]! - b.keys[2]!);
   return keyed.map((k) => k.d);
+}
+
+/** Kinds that declare a type only, not a value. */
+const TYPE_ONLY: ReadonlySet<string> = new Set(['interface', 'type']);
+
+/**
+ * Declaration merging (TypeScript's `interface X` and `const X` in one file, `type X` and `const X`): one symbol of
+ * several declarations, which go to definition lists in source order. When the first answer is a top-level
+ * definition with such partners in its file, they come first, in source order.
+ */
+export function mergedFirst(found: readonly SymbolRow[], candidates: readonly SymbolRow[]): SymbolRow[] {
+  const top = found[0];
+  if (!top || top.parent >= 0) return [...found];
+  const partners = candidates.filter(
+    (c) => c.path === top.path && c.parent < 0 && c.name === top.name && TYPE_ONLY.has(c.kind) !== TYPE_ONLY.has(top.kind),
+  );
+  if (partners.length === 0) return [...found];
+  const merged = [top, ...partners].sort((a, b) => a.line - b.line);
+  const key = (d: SymbolRow) => `${d.path}\0${d.ordinal}`;
+  const first = new Set(merged.map(key));
+  return [...merged, ...found.filter((d) => !first.has(key(d)))];
 }
 
 /** `found` with the definitions whose signature takes `arity` arguments first (each group in its order). */

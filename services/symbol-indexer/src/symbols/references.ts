@@ -207,13 +207,13 @@ export class ReferenceBinder {
       // Only the files where a name can denote its definition: its own, its importers', its Go package's.
       const files = new Set<string>();
       const names = new Set<string>();
-      for (const { sites, goPackage } of bindings) {
+      for (const { sites } of bindings) {
         for (const path of [...sites.bare.keys(), ...sites.namespaces.keys()]) files.add(path);
         for (const name of sites.names) names.add(name);
-        if (goPackage !== undefined) {
-          for (const path of await this.store.filesIn(repositoryId, goPackage === '.' ? '' : `${goPackage}/`, MAX_ROWS)) files.add(path);
-        }
       }
+      const packages = [...new Set(bindings.flatMap((b) => (b.goPackage === undefined ? [] : [b.goPackage])))];
+      const packageFiles = await Promise.all(packages.map((p) => this.store.filesIn(repositoryId, p === '.' ? '' : `${p}/`, MAX_ROWS)));
+      for (const path of packageFiles.flat()) files.add(path);
       const rows = await this.store.referencesAt(repositoryId, [...files], [...names], MAX_ROWS + 1);
       truncated ||= rows.length > MAX_ROWS;
       for (const { definition, sites, goPackage } of bindings) {

@@ -268,7 +268,13 @@ const SQL = {
   ),
   filesIn: sql(
     'files.in-directory',
-    `SELECT path FROM ${T.files} WHERE repository_id = $1 AND starts_with(path, $2) AND position('/' in substr(path, length($2) + 1)) = 0 ORDER BY path LIMIT $3`,
+    // A range of files_path_prefix (bytewise: `~>=~`, `~<~`): from the directory's prefix (`a/b/`) up to the next one (`a/b0`).
+    `SELECT path FROM ${T.files} WHERE repository_id = $1 AND path ~>=~ $2 AND path ~<~ $3
+       AND position('/' in substr(path, length($2) + 1)) = 0 ORDER BY path LIMIT $4`,
+  ),
+  filesInRoot: sql(
+    'files.in-root',
+    `SELECT path FROM ${T.files} WHERE repository_id = $1 AND position('/' in path) = 0 ORDER BY path LIMIT $2`,
   ),
   recent: sql(
     'files.recent',
@@ -687,8 +693,15 @@ export class SymbolStore {
   }
 
   /** The files directly in a directory (`dir/`, or `''` for the root) of a repository. */
+  /** The files directly in a directory (`dir`: its path with a trailing `/`, or '' for the root). */
   async filesIn(repositoryId: string, dir: string, limit = 1_000): Promise<string[]> {
-    return (await this.db.run<{ path: string }>(SQL.filesIn, [repositoryId, dir, limit])).rows.map((r) => r.path);
+    if (dir !== '' && !dir.endsWith('/')) throw new Error(`filesIn: a directory ends with "/" (${dir})`);
+    const { rows } =
+      dir === ''
+        ? await this.db.run<{ path: string }>(SQL.filesInRoot, [repositoryId, limit])
+        : // Every path under `a/b/` sorts before `a/b0` ('0' follows '/').
+          await this.db.run<{ path: string }>(SQL.filesIn, [repositoryId, dir, `${dir.slice(0, -1)}0`, limit]);
+    return rows.map((r) => r.path);
   }
 
   /** How many writes the index has had: facts derived from it hold while this stays. */
