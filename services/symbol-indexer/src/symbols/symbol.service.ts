@@ -416,14 +416,18 @@ export class SymbolService {
             refs.filter((r) => r.enclosing >= 0).map((r) => [`${r.path}\0${r.enclosing}`, { path: r.path, ordinal: r.enclosing }]),
           ).values(),
         ];
-        for (const s of await this.store.symbolsByOrdinal(repositoryId, keys)) {
+        // The enclosing definitions' names are asked for first: the files are read while the database answers.
+        const named = this.store.symbolsByOrdinal(repositoryId, keys);
+        named.catch(() => undefined);
+        const repository = repositories.get(repositoryId);
+        if (repository) {
+          const wanted = new Map<string, Array<[number, number]>>();
+          for (const r of refs) wanted.set(r.path, [...(wanted.get(r.path) ?? []), [r.line, r.line]]);
+          lines.set(repositoryId, await this.sources.read(repository, wanted));
+        }
+        for (const s of await named) {
           enclosing.set(`${repositoryId}\0${s.path}\0${s.ordinal}`, s.container ? `${s.container}.${s.name}` : s.name);
         }
-        const repository = repositories.get(repositoryId);
-        if (!repository) return;
-        const wanted = new Map<string, Array<[number, number]>>();
-        for (const r of refs) wanted.set(r.path, [...(wanted.get(r.path) ?? []), [r.line, r.line]]);
-        lines.set(repositoryId, await this.sources.read(repository, wanted));
       }),
     );
     return page.map((r) => ({
