@@ -1,5 +1,5 @@
 import { SymbolKind as SymbolKindSchema } from '@sextant/contracts';
-import type { Node, QueryCapture } from 'web-tree-sitter';
+import type { Node, QueryCapture, Tree } from 'web-tree-sitter';
 import type { Grammar } from './grammars.js';
 
 /** The kinds of the catalog (`SymbolKind` of the symbol tools): a query's `@definition.<kind>` must be one of them, else `other`. */
@@ -191,6 +191,20 @@ interface TypedName {
   key?: string;
 }
 
+/** A file's syntax tree, parsed within `timeoutMs` (else `BudgetExceeded`), and the budget's check for the query that follows. */
+function parseWithin(grammar: Grammar, source: string, timeoutMs: number): { tree: Tree; deadline: number; overBudget: () => void } {
+  const deadline = performance.now() + timeoutMs;
+  // Returning true cancels (the typings say void).
+  const overBudget = (() => performance.now() > deadline) as () => void;
+  const tree = grammar.parser.parse(source, null, { progressCallback: overBudget });
+  if (!tree) {
+    // A cancelled parse is resumed by the next call unless reset: the next file would be read as the rest of this one.
+    grammar.parser.reset();
+    throw new BudgetExceeded(`parsing took longer than ${timeoutMs} ms`);
+  }
+  return { tree, deadline, overBudget };
+}
+
 /**
  * Definitions, imports and references of one file, from its grammar's query
  * (capture names: see any `languages/<name>/tags.scm`). Symbols come in
@@ -208,15 +222,7 @@ export function extract(grammar: Grammar, source: string, timeoutMs: number): Ex
  */
 export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: number, use: (extraction: Extraction, root: Node) => T): T {
   const { options } = grammar;
-  const deadline = performance.now() + timeoutMs;
-  // Returning true cancels (the typings say void).
-  const overBudget = (() => performance.now() > deadline) as () => void;
-  const tree = grammar.parser.parse(source, null, { progressCallback: overBudget });
-  if (!tree) {
-    // A cancelled parse is resumed by the next call unless reset: the next file would be read as the rest of this one.
-    grammar.parser.reset();
-    throw new BudgetExceeded(`parsing took longer than ${timeoutMs} ms`);
-  }
+  const { tree, deadline, overBudget } = parseWithin(grammar, source, timeoutMs);
   try {
     const matches = grammar.query.matches(tree.rootNode, { progressCallback: overBudget });
     if (performance.now() > deadline) throw new BudgetExceeded(`the query took longer than ${timeoutMs} ms`);
@@ -485,13 +491,7 @@ export function localDefinitionAt(
     if (!word) return undefined;
     column = word.index;
   }
-  const deadline = performance.now() + timeoutMs;
-  const overBudget = (() => performance.now() > deadline) as () => void;
-  const tree = grammar.parser.parse(source, null, { progressCallback: overBudget });
-  if (!tree) {
-    grammar.parser.reset();
-    throw new BudgetExceeded(`parsing took longer than ${timeoutMs} ms`);
-  }
+  const { tree, deadline, overBudget } = parseWithin(grammar, source, timeoutMs);
   try {
     const node = tree.rootNode.descendantForPosition({ row: line - 1, column });
     if (!node || !BARE_NAMES.has(node.type) || (name !== undefined && node.text !== name)) return undefined;
