@@ -191,6 +191,21 @@ interface TypedName {
   key?: string;
 }
 
+/** Fields whose identifier names a member or an argument, not a local (Python's `x.attr`, `f(name=…)`; `x.prop` elsewhere). */
+const MEMBER_FIELDS = ['attribute', 'property', 'field', 'name'];
+
+/**
+ * A name that is an object's member, a keyword argument's name or a composite literal's key (Go's `T{name: v}`: a
+ * field of `T`), where the grammar spells it as an identifier.
+ */
+function isMemberName(node: Node): boolean {
+  const parent = node.parent;
+  if (!parent) return false;
+  if (parent.type === 'literal_element') return parent.parent?.type === 'keyed_element' && parent.parent.namedChild(0)?.startIndex === parent.startIndex;
+  if (parent.type !== 'attribute' && parent.type !== 'keyword_argument' && !parent.type.startsWith('member')) return false;
+  return MEMBER_FIELDS.some((field) => parent.childForFieldName(field)?.startIndex === node.startIndex);
+}
+
 /** A file's syntax tree, parsed within `timeoutMs` (else `BudgetExceeded`), and the budget's check for the query that follows. */
 function parseWithin(grammar: Grammar, source: string, timeoutMs: number): { tree: Tree; deadline: number; overBudget: () => void } {
   const deadline = performance.now() + timeoutMs;
@@ -494,7 +509,7 @@ export function localDefinitionAt(
   const { tree, deadline, overBudget } = parseWithin(grammar, source, timeoutMs);
   try {
     const node = tree.rootNode.descendantForPosition({ row: line - 1, column });
-    if (!node || !BARE_NAMES.has(node.type) || (name !== undefined && node.text !== name)) return undefined;
+    if (!node || !BARE_NAMES.has(node.type) || (name !== undefined && node.text !== name) || isMemberName(node)) return undefined;
     const used = node.text;
     const at = node.startIndex;
     const scopes: Array<[number, number]> = [];

@@ -733,16 +733,20 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.equal(at(8, 'url', 1), undefined, '`options.url`: a member');
     assert.equal(at(11, 'url'), undefined, 'top level: the index has it');
     const py = await grammar('python');
-    const python = 'def f(name):\n    total = 0\n    return total + name + other\n';
+    const python = 'def f(name):\n    total = 0\n    return total + name + other\n\ndef g(self, total):\n    return self.total + h(total=1)\n';
     assert.deepEqual(localDefinitionAt(py, python, 3, 11, 1_000), { name: 'total', line: 2, column: 4, text: 'total = 0' });
     assert.deepEqual(localDefinitionAt(py, python, 3, 19, 1_000), { name: 'name', line: 1, column: 6, text: 'def f(name):' });
     assert.equal(localDefinitionAt(py, python, 3, 19, 1_000, 'total'), undefined, 'another name at that position');
     assert.equal(localDefinitionAt(py, python, 3, undefined, 1_000, 'name')?.line, 1, 'no column: the name on the line');
     assert.equal(localDefinitionAt(py, python, 3, 26, 1_000), undefined);
+    assert.equal(localDefinitionAt(py, python, 6, 16, 1_000), undefined, '`self.total`: a member, not the parameter');
+    assert.equal(localDefinitionAt(py, python, 6, 26, 1_000), undefined, '`h(total=1)`: an argument\'s name');
     const go = await grammar('go');
-    const gosrc = 'package p\n\nfunc F(n int) int {\n\tm := n * 2\n\treturn m + N\n}\n';
+    const gosrc = 'package p\n\nfunc F(n int) int {\n\tm := n * 2\n\treturn m + N\n}\n\nfunc G(m int) T {\n\treturn T{m: m}\n}\n';
     assert.deepEqual(localDefinitionAt(go, gosrc, 5, 8, 1_000), { name: 'm', line: 4, column: 1, text: 'm := n * 2' });
     assert.equal(localDefinitionAt(go, gosrc, 5, 12, 1_000), undefined);
+    assert.equal(localDefinitionAt(go, gosrc, 9, 10, 1_000), undefined, '`T{m: …}`: the key is a field of T');
+    assert.deepEqual(localDefinitionAt(go, gosrc, 9, 13, 1_000)?.line, 8, '`T{…: m}`: the value is the parameter');
   });
 
   it('keeps what it can read of a file with syntax errors, and survives deep nesting', async () => {
