@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { inRequestScope } from '@sextant/messaging';
 import { Grammars } from './grammars.js';
 import { parsedLanguages, type LanguageSpec } from './languages.js';
 import parseFile from './pool-worker.js';
@@ -157,5 +158,25 @@ describe('parse pool faults', () => {
       table.delete('no-wasm');
       table.delete('bad-query');
     }
+  });
+
+  // Proves a caller's question (go to definition of a local) does not wait behind an indexing job's queued files.
+  it("serves a caller's task ahead of the indexing files waiting for a slot", async () => {
+    const finished: string[] = [];
+    const files = Array.from({ length: 12 }, (_, i) => {
+      const path = join(dir, `queued${i}.ts`);
+      writeFileSync(path, Array.from({ length: 3_000 }, (_, j) => `export function f${j}(a: number) { return a + ${j}; }`).join('\n'));
+      return path;
+    });
+    writeFileSync(join(dir, 'local.ts'), 'function f(x: number) { return x; }\n');
+    const background = files.map((path, i) => pool.parse(path, 'typescript').then(() => finished.push(`file ${i}`)));
+    const asked = inRequestScope(undefined, () => pool.localDefinition(join(dir, 'local.ts'), 'typescript', 'x', 1, 31)).then((found) => {
+      finished.push('question');
+      return found;
+    });
+    assert.deepEqual(await asked, { name: 'x', line: 1, column: 11, text: 'function f(x: number) { return x; }' });
+    await Promise.all(background);
+    // One thread, two slots: the files already handed to piscina finish first, then the question, before the rest.
+    assert.ok(finished.indexOf('question') <= 3, finished.join(', '));
   });
 });

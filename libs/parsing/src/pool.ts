@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { workBudgets, type WorkBudget } from '@sextant/messaging';
+import { currentLane, workBudgets, type Lane, type WorkBudget } from '@sextant/messaging';
 import { Piscina } from 'piscina';
 import type { Chunk } from './chunk.js';
 import type { Extraction, LocalDefinition } from './extract.js';
@@ -73,7 +73,8 @@ export class ParsePool {
   /** Tasks handed to piscina at most: a file's time limit starts when it is handed over, so the rest wait here. */
   private readonly slots: number;
   private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** Tasks waiting for a slot: a caller's (go to definition) ahead of an indexing job's files, each in arrival order. */
+  private readonly waiting: Record<Lane, Array<() => void>> = { interactive: [], background: [] };
 
   constructor(private readonly options: ParsePoolOptions) {
     const threads = options.threads ?? availableParallelism();
@@ -111,7 +112,7 @@ export class ParsePool {
   private async run<T>(task: ParseTask, name: string | undefined): Promise<T | { skipped: 'worker_failed'; reason: string }> {
     // A slot is taken, or handed over by the task that frees it.
     if (this.running < this.slots) this.running++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else await new Promise<void>((resolve) => this.waiting[currentLane()].push(resolve));
     try {
       // Then one of the process's parse slots: every pool of the process shares that limit.
       return await (this.options.budget ?? workBudgets.parses).run(
@@ -124,7 +125,7 @@ export class ParsePool {
     } catch (error) {
       return { skipped: 'worker_failed', reason: error instanceof Error ? error.message : String(error) };
     } finally {
-      const next = this.waiting.shift();
+      const next = this.waiting.interactive.shift() ?? this.waiting.background.shift();
       if (next) next();
       else this.running--;
     }
