@@ -17,6 +17,8 @@ const MEMBER_CONCURRENCY = 4;
 /** How many levels of supertypes and subtypes make a member's family; and how many classes at most. */
 export const HIERARCHY_DEPTH = 5;
 const FAMILY_MAX = 200;
+/** Same-named definitions read per name (a member's rivals and overrides). */
+export const SAME_NAMED = 200;
 /** Rows (file × name) read per lookup; past it the answer says truncated. */
 const MAX_ROWS = 20_000;
 
@@ -88,6 +90,8 @@ export class ReferenceBinder {
     definitions: readonly SymbolRow[],
     scope: readonly string[] | null,
     name?: string,
+    /** The definitions named `name` in scope, as `SymbolStore.locate` gives them (limit `SAME_NAMED`), when already asked for. */
+    named?: Promise<SymbolRow[]>,
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const memo: BindingMemo = {
       rows: new Map(),
@@ -96,10 +100,10 @@ export class ReferenceBinder {
       files: new Map(),
       spaces: new Map(),
     };
-    const sameNames = new Map<string, Promise<SymbolRow[]>>();
+    const sameNames = new Map<string, Promise<SymbolRow[]>>(name !== undefined && named ? [[name, named]] : []);
     const sameName = (n: string) => {
       let rows = sameNames.get(n);
-      if (!rows) sameNames.set(n, (rows = this.store.locate(n, { repositoryIds: scope, limit: 200 }).then((r) => r.rows)));
+      if (!rows) sameNames.set(n, (rows = this.store.locate(n, { repositoryIds: scope, limit: SAME_NAMED }).then((r) => r.rows)));
       return rows;
     };
     const refs: BoundReference[] = [];

@@ -17,7 +17,7 @@ import { parsedLanguages, type ParsePool } from '@sextant/parsing';
 import { cmp, groupBy, repoPath } from './helpers.js';
 import type { BindingFacts } from './binding-facts.js';
 import { DefinitionResolver } from './definitions.js';
-import { ReferenceBinder, type BoundReference } from './references.js';
+import { ReferenceBinder, SAME_NAMED, type BoundReference } from './references.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
 import { splitName, type SymbolRow, type SymbolStore } from './symbol.store.js';
 
@@ -138,12 +138,21 @@ export class SymbolService {
   async references(input: FindReferences.Request): Promise<FindReferences.Response> {
     const scope = await this.scopes.of(input, true);
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
+    // By a bare name: its definitions are the same lookup the binder makes for its same-named members (read once).
+    const sameNamed =
+      input.path === undefined && input.name === bareName(input.name!)
+        ? this.store.locate(input.name, { repositoryIds: scopeIds, limit: SAME_NAMED }).then((r) => r.rows)
+        : undefined;
     const definitions =
-      input.path !== undefined ? await this.definitionAt(scope, input) : await this.definitionsNamed(input.name!, scopeIds);
+      input.path !== undefined
+        ? await this.definitionAt(scope, input)
+        : sameNamed
+          ? (await sameNamed).filter((r) => r.name === input.name).slice(0, MAX_DEFINITIONS)
+          : await this.definitionsNamed(input.name!, scopeIds);
     const bound =
       definitions.length === 0
         ? await this.binder.unbound(bareName(input.name!), scopeIds)
-        : await this.binder.ofAll(definitions, scopeIds, input.path === undefined ? bareName(input.name!) : undefined);
+        : await this.binder.ofAll(definitions, scopeIds, input.path === undefined ? bareName(input.name!) : undefined, sameNamed);
     let found = bound.refs;
     const cut = bound.truncated;
     if (input.include_definitions) {
