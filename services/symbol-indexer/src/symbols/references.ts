@@ -4,7 +4,7 @@ import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
 import { receiverResolver } from './receiver-types.js';
 import type { BindingFacts, ScopeFacts } from './binding-facts.js';
 import { addTo, groupBy } from './helpers.js';
-import type { Occurrence, ReferenceRow, SymbolRow, SymbolStore } from './symbol.store.js';
+import { SAME_NAMED, type Occurrence, type ReferenceRow, type SymbolRow, type SymbolStore } from './symbol.store.js';
 import type { TypeGraph } from './type-graph.js';
 
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
@@ -17,8 +17,6 @@ const MEMBER_CONCURRENCY = 4;
 /** How many levels of supertypes and subtypes make a member's family; and how many classes at most. */
 export const HIERARCHY_DEPTH = 5;
 const FAMILY_MAX = 200;
-/** Same-named definitions read per name (a member's rivals and overrides). */
-export const SAME_NAMED = 200;
 /** Rows (file × name) read per lookup; past it the answer says truncated. */
 const MAX_ROWS = 20_000;
 

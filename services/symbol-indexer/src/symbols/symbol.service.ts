@@ -17,9 +17,9 @@ import { parsedLanguages, type ParsePool } from '@sextant/parsing';
 import { cmp, groupBy, repoPath } from './helpers.js';
 import type { BindingFacts } from './binding-facts.js';
 import { DefinitionResolver } from './definitions.js';
-import { ReferenceBinder, SAME_NAMED, type BoundReference } from './references.js';
+import { ReferenceBinder, type BoundReference } from './references.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
-import { splitName, type SymbolRow, type SymbolStore } from './symbol.store.js';
+import { exactlyNamed, SAME_NAMED, splitName, type SymbolRow, type SymbolStore } from './symbol.store.js';
 
 /** Definitions of one name whose references are gathered for a name-only `find_references`. */
 const MAX_DEFINITIONS = 20;
@@ -138,21 +138,19 @@ export class SymbolService {
   async references(input: FindReferences.Request): Promise<FindReferences.Response> {
     const scope = await this.scopes.of(input, true);
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
-    // By a bare name: its definitions are the same lookup the binder makes for its same-named members (read once).
-    const sameNamed =
-      input.path === undefined && input.name === bareName(input.name!)
-        ? this.store.locate(input.name, { repositoryIds: scopeIds, limit: SAME_NAMED }).then((r) => r.rows)
-        : undefined;
-    const definitions =
-      input.path !== undefined
-        ? await this.definitionAt(scope, input)
-        : sameNamed
-          ? (await sameNamed).filter((r) => r.name === input.name).slice(0, MAX_DEFINITIONS)
-          : await this.definitionsNamed(input.name!, scopeIds);
+    // By name: its definitions are among the same-named ones the binder reads for its members (one lookup).
+    const located =
+      input.path === undefined ? this.store.locate(input.name!, { repositoryIds: scopeIds, limit: SAME_NAMED }).then((r) => r.rows) : undefined;
+    const definitions = located
+      ? exactlyNamed(await located, input.name!).slice(0, MAX_DEFINITIONS)
+      : await this.definitionAt(scope, input);
+    // At a position the name may be left out.
+    const bare = input.name === undefined ? undefined : bareName(input.name);
     const bound =
       definitions.length === 0
-        ? await this.binder.unbound(bareName(input.name!), scopeIds)
-        : await this.binder.ofAll(definitions, scopeIds, input.path === undefined ? bareName(input.name!) : undefined, sameNamed);
+        ? await this.binder.unbound(bare!, scopeIds)
+        : // A qualified name's lookup is not the bare name's the binder needs.
+          await this.binder.ofAll(definitions, scopeIds, located ? bare : undefined, located && input.name === bare ? located : undefined);
     let found = bound.refs;
     const cut = bound.truncated;
     if (input.include_definitions) {
@@ -425,7 +423,8 @@ export class SymbolService {
             refs.filter((r) => r.enclosing >= 0).map((r) => [`${r.path}\0${r.enclosing}`, { path: r.path, ordinal: r.enclosing }]),
           ).values(),
         ];
-        // The enclosing definitions' names are asked for first: the files are read while the database answers.
+        // The enclosing definitions' names are asked for first: a Postgres server answers while the files are read
+        // (in-process PGlite answers after).
         const named = this.store.symbolsByOrdinal(repositoryId, keys);
         named.catch(() => undefined);
         const repository = repositories.get(repositoryId);

@@ -55,6 +55,15 @@ export interface FileRow {
 }
 
 /** A definition as the tools read it. */
+/** Same-named definitions read for one name at most (`SymbolStore.named`; a member's rivals when binding). */
+export const SAME_NAMED = 200;
+
+/** Of `SymbolStore.locate`'s rows for `name`, those with exactly that name (`Container.name`: in that container). */
+export function exactlyNamed(rows: readonly SymbolRow[], name: string): SymbolRow[] {
+  const { container, bare } = splitName(name);
+  return rows.filter((r) => r.name === bare && (container === null || r.container === container));
+}
+
 export interface SymbolRow {
   repositoryId: string;
   path: string;
@@ -476,9 +485,8 @@ export class SymbolStore {
 
   /** Definitions with exactly this name (`Container.name`: in that container), best first, at most `limit`. */
   async named(name: string, repositoryIds: readonly string[] | null, limit: number): Promise<SymbolRow[]> {
-    const { container, bare } = splitName(name);
-    const { rows } = await this.locate(name, { repositoryIds, limit: Math.max(limit, 200) });
-    return rows.filter((r) => r.name === bare && (container === null || r.container === container)).slice(0, limit);
+    const { rows } = await this.locate(name, { repositoryIds, limit: Math.max(limit, SAME_NAMED) });
+    return exactlyNamed(rows, name).slice(0, limit);
   }
 
   /** A file's definitions in source order, or undefined when the file is not indexed. */
