@@ -44,6 +44,20 @@ const FILES: Record<string, string> = {
     '  price() { return 1; }',
     '}',
   ].join('\n'),
+  'src/toys.ts': [
+    'export interface Toy { mode: string }',
+    'export type Boxed = Toy & { tag: string };',
+    "export class Top implements Toy { mode = 'l'; spin = 1; turn() { return this.spin + this.mode.length; } }",
+    "export class Yoyo implements Toy { mode = 'r'; spin = 2; turn() { return this.spin + this.mode.length; } }",
+    "export class Gift implements Boxed { mode = 't'; tag = 't'; spin = 3; turn() { return this.spin + this.mode.length; } }",
+    'export function play(t: Toy, b: Boxed) { return t.mode + b.mode; }',
+  ].join('\n'),
+  'src/kiln.ts': 'export default class Kiln { fire() { return 1; } }',
+  'src/pottery.ts': [
+    "import Oven from './kiln';",
+    'export class Pot extends Oven { fire() { return 2; } }',
+    'export class Vase extends Oven { glaze() { return this.fire(); } }',
+  ].join('\n'),
   'src/a.ts': ["import { b } from './b';", 'export const a = () => b();'].join('\n'),
   'src/b.ts': ["import { a } from './a';", 'export const b = () => a;'].join('\n'),
   'pkg/__init__.py': '',
@@ -275,6 +289,28 @@ describe('symbol tools (embedded)', () => {
     assert.deepEqual(columns((await at('shapes/shape.go', 4, 13)).body).slice(0, 2), ['shapes/shape.go:5:42', 'shapes/shape.go:5:53']);
     // `from pkg import shapes` binds the module: `shapes.total` is a use of its function.
     assert.deepEqual(columns((await at('pkg/shapes.py', 11, 4)).body), ['pkg/use_shapes.py:4:18']);
+  });
+
+  it('relates same-named members of sibling classes only through a supertype that declares the name, as the language service does', async () => {
+    const at = async (line: number, column: number) =>
+      (await callTool<Refs>(client, 'find_references', { path: 'src/toys.ts', line, column })).body.references.map(
+        (r) => `${r.line}:${r.column}${r.kind === 'definition' ? ' definition' : ''}`,
+      );
+    // Toy does not declare `spin`: Top's is its own, not Yoyo's nor Gift's (the TypeScript language service: 3:77 only).
+    assert.deepEqual(await at(3, 46), ['3:77']);
+    // Toy declares `mode`: Yoyo's implements the same member, and accesses through a Toy or a Boxed (`type Boxed = Toy & …`)
+    // reach it; Gift implements the alias and declares its own (the language service: 1:23 4:35 6:50 6:59 3:89 4:90).
+    assert.deepEqual((await at(3, 34)).sort(), ['1:23 definition', '3:89', '4:35 definition', '4:90', '6:50', '6:59']);
+    // From Gift's side the alias is not followed up to Toy: its own `this.mode`, not Top's or Yoyo's. (`b.mode` is also
+    // listed: an access through a type alias outside the family binds as untyped, here in the definition's own file.)
+    const gift = await at(5, 37);
+    assert.ok(gift.includes('5:103') && !gift.includes('3:89') && !gift.includes('4:90'), gift.join(' '));
+    // A class imported under another name (`import Oven from './kiln'`, its default export `Kiln`) is one family by
+    // both names, seen from either side (the language service: pottery.ts:3:55 and the other declaration).
+    const fire = async (path: string, line: number, column: number) =>
+      (await callTool<Refs>(client, 'find_references', { path, line, column })).body.references.map((r) => `${r.path}:${r.line}:${r.column} ${r.kind}`);
+    assert.deepEqual((await fire('src/kiln.ts', 1, 28)).sort(), ['src/pottery.ts:2:32 definition', 'src/pottery.ts:3:55 call']);
+    assert.deepEqual((await fire('src/pottery.ts', 2, 32)).sort(), ['src/kiln.ts:1:28 definition', 'src/pottery.ts:3:55 call']);
   });
 
   it('types the results of calls by their declared result, and elements by their collection', async () => {

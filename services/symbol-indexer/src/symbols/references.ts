@@ -17,6 +17,8 @@ const MEMBER_CONCURRENCY = 4;
 /** How many levels of supertypes and subtypes make a member's family; and how many classes at most. */
 export const HIERARCHY_DEPTH = 5;
 const FAMILY_MAX = 200;
+/** Imports of a class's file read for the names it is imported by (`importedAs`): the first by path. */
+const IMPORTERS_READ = 2_000;
 /** Rows (file × name) read per lookup; past it the answer says truncated. */
 const MAX_ROWS = 20_000;
 
@@ -316,7 +318,7 @@ export class ReferenceBinder {
       ? new Set<string>()
       : nearest
         ? await this.inheritorsOf(definition.container, definers, memo.facts.types)
-        : await this.familyOf(definition.container, memo);
+        : await this.familyOf(definition, definers, memo);
     const rivals = [...definers].filter((c) => !family.has(c));
     // The files that name a class of the family: where an untyped access may be its (when another class has the
     // name too), and where a property key may be (always: a key's object has no type the index can see).
@@ -443,10 +445,50 @@ export class ReferenceBinder {
     return rows;
   }
 
-  private familyOf(container: string, memo: BindingMemo): Promise<Set<string>> {
-    let family = memo.families.get(container);
-    if (!family) memo.families.set(container, (family = this.family(container, memo.facts.types)));
+  /** `family` of a member's class, whose name the classes of `definers` declare, once per call. */
+  private familyOf(member: SymbolRow, definers: ReadonlySet<string>, memo: BindingMemo): Promise<Set<string>> {
+    const key = [member.repositoryId, member.path, member.container, ...[...definers].sort()].join('\0');
+    let family = memo.families.get(key);
+    if (!family) memo.families.set(key, (family = this.family(member, definers, memo.facts.types)));
     return family;
+  }
+
+  /**
+   * The names the supertypes of a member's class have where they are declared, for those its file imports under
+   * another name (`import AjvCore from './core'` → `Ajv`, the class `./core` exports as its default;
+   * `import { Base as B }` → `Base`): alias → name.
+   */
+  private async importedSupertypes(member: SymbolRow, supertypes: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (supertypes.length === 0) return out;
+    for (const i of await this.store.importsOf(member.repositoryId, [member.path])) {
+      if (i.target === null) continue;
+      for (const b of i.bindings) {
+        if (!supertypes.includes(b.alias) || b.name === b.alias || b.name === '*') continue;
+        const names = b.name === 'default' ? (await this.store.defaultExportOf(member.repositoryId, i.target)).map((d) => d.name) : [b.name];
+        for (const name of names) out.set(b.alias, name);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The names other files import the member's class under (`import AjvCore from './core'` where `./core` exports
+   * `class Ajv` as its default): subtypes declared there name it so (`class Ajv2019 extends AjvCore`).
+   */
+  private async importedAs(member: SymbolRow): Promise<string[]> {
+    const [importers, defaults] = await Promise.all([
+      this.store.importersOf(member.repositoryId, [member.path], IMPORTERS_READ),
+      this.store.defaultExportOf(member.repositoryId, member.path),
+    ]);
+    const isDefault = defaults.some((d) => d.name === member.container);
+    const out = new Set<string>();
+    for (const i of importers) {
+      for (const b of i.bindings) {
+        if (b.alias !== '' && b.alias !== member.container && (b.name === member.container || (b.name === 'default' && isDefault))) out.add(b.alias);
+      }
+    }
+    return [...out];
   }
 
   /**
@@ -457,15 +499,55 @@ export class ReferenceBinder {
     return this.withSubtypes(new Set([container]), types, (name) => !definers.has(name));
   }
 
-  /** A class-like name with its supertypes (up the chain) and all their subtypes (down), by name; at most `FAMILY_MAX`. */
-  private async family(container: string, types: TypeGraph): Promise<Set<string>> {
+  /**
+   * The classes whose member of a name is one member with the member of `container`, by name, at most `FAMILY_MAX`,
+   * as a language service relates them:
+   * - up, the class and those of its supertypes that declare the name (`definers`): the members it overrides or
+   *   implements. A supertype that does not declare it joins only as a subtype of one that does, so a sibling's
+   *   same-named member is its own unless a common supertype declares it (`class A implements I { x }` and
+   *   `class B implements I { x }` share `x` only when `I` has it). The chain follows what declarations say
+   *   (`extends`, `implements`), not what a type alias is made of (`type I = T & U`). A supertype the class's file
+   *   imports under another name is known by its own too (`importedSupertypes`), and joins by both; so does the
+   *   class itself under the names other files import it by (`importedAs`);
+   * - down, every subtype of those, which inherits or overrides the member; below a type alias, only the subtypes
+   *   that inherit it (a class that implements `type I = T & U` and declares `x` has its own `x`, not `T`'s).
+   */
+  private async family(member: SymbolRow, definers: ReadonlySet<string>, types: TypeGraph): Promise<Set<string>> {
+    const container = member.container!;
+    // Read while the supertypes are walked; a failure surfaces where it is awaited.
+    const importedAs = this.importedAs(member);
+    importedAs.catch(() => undefined);
     const family = new Set([container]);
-    let frontier = [container];
-    for (let depth = 0; depth < HIERARCHY_DEPTH && frontier.length > 0 && family.size < FAMILY_MAX; depth++) {
-      frontier = (await types.supertypes(frontier)).filter((n) => !family.has(n));
-      for (const name of frontier) family.add(name);
+    const seen = new Set([container]);
+    let up = [container];
+    for (let depth = 0; depth < HIERARCHY_DEPTH && up.length > 0 && seen.size < FAMILY_MAX; depth++) {
+      up = (await types.supertypes(up, true)).filter((n) => !seen.has(n));
+      const renamed = depth === 0 ? await this.importedSupertypes(member, up.filter((n) => !definers.has(n))) : new Map<string, string>();
+      for (const [alias, name] of renamed) {
+        if (seen.has(name) || !definers.has(name)) continue;
+        family.add(alias);
+        up.push(name);
+      }
+      for (const name of up) {
+        seen.add(name);
+        if (definers.has(name)) family.add(name);
+      }
     }
-    return this.withSubtypes(family, types, () => true);
+    for (const alias of await importedAs) family.add(alias);
+    let down = [...family];
+    const aliases = new Set<string>();
+    for (let depth = 0; depth < HIERARCHY_DEPTH && down.length > 0 && family.size < FAMILY_MAX; depth++) {
+      const next: string[] = [];
+      for (const edge of await types.subtypeEdges(down)) {
+        if (family.has(edge.to) || family.size >= FAMILY_MAX) continue;
+        if (aliases.has(edge.from) && definers.has(edge.to)) continue;
+        family.add(edge.to);
+        if (edge.relation === 'aliases') aliases.add(edge.to);
+        next.push(edge.to);
+      }
+      down = next;
+    }
+    return family;
   }
 
   /** `family` with the subtypes of its classes, level by level (those `follow` accepts, and theirs). */

@@ -43,6 +43,8 @@ export interface ImportRow {
 export interface TypeEdge {
   from: string;
   to: string;
+  /** `extends`, `implements`, or `aliases` (`type From = To & …`); subtypes are read without it. */
+  relation?: string;
 }
 
 /** A file of the index, for listings. */
@@ -123,16 +125,17 @@ const SQL = {
   // Class-like definitions named $1 (any repository of $2; null: all) and what they extend.
   supertypesOf: sql(
     'supertypes.of',
-    `SELECT DISTINCT s.name AS "from", h.name AS "to" FROM ${T.symbols} s
+    `SELECT DISTINCT s.name AS "from", h.name AS "to", h.relation FROM ${T.symbols} s
        JOIN ${T.supertypes} h ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
      WHERE s.name_key = ANY($3::text[]) AND s.name = ANY($1::text[]) AND ($2::text[] IS NULL OR s.repository_id = ANY($2::text[]))`,
   ),
   // The names of what extends, implements or embeds each of $1: at most $3 per name (the first by name), so that a
-  // name that many types extend does not crowd out the others of one lookup.
+  // name that many types extend does not crowd out the others of one lookup. The relation is `aliases` when any
+  // declaration of that name is a type alias of $1 (the least of the relations by name).
   subtypeNamesOf: sql(
     'supertypes.subtype-names',
-    `SELECT "from", "to" FROM (
-       SELECT h.name AS "from", s.name AS "to", row_number() OVER (PARTITION BY h.name ORDER BY s.name) AS k
+    `SELECT "from", "to", relation FROM (
+       SELECT h.name AS "from", s.name AS "to", min(h.relation) AS relation, row_number() OVER (PARTITION BY h.name ORDER BY s.name) AS k
        FROM ${T.supertypes} h
          JOIN ${T.symbols} s ON h.repository_id = s.repository_id AND h.path = s.path AND h.ordinal = s.ordinal
        WHERE h.name = ANY($1::text[]) AND ($2::text[] IS NULL OR h.repository_id = ANY($2::text[]))

@@ -10,17 +10,16 @@ const SUBTYPES_PER_NAME = 200;
  * same-named members whose classes are mostly of one hierarchy; without it, each walked it again.
  */
 export class TypeGraph {
-  private readonly up: BatchCache<string[]>;
-  private readonly down: BatchCache<string[]>;
+  private readonly up: BatchCache<TypeEdge[]>;
+  private readonly down: BatchCache<TypeEdge[]>;
 
   constructor(store: SymbolStore, scope: readonly string[] | null) {
-    const byFrom = (edges: TypeEdge[]) => new Map([...groupBy(edges, (e) => e.from)].map(([from, list]) => [from, list.map((e) => e.to)]));
     this.up = new BatchCache(
-      async (names) => byFrom(await store.supertypesOf(names, scope)),
+      async (names) => groupBy(await store.supertypesOf(names, scope), (e) => e.from),
       () => [],
     );
     this.down = new BatchCache(
-      async (names) => byFrom(await store.subtypeNamesOf(names, scope, SUBTYPES_PER_NAME)),
+      async (names) => groupBy(await store.subtypeNamesOf(names, scope, SUBTYPES_PER_NAME), (e) => e.from),
       () => [],
     );
   }
@@ -30,13 +29,22 @@ export class TypeGraph {
     return this.up.size + this.down.size;
   }
 
-  /** What the types named `names` extend, implement or embed, by name. */
-  async supertypes(names: Iterable<string>): Promise<string[]> {
-    return [...new Set((await this.up.get(names)).flat())];
+  /**
+   * What the types named `names` extend, implement or embed, by name; and what a type alias names (`type X = A & B`:
+   * A and B), unless `declared`, which keeps only the supertypes a declaration says (`extends`, `implements`).
+   */
+  async supertypes(names: Iterable<string>, declared = false): Promise<string[]> {
+    const edges = (await this.up.get(names)).flat();
+    return [...new Set((declared ? edges.filter((e) => e.relation !== 'aliases') : edges).map((e) => e.to))];
   }
 
-  /** The types that extend, implement or embed one of `names`, by name. */
+  /** The types that extend, implement or embed one of `names`, or are type aliases made of them, by name. */
   async subtypes(names: Iterable<string>): Promise<string[]> {
-    return [...new Set((await this.down.get(names)).flat())];
+    return [...new Set((await this.subtypeEdges(names)).map((e) => e.to))];
+  }
+
+  /** `subtypes`, as edges: from one of `names` to its subtype, `aliases` where the subtype is a type alias of it. */
+  async subtypeEdges(names: Iterable<string>): Promise<TypeEdge[]> {
+    return (await this.down.get(names)).flat();
   }
 }
