@@ -441,6 +441,30 @@ describe('symbol tools (embedded)', () => {
     await expectToolError(client, 'locate_symbol', { name: 'add', path: 'src/cart.ts' }, 'invalid_input', 'line');
   });
 
+  it('finds the references of a parameter at its declaration or a use, in its file', async () => {
+    // `function shadow(add: number) { return add; }`: the parameter hides every `add` of the index.
+    const line = FILES['src/cart.ts']!.split('\n')[10]!;
+    for (const column of [line.indexOf('add'), line.lastIndexOf('add')]) {
+      const found = await callTool<Omit<Refs, 'definitions'> & { definitions: Array<{ name: string; kind: string; line: number; container: string | null }> }>(client, 'find_references', {
+        path: 'src/cart.ts',
+        line: 11,
+        column,
+      });
+      assert.equal(found.isError, false, JSON.stringify(found.body));
+      assert.deepEqual(
+        found.body.definitions.map((d) => [d.name, d.kind, d.line, d.container]),
+        [['add', 'variable', 11, 'shadow']],
+      );
+      assert.deepEqual(
+        found.body.references.map((r) => [r.path, r.line, r.column, r.kind, r.enclosing]),
+        [['src/cart.ts', 11, line.lastIndexOf('add'), 'read', 'shadow']],
+      );
+    }
+    // A position with neither a definition nor a local: a clear error.
+    const none = await expectToolError(client, 'find_references', { path: 'src/cart.ts', line: 11, column: 0 }, 'not_found');
+    assert.match(none.message, /no parameter or local variable/);
+  });
+
   it('lists every use of a name nothing in the workspace defines', async () => {
     const found = await callTool<Refs>(client, 'find_references', { name: 'Number' });
     const { definitions, references, total, truncated } = found.body;

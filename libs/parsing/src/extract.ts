@@ -473,6 +473,11 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
 
 /** Node types of a bare name where it is used: a variable's or parameter's, or a shorthand property's value (`{ url }`). */
 const BARE_NAMES: ReadonlySet<string> = new Set(['identifier', 'shorthand_property_identifier']);
+/**
+ * Also a name a destructuring declares (`const { url } = options`): a local's declaration for its references, but for
+ * go to definition the property it takes, as the language service answers there.
+ */
+const LOCAL_NAMES: ReadonlySet<string> = new Set([...BARE_NAMES, 'shorthand_property_identifier_pattern']);
 
 /** Where a local (a parameter, a local variable) is declared: 1-based line, 0-based column. */
 export interface LocalDefinition {
@@ -481,6 +486,15 @@ export interface LocalDefinition {
   column: number;
   /** The declaration's line, trimmed and cut to `SIGNATURE_MAX`. */
   text: string;
+  /** With `uses`: every other place the name denotes this local (its declaration left out), in source order. */
+  uses?: LocalUse[];
+}
+
+/** A use of a local: 1-based line, 0-based column; `call` (the name called), `write` (assigned to), else `read`. */
+export interface LocalUse {
+  line: number;
+  column: number;
+  kind: 'call' | 'write' | 'read';
 }
 
 /**
@@ -497,6 +511,7 @@ export function localDefinitionAt(
   column: number | undefined,
   timeoutMs: number,
   name?: string,
+  uses = false,
 ): LocalDefinition | undefined {
   const lines = source.split('\n');
   const lineText = (row: number) => lines[row] ?? '';
@@ -509,7 +524,7 @@ export function localDefinitionAt(
   const { tree, deadline, overBudget } = parseWithin(grammar, source, timeoutMs);
   try {
     const node = tree.rootNode.descendantForPosition({ row: line - 1, column });
-    if (!node || !BARE_NAMES.has(node.type) || (name !== undefined && node.text !== name) || isMemberName(node)) return undefined;
+    if (!node || !(uses ? LOCAL_NAMES : BARE_NAMES).has(node.type) || (name !== undefined && node.text !== name) || isMemberName(node)) return undefined;
     const used = node.text;
     const at = node.startIndex;
     const scopes: Array<[number, number]> = [];
@@ -524,29 +539,61 @@ export function localDefinitionAt(
     if (performance.now() > deadline) throw new BudgetExceeded(`the query took longer than ${timeoutMs} ms`);
     scopes.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
     const starts = scopes.map((s) => s[0]);
-    let best: { scope: [number, number]; declaration: (typeof declarations)[number] } | undefined;
-    for (const declaration of declarations) {
-      const scope = innermost(scopes, starts, declaration.at);
-      if (!scope || !(scope[0] <= at && at < scope[1])) continue;
-      const before = declaration.at <= at;
-      const better =
-        !best ||
-        scope[0] > best.scope[0] ||
-        (scope[0] === best.scope[0] &&
-          (before ? best.declaration.at > at || declaration.at > best.declaration.at : best.declaration.at > at && declaration.at < best.declaration.at));
-      if (better) best = { scope, declaration };
-    }
+    const declared = declarations.map((declaration) => ({ declaration, scope: innermost(scopes, starts, declaration.at) }));
+    /** The declaration a use of the name at byte `at` denotes, with its scope. */
+    const denoted = (at: number) => {
+      let best: { scope: [number, number]; declaration: (typeof declarations)[number] } | undefined;
+      for (const { declaration, scope } of declared) {
+        if (!scope || !(scope[0] <= at && at < scope[1])) continue;
+        const before = declaration.at <= at;
+        const better =
+          !best ||
+          scope[0] > best.scope[0] ||
+          (scope[0] === best.scope[0] &&
+            (before ? best.declaration.at > at || declaration.at > best.declaration.at : best.declaration.at > at && declaration.at < best.declaration.at));
+        if (better) best = { scope, declaration };
+      }
+      return best;
+    };
+    const best = denoted(at);
     if (!best) return undefined;
     const text = lineText(best.declaration.line - 1).trim();
+    const isUse = (n: Node) => n.startIndex !== best.declaration.at && denoted(n.startIndex)?.declaration === best.declaration;
     return {
       name: used,
       line: best.declaration.line,
       column: best.declaration.column,
       text: text.length > SIGNATURE_MAX ? `${text.slice(0, SIGNATURE_MAX - 1)}…` : text,
+      ...(uses ? { uses: usesOf(tree.rootNode, used, best.scope, isUse, deadline, timeoutMs) } : {}),
     };
   } finally {
     tree.delete();
   }
+}
+
+/** The bare names `name` within `scope` (byte range) that `denotes` accepts, as uses of a local, in source order. */
+function usesOf(
+  root: Node,
+  name: string,
+  scope: [number, number],
+  denotes: (node: Node) => boolean,
+  deadline: number,
+  timeoutMs: number,
+): LocalUse[] {
+  const out: LocalUse[] = [];
+  const from = root.descendantForIndex(scope[0]);
+  const to = root.descendantForIndex(Math.max(scope[0], scope[1] - 1));
+  for (const node of root.descendantsOfType([...LOCAL_NAMES], from?.startPosition, to?.endPosition)) {
+    if (!node || node.text !== name || node.startIndex < scope[0] || node.startIndex >= scope[1] || isMemberName(node)) continue;
+    if (performance.now() > deadline) throw new BudgetExceeded(`finding the uses took longer than ${timeoutMs} ms`);
+    if (!denotes(node)) continue;
+    const parent = node.parent;
+    const called = parent !== null && /call/.test(parent.type) && parent.childForFieldName('function')?.startIndex === node.startIndex;
+    const written =
+      parent !== null && /assignment/.test(parent.type) && parent.childForFieldName('left')?.startIndex === node.startIndex;
+    out.push({ line: node.startPosition.row + 1, column: node.startPosition.column, kind: called ? 'call' : written ? 'write' : 'read' });
+  }
+  return out;
 }
 
 function capture(captures: QueryCapture[], name: string): Node | undefined {

@@ -6,6 +6,7 @@ export {
   extractWith,
   localDefinitionAt,
   type LocalDefinition,
+  type LocalUse,
   BudgetExceeded,
   KEY,
   parseReceiver,

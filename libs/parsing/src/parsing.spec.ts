@@ -749,6 +749,37 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.deepEqual(localDefinitionAt(go, gosrc, 9, 13, 1_000)?.line, 8, '`T{…: m}`: the value is the parameter');
   });
 
+  // Find references of a local: the other names that denote the same declaration, by the same scoping.
+  it('lists the uses of a parameter or local variable, from its declaration or from a use', async () => {
+    const ts = await grammar('typescript');
+    const source = [
+      'let url = "top";', // 1
+      'export function get(url: string, headers?: object) {', // 2
+      '  const options = { url, headers };', // 3
+      '  if (options) {', // 4
+      '    const url = "inner";', // 5
+      '    return { url };', // 6
+      '  }', // 7
+      '  return this.url + options.url + later;', // 8
+      '  var later = 1;', // 9
+      '}', // 10
+    ].join('\n');
+    const uses = (grammarOf: Awaited<ReturnType<typeof grammar>>, text: string, line: number, column: number) =>
+      localDefinitionAt(grammarOf, text, line, column, 1_000, undefined, true)?.uses?.map((u) => `${u.line}:${u.column} ${u.kind}`);
+    assert.deepEqual(uses(ts, source, 2, 20), ['3:20 read'], 'the parameter: not the inner `url`, nor the members');
+    assert.deepEqual(uses(ts, source, 3, 20), ['3:20 read'], 'asked at a use: the same local');
+    assert.deepEqual(uses(ts, source, 5, 10), ['6:13 read']);
+    assert.deepEqual(uses(ts, source, 9, 6), ['8:34 read'], 'used before its (hoisted) declaration');
+    assert.equal(uses(ts, source, 1, 4), undefined, 'the file\'s own `url` is the index\'s, no local');
+    assert.equal(localDefinitionAt(ts, source, 2, 20, 1_000)?.uses, undefined, 'uses only when asked');
+    const destructured = 'function h(o: { a: number }) {\n  const { a } = o;\n  return a + o.a;\n}';
+    assert.deepEqual(uses(ts, destructured, 2, 10), ['3:9 read'], 'a name a destructuring declares; not the member `o.a`');
+    const py = await grammar('python');
+    const python = 'def k(cb):\n    n = 1\n    n += cb(n)\n    return n\n';
+    assert.deepEqual(uses(py, python, 2, 4), ['3:4 write', '3:12 read', '4:11 read']);
+    assert.deepEqual(uses(py, python, 1, 6), ['3:9 call']);
+  });
+
   it('keeps what it can read of a file with syntax errors, and survives deep nesting', async () => {
     const broken = extract(
       await grammar('typescript'),

@@ -36,7 +36,7 @@ export async function localDefinition(task: LocalTask): Promise<LocalDefinition 
   const bytes = await readSource(task);
   if ('skipped' in bytes) return null;
   try {
-    return localDefinitionAt(grammar, bytes.toString('utf8'), task.line, task.column, task.timeoutMs, task.name) ?? null;
+    return localDefinitionAt(grammar, bytes.toString('utf8'), task.line, task.column, task.timeoutMs, task.name, task.uses) ?? null;
   } catch (error) {
     if (error instanceof BudgetExceeded) return null;
     throw error;

@@ -15,11 +15,15 @@ export interface ParseTask {
   hook?: { module: string; options: unknown; path: string };
 }
 
-/** A use of `name` in a file (1-based line; 0-based column, else its first use on the line), for `localDefinition`. */
+/**
+ * A use of `name` in a file (1-based line; 0-based column, else its first use of `name` on the line: one of the two is
+ * needed), for `localDefinition`; `uses`: with the local's other uses.
+ */
 export interface LocalTask extends ParseTask {
-  name: string;
+  name: string | undefined;
   line: number;
   column: number | undefined;
+  uses?: boolean;
 }
 
 /**
@@ -97,9 +101,19 @@ export class ParsePool {
     return this.run<ParseOutcome>(task, undefined);
   }
 
-  /** The parameter or local variable `name` denotes at `line`(:`column`) of a file (`localDefinitionAt`); null: none. */
-  async localDefinition(path: string, language: string, name: string, line: number, column: number | undefined): Promise<LocalDefinition | null> {
-    const task: LocalTask = { path, language, name, line, column, maxBytes: this.options.maxBytes, timeoutMs: this.options.timeoutMs };
+  /**
+   * The parameter or local variable `name` denotes at `line`(:`column`) of a file (`localDefinitionAt`), with its
+   * other uses when `uses`; null: none.
+   */
+  async localDefinition(
+    path: string,
+    language: string,
+    name: string | undefined,
+    line: number,
+    column: number | undefined,
+    uses = false,
+  ): Promise<LocalDefinition | null> {
+    const task: LocalTask = { path, language, name, line, column, uses, maxBytes: this.options.maxBytes, timeoutMs: this.options.timeoutMs };
     const outcome = await this.run<LocalDefinition | null>(task, 'localDefinition');
     return outcome !== null && 'skipped' in outcome ? null : outcome;
   }

@@ -8,7 +8,9 @@ export const SUBJECT = 'symbol-indexer.find-references.v1';
 export const Request = z
   .strictObject({
     name: SymbolName.optional(),
-    path: FilePath.optional().describe('With `line`: the file of the definition whose references are wanted (extension).'),
+    path: FilePath.optional().describe(
+      'With `line`: the file of the definition whose references are wanted (extension); or of a parameter or local variable, at its declaration or a use (with `column` or `name`), whose uses in that file are listed.',
+    ),
     line: intIn(1, 10_000_000).optional().describe("1-based line of the definition's name."),
     column: intIn(0, 100_000).optional().describe('0-based column of the name, when one line defines several.'),
     include_definitions: z

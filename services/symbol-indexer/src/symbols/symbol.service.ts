@@ -90,26 +90,57 @@ export class SymbolService {
     line: number,
     column: number | undefined,
   ): Promise<SymbolRow | undefined> {
+    return (await this.localWithUses(repository, path, name, line, column, false))?.definition;
+  }
+
+  /**
+   * `localAt` (`name` may be left out when `column` is given), and with `uses` the other places the name denotes that
+   * local in its file, each with the innermost definition around it (`enclosing`, by ordinal).
+   */
+  private async localWithUses(
+    repository: RegisteredRepository,
+    path: string,
+    name: string | undefined,
+    line: number,
+    column: number | undefined,
+    uses: boolean,
+  ): Promise<{ definition: SymbolRow; uses: BoundReference[] } | undefined> {
     const language = languageOf(path);
-    if (!language || !parsedLanguages().has(language)) return undefined;
-    const found = await this.sources.inCheckout(repository, (dir) => this.pool.localDefinition(join(dir, path), language, name, line, column));
+    if (!language || !parsedLanguages().has(language) || (name === undefined && column === undefined)) return undefined;
+    const found = await this.sources.inCheckout(repository, (dir) =>
+      this.pool.localDefinition(join(dir, path), language, name, line, column, uses),
+    );
     if (!found) return undefined;
-    const around = (await this.store.outline(repository.id, path))?.symbols.filter((s) => s.line <= found.line && found.line <= s.endLine);
-    return {
+    const symbols = (await this.store.outline(repository.id, path))?.symbols ?? [];
+    const around = (at: number) => symbols.filter((s) => s.line <= at && at <= s.endLine).at(-1);
+    const definition: SymbolRow = {
       repositoryId: repository.id,
       path,
       ordinal: -1,
-      name,
+      name: found.name,
       kind: 'variable',
       line: found.line,
       endLine: found.line,
-      container: around?.at(-1)?.name ?? null,
+      container: around(found.line)?.name ?? null,
       signature: found.text,
       parent: -1,
       language,
       column: found.column,
       defaultExport: false,
     };
+    const bound = (found.uses ?? []).map(
+      (u): BoundReference => ({
+        repositoryId: repository.id,
+        path,
+        name: found.name,
+        line: u.line,
+        column: u.column,
+        kind: u.kind,
+        enclosing: around(u.line)?.ordinal ?? -1,
+        qualifier: null,
+      }),
+    );
+    return { definition, uses: bound };
   }
 
   async outline(input: GetFileOutline.Request): Promise<GetFileOutline.Response> {
@@ -141,13 +172,17 @@ export class SymbolService {
     // By name: its definitions are among the same-named ones the binder reads for its members (one lookup).
     const located =
       input.path === undefined ? this.store.locate(input.name!, { repositoryIds: scopeIds, limit: SAME_NAMED }).then((r) => r.rows) : undefined;
+    // At a position: a definition of the index that starts there, else the parameter or local variable the name there
+    // denotes (the index holds no locals: its uses are found in its file, parsed now).
+    const local = located ? undefined : await this.localOrDefinitionAt(scope, input);
     const definitions = located
       ? exactlyNamed(await located, input.name!).slice(0, MAX_DEFINITIONS)
-      : await this.definitionAt(scope, input);
+      : local!.definitions;
     // At a position the name may be left out.
     const bare = input.name === undefined ? undefined : bareName(input.name);
-    const bound =
-      definitions.length === 0
+    const bound = local?.uses
+      ? { refs: local.uses, truncated: false }
+      : definitions.length === 0
         ? await this.binder.unbound(bare!, scopeIds)
         : // A qualified name's lookup is not the bare name's the binder needs.
           await this.binder.ofAll(definitions, scopeIds, located ? bare : undefined, located && input.name === bare ? located : undefined);
@@ -172,8 +207,12 @@ export class SymbolService {
     };
   }
 
-  /** The definition whose name is at `path:line` (and `column`, and named `name`, when given). */
-  private async definitionAt(scope: Scope, input: FindReferences.Request): Promise<SymbolRow[]> {
+  /**
+   * The definition whose name is at `path:line` (and `column`, and named `name`, when given); else, when the name
+   * there is a parameter's or a local variable's (a declaration or a use of it: `column` or `name` needed), that local
+   * with its uses in its file.
+   */
+  private async localOrDefinitionAt(scope: Scope, input: FindReferences.Request): Promise<{ definitions: SymbolRow[]; uses?: BoundReference[] }> {
     const repository = single(scope, 'A definition position (path, line)');
     const path = repoPath(input.path!);
     let rows = await this.store.definitionsAt(repository.id, path, input.line!);
@@ -182,14 +221,17 @@ export class SymbolService {
       const column = input.column;
       rows = rows.filter((r) => column >= r.column && column <= r.column + r.name.length);
     }
-    if (rows.length === 0) {
-      throw ServiceError.of(
-        'not_found',
-        `No definition${input.name ? ` of "${input.name}"` : ''} starts at ${path}:${input.line}${input.column !== undefined ? `:${input.column}` : ''} in ${repository.name} (get_file_outline lists a file's definitions).`,
-        { path, line: input.line, repo: repository.name },
-      );
+    if (rows.length > 0) return { definitions: rows.slice(0, 1) };
+    const bare = input.name === undefined ? undefined : bareName(input.name);
+    if (bare === input.name) {
+      const local = await this.localWithUses(repository, path, bare, input.line!, input.column, true);
+      if (local) return { definitions: [local.definition], uses: local.uses };
     }
-    return rows.slice(0, 1);
+    throw ServiceError.of(
+      'not_found',
+      `No definition${input.name ? ` of "${input.name}"` : ''} starts at ${path}:${input.line}${input.column !== undefined ? `:${input.column}` : ''} in ${repository.name}, and no parameter or local variable is named there (get_file_outline lists a file's definitions).`,
+      { path, line: input.line, repo: repository.name },
+    );
   }
 
   async hierarchy(input: GetSymbolHierarchy.Request): Promise<GetSymbolHierarchy.Response> {
