@@ -11,6 +11,8 @@
  *   definitions  for the first reference site of each sampled definition, the language service's definition
  *                against the first answer of `locate_symbol` with the name as written there, given the use site
  *                (`path`, `line`, `column`: go to definition) and without it (name only): hit@1
+ *   locals       the same two for sampled parameters and local variables (found by Sextant's `@local.definition`
+ *                captures, not at the top level of a file), asked at their declarations: reported apart
  * Each project is its own git workspace, indexed by an embedded Sextant through the gateway (MCP over HTTP).
  * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python|go] [-- --project <name>]
  */
@@ -22,11 +24,15 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
+import { languageOf } from '@sextant/checkouts';
+import { Grammars } from '@sextant/parsing';
 import { git, leanCaller, READY, startNode, type ToolCaller } from '@sextant/testing';
 import { fullIndex } from '../jobs.js';
 
 const quick = process.argv.includes('--quick');
 const SAMPLE = quick ? 40 : 150;
+/** Parameters and local variables sampled per project (`find_references` at the declaration: its uses in the file). */
+const LOCALS = quick ? 15 : 60;
 
 /** A position in a workspace: path relative to its root, 1-based line, 0-based column. */
 interface Site {
@@ -202,6 +208,43 @@ async function definitionsOf(call: ToolCaller, dir: string, files: readonly stri
       }
     };
     walk(outline.body.symbols);
+  }
+  return out;
+}
+
+/**
+ * Parameters and local variables of the files: each declaration the language's query captures as `@local.definition`
+ * whose innermost `@local.scope` is not the whole file (a top-level name is the index's). Sampled by Sextant's own
+ * query; what their references are is the oracle's.
+ */
+async function localsOf(dir: string, files: readonly string[]): Promise<Definition[]> {
+  const grammars = new Grammars();
+  const out: Definition[] = [];
+  for (const path of files) {
+    const language = languageOf(path);
+    const grammar = language ? await grammars.get(language) : undefined;
+    if (!grammar || 'error' in grammar) continue;
+    const tree = grammar.parser.parse(readFileSync(join(dir, path), 'utf8'));
+    if (!tree) continue;
+    const scopes: Array<[number, number]> = [];
+    const declared: Array<{ at: number; name: string; line: number; column: number }> = [];
+    for (const match of grammar.query.matches(tree.rootNode)) {
+      for (const c of match.captures) {
+        if (c.name === 'local.scope') scopes.push([c.node.startIndex, c.node.endIndex]);
+        else if (c.name === 'local.definition')
+          declared.push({ at: c.node.startIndex, name: c.node.text, line: c.node.startPosition.row + 1, column: c.node.startPosition.column });
+      }
+    }
+    const whole = [tree.rootNode.startIndex, tree.rootNode.endIndex];
+    tree.delete();
+    const seen = new Set<number>();
+    for (const d of declared) {
+      if (seen.has(d.at)) continue;
+      seen.add(d.at);
+      const around = scopes.filter(([from, to]) => from <= d.at && d.at < to).sort((a, b) => b[0] - a[0] || a[1] - b[1])[0];
+      if (!around || (around[0] === whole[0] && around[1] === whole[1])) continue;
+      out.push({ path, name: d.name, kind: 'local', line: d.line, column: d.column });
+    }
   }
   return out;
 }
@@ -399,6 +442,7 @@ const pct = (x: number) => (Number.isNaN(x) ? '  n/a' : x.toFixed(3));
 async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'sextant-bench-oracle-'));
   const total: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
+  const totalLocals: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
   const name = process.argv.includes('--language') ? process.argv[process.argv.indexOf('--language') + 1]! : 'typescript';
   const language = LANGUAGES[name];
   if (!language) throw new Error(`--language: one of ${Object.keys(LANGUAGES).join(', ')}`);
@@ -407,6 +451,8 @@ async function main(): Promise<void> {
     const only = process.argv.includes('--project') ? process.argv[process.argv.indexOf('--project') + 1] : undefined;
     for (const project of language.projects.filter((p) => only === undefined || p.name === only)) {
       const { dir, files } = makeWorkspace(root, language, project);
+      // Read before the server starts: a pause of seconds between two calls outlasts the gateway's keep-alive.
+      const locals = await localsOf(dir, files);
       const sextant = await startNode('apps/sextant/dist/main.js', [], {
         env: {
           SEXTANT_PORT: '0',
@@ -425,13 +471,26 @@ async function main(): Promise<void> {
         const definitions = (await definitionsOf(call, dir, files)).sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
         const stride = Math.max(1, Math.floor(definitions.length / SAMPLE));
         const sample = definitions.filter((_, i) => i % stride === 0).slice(0, SAMPLE);
+        const localStride = Math.max(1, Math.floor(locals.length / LOCALS));
+        const localSample = locals.filter((_, i) => i % localStride === 0).slice(0, LOCALS);
         const oracle = language.oracle(dir, files);
         const scores: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
-        await score(call, oracle, dir, sample, scores).finally(() => oracle.close());
+        const localScores: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
+        await score(call, oracle, dir, sample, scores)
+          .then(() => score(call, oracle, dir, localSample, localScores))
+          .finally(() => oracle.close());
         console.log(
           `${project.name.padEnd(8)} ${String(files.length).padStart(4)} files, ${String(sample.length).padStart(3)} symbols   ` +
             `references precision ${pct(mean(scores.precision))} recall ${pct(mean(scores.recall))}   definition hit@1 ${pct(scores.hits / scores.asked)} at the use, ${pct(scores.nameHits / scores.asked)} by name (${scores.asked})`,
         );
+        console.log(
+          `${''.padEnd(8)} ${String(localSample.length).padStart(15)} locals    ` +
+            `references precision ${pct(mean(localScores.precision))} recall ${pct(mean(localScores.recall))}   definition hit@1 ${pct(localScores.hits / localScores.asked)} at the use (${localScores.asked})`,
+        );
+        totalLocals.precision.push(...localScores.precision);
+        totalLocals.recall.push(...localScores.recall);
+        totalLocals.hits += localScores.hits;
+        totalLocals.asked += localScores.asked;
         total.precision.push(...scores.precision);
         total.recall.push(...scores.recall);
         total.hits += scores.hits;
@@ -450,6 +509,9 @@ async function main(): Promise<void> {
     }
     console.log(
       `all      references precision ${pct(mean(total.precision))} recall ${pct(mean(total.recall))}   definition hit@1 ${pct(total.hits / total.asked)} at the use, ${pct(total.nameHits / total.asked)} by name (${total.asked})   targets: precision ≥ 0.90, recall ≥ 0.90, hit@1 ≥ 0.95`,
+    );
+    console.log(
+      `locals   references precision ${pct(mean(totalLocals.precision))} recall ${pct(mean(totalLocals.recall))}   definition hit@1 ${pct(totalLocals.hits / totalLocals.asked)} at the use (${totalLocals.asked}); not in the figures above`,
     );
     for (const [kind, s] of [...total.byKind].sort()) {
       console.log(
