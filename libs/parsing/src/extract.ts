@@ -558,7 +558,12 @@ export function localDefinitionAt(
     const best = denoted(at);
     if (!best) return undefined;
     const text = lineText(best.declaration.line - 1).trim();
-    const isUse = (n: Node) => n.startIndex !== best.declaration.at && denoted(n.startIndex)?.declaration === best.declaration;
+    // A use denotes a declaration of the name in the same scope: the one variable, however often it is assigned
+    // (Python's `key = key.encode()`, Go's `x, err := …`, a second `var x`).
+    const isUse = (n: Node) => {
+      const scope = n.startIndex === best.declaration.at ? undefined : denoted(n.startIndex)?.scope;
+      return scope !== undefined && scope[0] === best.scope[0] && scope[1] === best.scope[1];
+    };
     return {
       name: used,
       line: best.declaration.line,

@@ -778,6 +778,10 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     const python = 'def k(cb):\n    n = 1\n    n += cb(n)\n    return n\n';
     assert.deepEqual(uses(py, python, 2, 4), ['3:4 write', '3:12 read', '4:11 read']);
     assert.deepEqual(uses(py, python, 1, 6), ['3:9 call']);
+    // Assigned again: still the one variable of the function, as jedi lists it (from either assignment).
+    const again = 'def p(key):\n    key = key.strip()\n    return key\n';
+    assert.deepEqual(uses(py, again, 1, 6), ['2:4 write', '2:10 read', '3:11 read']);
+    assert.deepEqual(uses(py, again, 2, 4), ['1:6 read', '2:10 read', '3:11 read']);
   });
 
   it('keeps what it can read of a file with syntax errors, and survives deep nesting', async () => {
