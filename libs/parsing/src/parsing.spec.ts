@@ -18,6 +18,21 @@ async function grammar(language: string): Promise<Grammar> {
 
 const brief = (symbols: ExtractedSymbol[]) => symbols.map((s) => [s.name, s.kind, s.line, s.container]);
 
+/** A file with a top-level name, a parameter shadowed in a block, members of its name and a hoisted `var` (locals). */
+const LOCALS_SOURCE = [
+  'let url = "top";', // 1: the file's own, no local
+  'export function get(url: string, headers?: object) {', // 2
+  '  const options = { url, headers };', // 3
+  '  if (options) {', // 4
+  '    const url = "inner";', // 5
+  '    return { url };', // 6
+  '  }', // 7
+  '  return this.url + options.url + later;', // 8
+  '  var later = 1;', // 9
+  '}', // 10
+  'send({ url });', // 11
+].join('\n');
+
 describe('parsing (web-tree-sitter, real grammars)', () => {
   it('has a folder, a grammar and a query for every parsed language', async () => {
     assert.deepEqual([...parsedLanguages().keys()].sort(), [
@@ -705,19 +720,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
   // the use; a shorthand property's value is the local it names; a member or a name no local declares is none.
   it('finds the parameter or local variable a bare name denotes', async () => {
     const ts = await grammar('typescript');
-    const source = [
-      'let url = "top";', // 1: the file's own, no local
-      'export function get(url: string, headers?: object) {', // 2
-      '  const options = { url, headers };', // 3
-      '  if (options) {', // 4
-      '    const url = "inner";', // 5
-      '    return { url };', // 6
-      '  }', // 7
-      '  return this.url + options.url + later;', // 8
-      '  var later = 1;', // 9
-      '}', // 10
-      'send({ url });', // 11
-    ].join('\n');
+    const source = LOCALS_SOURCE;
     const at = (line: number, text: string, nth = 0) => {
       let column = -1;
       for (let i = 0; i <= nth; i++) column = source.split('\n')[line - 1]!.indexOf(text, column + 1);
@@ -752,18 +755,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
   // Find references of a local: the other names that denote the same declaration, by the same scoping.
   it('lists the uses of a parameter or local variable, from its declaration or from a use', async () => {
     const ts = await grammar('typescript');
-    const source = [
-      'let url = "top";', // 1
-      'export function get(url: string, headers?: object) {', // 2
-      '  const options = { url, headers };', // 3
-      '  if (options) {', // 4
-      '    const url = "inner";', // 5
-      '    return { url };', // 6
-      '  }', // 7
-      '  return this.url + options.url + later;', // 8
-      '  var later = 1;', // 9
-      '}', // 10
-    ].join('\n');
+    const source = LOCALS_SOURCE;
     const uses = (grammarOf: Awaited<ReturnType<typeof grammar>>, text: string, line: number, column: number) =>
       localDefinitionAt(grammarOf, text, line, column, 1_000, undefined, true)?.uses?.map((u) => `${u.line}:${u.column} ${u.kind}`);
     assert.deepEqual(uses(ts, source, 2, 20), ['3:20 read'], 'the parameter: not the inner `url`, nor the members');
