@@ -174,6 +174,28 @@ describe('checkouts', () => {
       assert.ok(!byPath.has('m/2.ts'));
       assert.equal(stats.skipped.unreadable, 1, 'the deleted file, still in the index, is looked at and found gone');
       assert.equal(stats.read, 2);
+
+      // With onUnchanged, the files found as `known` has them are told by path, not yielded: only what changed comes.
+      const told: string[] = [];
+      const lean = newWalkStats();
+      const changed = await collect(
+        walkFiles(
+          runner,
+          repo,
+          {
+            maxFileBytes: 1_000,
+            includeUntracked: true,
+            known: (path) => entries.get(path),
+            knownText: (blob) => texts.has(blob),
+            onUnchanged: (path) => told.push(path),
+          },
+          lean,
+        ),
+      );
+      assert.deepEqual(changed.map((f) => f.path).sort(), ['m/1.ts', 'new.ts']);
+      assert.equal(told.length, 1_198);
+      assert.equal(lean.unchanged, 1_198);
+      assert.ok(told.includes('m/0.ts') && !told.includes('m/1.ts') && !told.includes('m/2.ts'));
     });
 
     it('knows languages by extension and by name', () => {

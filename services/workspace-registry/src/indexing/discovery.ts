@@ -186,6 +186,8 @@ export class Discovery {
         onSkipped: (file) => {
           if (file.skipped === 'binary') knownBinaries.set(file.path, { size: file.size, mtimeMs: file.mtimeMs });
         },
+        // A file as the manifest has it changes nothing: only that it is still there counts.
+        onUnchanged: known && ((path) => void seen.add(path)),
         batchSize: 1_000,
       },
       stats,
@@ -209,9 +211,10 @@ export class Discovery {
       const w = performance.now();
       await store.writeJobFiles(jobId, changed);
       result.scanned += batch.length;
-      await report(result.scanned, stats.listed);
+      await report(result.scanned + stats.unchanged, stats.listed);
       writeMs += performance.now() - w;
     }
+    result.scanned += stats.unchanged;
     // Gone: deleted in git, or (a whole walk) no longer found; also a changed file that is now skipped (binary, too large).
     const candidates = paths
       ? [...gone, ...paths.filter((p) => !seen.has(p) && manifest.has(p))]
