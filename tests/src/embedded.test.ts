@@ -338,6 +338,7 @@ describe('embedded mode against slow, silent and too many clients', () => {
       SEXTANT_HTTP_HEADERS_TIMEOUT_MS: '1000',
       SEXTANT_HTTP_REQUEST_TIMEOUT_MS: '2000',
       SEXTANT_HTTP_MAX_CONNECTIONS: '60',
+      SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS: '3000',
     });
   });
   after(() => sextant?.stop());
@@ -377,13 +378,13 @@ describe('embedded mode against slow, silent and too many clients', () => {
   it('keeps a connection that sent a request, past the headers timeout, for the next request', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const post = () =>
-      new Promise<{ status: number; socket: unknown }>((resolve, reject) => {
+      new Promise<{ status: number; socket: unknown; keepAlive: string | undefined }>((resolve, reject) => {
         const url = new URL(sextant.url);
         const req = request(
           { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: MCP_HEADERS },
           (res) => {
             res.resume();
-            res.on('end', () => resolve({ status: res.statusCode!, socket: req.socket }));
+            res.on('end', () => resolve({ status: res.statusCode!, socket: req.socket, keepAlive: res.headers['keep-alive'] as string | undefined }));
           },
         );
         req.on('error', reject);
@@ -391,7 +392,9 @@ describe('embedded mode against slow, silent and too many clients', () => {
       });
     try {
       const first = await post();
-      await new Promise((r) => setTimeout(r, 1_800)); // past the 1 s headers timeout, within the 5 s keep-alive
+      // The idle connection is kept SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS, and the client is told so.
+      assert.equal(first.keepAlive, 'timeout=3');
+      await new Promise((r) => setTimeout(r, 1_800)); // past the 1 s headers timeout, within the 3 s keep-alive
       const second = await post();
       assert.deepEqual([first.status, second.status], [200, 200]);
       assert.equal(second.socket, first.socket, 'the same connection served both');

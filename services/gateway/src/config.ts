@@ -41,6 +41,7 @@ export const GatewayEnv = CommonEnv.extend({
   SEXTANT_HTTP_HEADERS_TIMEOUT_MS: env.int(100, 600_000).default(10_000),
   SEXTANT_HTTP_REQUEST_TIMEOUT_MS: env.int(100, 3_600_000).default(30_000),
   SEXTANT_HTTP_MAX_CONNECTIONS: env.int(1, 1_000_000).default(1_024),
+  SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(65_000),
   SEXTANT_SERVICES: serviceList.optional(),
   SEXTANT_PROGRESS_POLL_MS: env.int(50, 60_000).default(250),
   SEXTANT_PROGRESS_WAIT_MS: env.int(1_000, 24 * 3_600_000).default(600_000),
@@ -139,7 +140,7 @@ export interface GatewayConfig extends CommonSettings {
   allowedOrigins: string[] | null;
   maxBodyBytes: number;
   /** Limits against slow and too many clients (see http-adapter.ts). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number };
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number; keepAliveTimeoutMs: number };
   healthTimeoutMs: number;
   /** The services this installation runs: their tools are listed, readiness waits for them. */
   services: readonly ServiceName[];
@@ -183,6 +184,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {
       // Node requires the request timeout to be at least the headers timeout.
       requestTimeoutMs: Math.max(e.SEXTANT_HTTP_REQUEST_TIMEOUT_MS, e.SEXTANT_HTTP_HEADERS_TIMEOUT_MS),
       maxConnections: e.SEXTANT_HTTP_MAX_CONNECTIONS,
+      keepAliveTimeoutMs: e.SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     healthTimeoutMs: e.SEXTANT_HEALTH_TIMEOUT_MS,
     services: e.SEXTANT_SERVICES ?? DEFAULT_SERVICES,

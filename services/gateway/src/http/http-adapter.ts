@@ -14,7 +14,10 @@ const CONNECTIONS_CHECK_MS = 1_000;
  * headers must arrive within `headersTimeoutMs` and the whole request within
  * `requestTimeoutMs` (answering a slow tool call is not bounded by either),
  * and at most `maxConnections` sockets are open at once (more are closed on
- * arrival), so a client off loopback cannot starve the others.
+ * arrival), so a client off loopback cannot starve the others. An idle
+ * connection is kept `keepAliveTimeoutMs` (Node's default is 5 s: a client
+ * that paused about that long could send its next request on a connection
+ * the server was closing, and get ECONNRESET).
  */
 export function httpAdapter(config: Pick<GatewayConfig, 'http'>): ExpressAdapter {
   const app = express();
@@ -40,6 +43,7 @@ class LimitedExpressAdapter extends ExpressAdapter {
       this.getInstance(),
     );
     server.maxConnections = this.limits.maxConnections;
+    server.keepAliveTimeout = this.limits.keepAliveTimeoutMs;
     closeSilentConnections(server, this.limits.headersTimeoutMs);
     this.httpServer = server;
   }
