@@ -328,7 +328,9 @@ export class SymbolService {
         ? this.sources.read(repository, new Map([[symbol.path, [[symbol.line, symbol.endLine] as const]]]))
         : new Map<string, Map<number, string>>(),
       this.store.importsOf(symbol.repositoryId, [symbol.path]),
-      this.relatedOf(symbol, scopeIds, CONTEXT_RELATED, file?.symbols),
+      // The bundle's related symbols are what the definition calls and its container's other members: who calls it
+      // (a find_references) and names like it are not asked for.
+      this.relatedOf(symbol, scopeIds, CONTEXT_RELATED, file?.symbols, { callers: false, similar: false }),
     ]);
     // Parts in order of worth, each cut to what is left of the budget (a token is about four characters).
     let budget = input.max_tokens * CHARS_PER_TOKEN;
@@ -394,13 +396,15 @@ export class SymbolService {
     limit: number,
     /** The definitions of the symbol's file, when the caller has them already. */
     fileSymbols?: readonly SymbolRow[],
+    /** The parts to find (false: left empty): callers take a find_references, similar names a lookup. */
+    parts: { callers: boolean; similar: boolean } = { callers: true, similar: true },
   ): Promise<{ sameContainer: SymbolRow[]; callers: SymbolRow[]; callees: SymbolRow[]; similar: SymbolRow[]; truncated: boolean }> {
     const file = fileSymbols ?? (await this.store.outline(symbol.repositoryId, symbol.path))?.symbols ?? [];
     const language = symbol.language;
     const inFile = file.map((r) => ({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? language }));
     const siblings = inFile.filter((r) => r.parent === symbol.parent && r.ordinal !== symbol.ordinal);
     // Callers: the definitions around its references, most frequent first.
-    const { refs } = await this.binder.ofAll([symbol], scopeIds);
+    const { refs } = parts.callers ? await this.binder.ofAll([symbol], scopeIds) : { refs: [] };
     const callerCounts = new Map<string, { repositoryId: string; path: string; ordinal: number; n: number }>();
     for (const r of refs) {
       if (r.enclosing < 0 || r.kind === 'definition') continue;
@@ -434,7 +438,7 @@ export class SymbolService {
       Promise.all(
         [...calls].slice(0, limit).map(([name, at]) => this.definitions.at(symbol.repositoryId, symbol.path, name, at.line, at.column)),
       ),
-      this.store.similar(word.length >= 3 ? word : symbol.name, symbol.name, scopeIds, limit),
+      parts.similar ? this.store.similar(word.length >= 3 ? word : symbol.name, symbol.name, scopeIds, limit) : [],
     ]);
     const callees = denoted
       .map((found) => found[0])
