@@ -1,12 +1,16 @@
 import { BatchCache, groupBy } from './helpers.js';
 import type { ReceiverCache } from './receiver-types.js';
-import type { SymbolStore } from './symbol.store.js';
+import type { ImportRow, SymbolRow, SymbolStore } from './symbol.store.js';
 import { TypeGraph } from './type-graph.js';
 
 /** Scopes (sets of repositories) whose facts are kept at once. */
 const SCOPES = 8;
 /** Facts kept per scope; past it the scope's are read again from the start. */
 const FACTS_MAX = 200_000;
+/** Imports read per lookup of the importers of some files (the first by path). */
+const IMPORTERS_READ = 10_000;
+/** Files read per directory (the first by path). */
+const DIRECTORY_FILES = 20_000;
 
 /** A class-like definition's lines in a file. */
 export interface ClassLines {
@@ -18,7 +22,7 @@ export interface ClassLines {
 /**
  * What binding a reference reads of the index besides the occurrences themselves, among the repositories of one scope:
  * the type hierarchy, the files that name each class, which names are type aliases, the interfaces declaring a member
- * name, what receivers denote, each file's module aliases and classes. Every answer about a member needs some of
+ * name, what receivers denote, each file's module aliases, classes, importers and default export, each directory's files. Every answer about a member needs some of
  * these, and the answers of one neighbourhood need the same ones (a class's family, its files' imports).
  */
 export class ScopeFacts {
@@ -33,6 +37,12 @@ export class ScopeFacts {
   readonly namespaces: BatchCache<Set<string>>;
   /** Per file (`repository\0path`): its class-like definitions (which class a line is in). */
   readonly classes: BatchCache<ClassLines[]>;
+  /** Per file or Go package (`repository\0path`, `repository\0dir/`): the imports that resolve to it. */
+  readonly importers: BatchCache<ImportRow[]>;
+  /** Per file (`repository\0path`): the definition it exports as its default (`import x from` binds it), if any. */
+  readonly defaultExports: BatchCache<SymbolRow[]>;
+  /** Per directory (`repository\0dir/`, the root `repository\0`): the files directly in it (a Go package's), the first by path. */
+  readonly directoryFiles: BatchCache<string[]>;
 
   constructor(store: SymbolStore, scope: readonly string[] | null) {
     this.types = new TypeGraph(store, scope);
@@ -70,6 +80,33 @@ export class ScopeFacts {
       ),
       () => [],
     );
+    this.importers = new BatchCache(
+      byFile(
+        async (repositoryId, targets, out) => {
+          for (const i of await store.importersOf(repositoryId, targets, IMPORTERS_READ)) out.get(`${repositoryId}\0${i.target}`)?.push(i);
+        },
+        () => [] as ImportRow[],
+      ),
+      () => [],
+    );
+    this.defaultExports = new BatchCache(
+      byFile(
+        async (repositoryId, paths, out) => {
+          await Promise.all(paths.map(async (path) => out.set(`${repositoryId}\0${path}`, await store.defaultExportOf(repositoryId, path))));
+        },
+        () => [] as SymbolRow[],
+      ),
+      () => [],
+    );
+    this.directoryFiles = new BatchCache(
+      byFile(
+        async (repositoryId, dirs, out) => {
+          await Promise.all(dirs.map(async (dir) => out.set(`${repositoryId}\0${dir}`, await store.filesIn(repositoryId, dir, DIRECTORY_FILES))));
+        },
+        () => [] as string[],
+      ),
+      () => [],
+    );
   }
 
   /** How many facts it holds. */
@@ -81,7 +118,10 @@ export class ScopeFacts {
       this.interfaces.size +
       this.receivers.size +
       this.namespaces.size +
-      this.classes.size
+      this.classes.size +
+      this.importers.size +
+      this.defaultExports.size +
+      this.directoryFiles.size
     );
   }
 }

@@ -17,8 +17,6 @@ const MEMBER_CONCURRENCY = 4;
 /** How many levels of supertypes and subtypes make a member's family; and how many classes at most. */
 export const HIERARCHY_DEPTH = 5;
 const FAMILY_MAX = 200;
-/** Imports of a class's file read for the names it is imported by (`importedAs`): the first by path. */
-const IMPORTERS_READ = 2_000;
 /** Rows (file × name) read per lookup; past it the answer says truncated. */
 const MAX_ROWS = 20_000;
 
@@ -142,8 +140,8 @@ export class ReferenceBinder {
     };
     // Names and members share no lookup: both at once (a Postgres server answers them side by side; PGlite in turn).
     const [names, calls] = await Promise.all([
-      this.ofNames(definitions.filter((d) => !MEMBER_KINDS.has(d.kind))),
-      this.constructorCalls(constructors),
+      this.ofNames(definitions.filter((d) => !MEMBER_KINDS.has(d.kind)), memo.facts),
+      this.constructorCalls(constructors, memo.facts),
       bindMembers(),
     ]);
     refs.push(...names.refs, ...calls.refs);
@@ -152,7 +150,10 @@ export class ReferenceBinder {
   }
 
   /** The calls of the classes of some constructors (`new Label(…)`), as the language service lists a constructor's references. */
-  private async constructorCalls(constructors: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+  private async constructorCalls(
+    constructors: readonly SymbolRow[],
+    facts: ScopeFacts,
+  ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     if (constructors.length === 0) return { refs: [], truncated: false };
     const classes: SymbolRow[] = [];
     for (const [repositoryId, list] of groupBy(constructors, (c) => c.repositoryId)) {
@@ -163,7 +164,7 @@ export class ReferenceBinder {
         )),
       );
     }
-    const bound = await this.ofNames(classes);
+    const bound = await this.ofNames(classes, facts);
     // Under whatever name the importer gives the class (`import L from`, `{ Label as L }`).
     return { refs: bound.refs.filter((r) => r.kind === 'call'), truncated: bound.truncated };
   }
@@ -193,7 +194,7 @@ export class ReferenceBinder {
    * The references of non-member definitions, bound together: one import-graph walk and one read of
    * the files where any of them can be used, then each occurrence kept for the definitions it denotes.
    */
-  private async ofNames(definitions: readonly SymbolRow[]): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+  private async ofNames(definitions: readonly SymbolRow[], facts: ScopeFacts): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const refs: BoundReference[] = [];
     let truncated = false;
     for (const [repositoryId, defs] of groupBy(definitions, (d) => d.repositoryId)) {
@@ -207,6 +208,7 @@ export class ReferenceBinder {
       await this.followImports(
         repositoryId,
         bindings.filter((b) => b.topLevel),
+        facts,
       );
       // Only the files where a name can denote its definition: its own, its importers', its Go package's.
       const files = new Set<string>();
@@ -216,7 +218,7 @@ export class ReferenceBinder {
         for (const name of sites.names) names.add(name);
       }
       const packages = [...new Set(bindings.flatMap((b) => (b.goPackage === undefined ? [] : [b.goPackage])))];
-      const packageFiles = await Promise.all(packages.map((p) => this.store.filesIn(repositoryId, p === '.' ? '' : `${p}/`, MAX_ROWS)));
+      const packageFiles = await facts.directoryFiles.get(packages.map((p) => `${repositoryId}\0${p === '.' ? '' : `${p}/`}`));
       for (const path of packageFiles.flat()) files.add(path);
       const rows = await this.store.referencesAt(repositoryId, [...files], [...names], MAX_ROWS + 1);
       truncated ||= rows.length > MAX_ROWS;
@@ -238,7 +240,11 @@ export class ReferenceBinder {
   }
 
   /** For each definition, the files that import its file (or Go package), directly or through `export … from`, and the names it has there. */
-  private async followImports(repositoryId: string, bindings: ReadonlyArray<{ definition: SymbolRow; sites: Sites }>): Promise<void> {
+  private async followImports(
+    repositoryId: string,
+    bindings: ReadonlyArray<{ definition: SymbolRow; sites: Sites }>,
+    facts: ScopeFacts,
+  ): Promise<void> {
     // Per target file: which definitions it exports under which names.
     let frontier = new Map<string, Array<{ sites: Sites; names: Set<string> }>>();
     for (const { definition, sites } of bindings) {
@@ -250,7 +256,7 @@ export class ReferenceBinder {
     const seen = new Set<string>();
     for (let depth = 0; depth < REEXPORT_DEPTH && frontier.size > 0; depth++) {
       for (const key of frontier.keys()) seen.add(key);
-      const importers = await this.store.importersOf(repositoryId, [...frontier.keys()]);
+      const importers = (await facts.importers.get([...frontier.keys()].map((target) => `${repositoryId}\0${target}`))).flat();
       const next = new Map<string, Array<{ sites: Sites; names: Set<string> }>>();
       const passOn = (file: string, sites: Sites, name: string) => {
         if (seen.has(file)) return;
@@ -449,7 +455,7 @@ export class ReferenceBinder {
   private familyOf(member: SymbolRow, definers: ReadonlySet<string>, memo: BindingMemo): Promise<Set<string>> {
     const key = [member.repositoryId, member.path, member.container, ...[...definers].sort()].join('\0');
     let family = memo.families.get(key);
-    if (!family) memo.families.set(key, (family = this.family(member, definers, memo.facts.types)));
+    if (!family) memo.families.set(key, (family = this.family(member, definers, memo.facts)));
     return family;
   }
 
@@ -458,14 +464,15 @@ export class ReferenceBinder {
    * another name (`import AjvCore from './core'` → `Ajv`, the class `./core` exports as its default;
    * `import { Base as B }` → `Base`): alias → name.
    */
-  private async importedSupertypes(member: SymbolRow, supertypes: readonly string[]): Promise<Map<string, string>> {
+  private async importedSupertypes(member: SymbolRow, supertypes: readonly string[], facts: ScopeFacts): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     if (supertypes.length === 0) return out;
     for (const i of await this.store.importsOf(member.repositoryId, [member.path])) {
       if (i.target === null) continue;
       for (const b of i.bindings) {
         if (!supertypes.includes(b.alias) || b.name === b.alias || b.name === '*') continue;
-        const names = b.name === 'default' ? (await this.store.defaultExportOf(member.repositoryId, i.target)).map((d) => d.name) : [b.name];
+        const names =
+          b.name === 'default' ? (await facts.defaultExports.get([`${member.repositoryId}\0${i.target}`]))[0]!.map((d) => d.name) : [b.name];
         for (const name of names) out.set(b.alias, name);
       }
     }
@@ -476,14 +483,12 @@ export class ReferenceBinder {
    * The names other files import the member's class under (`import AjvCore from './core'` where `./core` exports
    * `class Ajv` as its default): subtypes declared there name it so (`class Ajv2019 extends AjvCore`).
    */
-  private async importedAs(member: SymbolRow): Promise<string[]> {
-    const [importers, defaults] = await Promise.all([
-      this.store.importersOf(member.repositoryId, [member.path], IMPORTERS_READ),
-      this.store.defaultExportOf(member.repositoryId, member.path),
-    ]);
-    const isDefault = defaults.some((d) => d.name === member.container);
+  private async importedAs(member: SymbolRow, facts: ScopeFacts): Promise<string[]> {
+    const file = `${member.repositoryId}\0${member.path}`;
+    const [[importers], [defaults]] = await Promise.all([facts.importers.get([file]), facts.defaultExports.get([file])]);
+    const isDefault = defaults!.some((d) => d.name === member.container);
     const out = new Set<string>();
-    for (const i of importers) {
+    for (const i of importers!) {
       for (const b of i.bindings) {
         if (b.alias !== '' && b.alias !== member.container && (b.name === member.container || (b.name === 'default' && isDefault))) out.add(b.alias);
       }
@@ -512,17 +517,18 @@ export class ReferenceBinder {
    * - down, every subtype of those, which inherits or overrides the member; below a type alias, only the subtypes
    *   that inherit it (a class that implements `type I = T & U` and declares `x` has its own `x`, not `T`'s).
    */
-  private async family(member: SymbolRow, definers: ReadonlySet<string>, types: TypeGraph): Promise<Set<string>> {
+  private async family(member: SymbolRow, definers: ReadonlySet<string>, facts: ScopeFacts): Promise<Set<string>> {
+    const { types } = facts;
     const container = member.container!;
     // Read while the supertypes are walked; a failure surfaces where it is awaited.
-    const importedAs = this.importedAs(member);
+    const importedAs = this.importedAs(member, facts);
     importedAs.catch(() => undefined);
     const family = new Set([container]);
     const seen = new Set([container]);
     let up = [container];
     for (let depth = 0; depth < HIERARCHY_DEPTH && up.length > 0 && seen.size < FAMILY_MAX; depth++) {
       up = (await types.supertypes(up, true)).filter((n) => !seen.has(n));
-      const renamed = depth === 0 ? await this.importedSupertypes(member, up.filter((n) => !definers.has(n))) : new Map<string, string>();
+      const renamed = depth === 0 ? await this.importedSupertypes(member, up.filter((n) => !definers.has(n)), facts) : new Map<string, string>();
       for (const [alias, name] of renamed) {
         if (seen.has(name) || !definers.has(name)) continue;
         family.add(alias);
