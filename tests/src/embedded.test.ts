@@ -384,7 +384,9 @@ describe('embedded mode against slow, silent and too many clients', () => {
           { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: MCP_HEADERS },
           (res) => {
             res.resume();
-            res.on('end', () => resolve({ status: res.statusCode!, socket: req.socket, keepAlive: res.headers['keep-alive'] as string | undefined }));
+            res.on('end', () =>
+              resolve({ status: res.statusCode!, socket: req.socket, keepAlive: res.headers['keep-alive'] as string | undefined }),
+            );
           },
         );
         req.on('error', reject);

@@ -291,5 +291,12 @@ function vendoredPath(names: readonly string[]): RegExp {
 }
 
 export function newWalkStats(): WalkStats {
-  return { listed: 0, files: 0, read: 0, unchanged: 0, bytes: 0, skipped: { vendored: 0, too_large: 0, binary: 0, not_regular: 0, unreadable: 0 } };
+  return {
+    listed: 0,
+    files: 0,
+    read: 0,
+    unchanged: 0,
+    bytes: 0,
+    skipped: { vendored: 0, too_large: 0, binary: 0, not_regular: 0, unreadable: 0 },
+  };
 }

@@ -22,8 +22,9 @@ export interface ClassLines {
 /**
  * What binding a reference reads of the index besides the occurrences themselves, among the repositories of one scope:
  * the type hierarchy, the files that name each class, which names are type aliases, the interfaces declaring a member
- * name, what receivers denote, each file's module aliases, classes, importers and default export, each directory's files. Every answer about a member needs some of
- * these, and the answers of one neighbourhood need the same ones (a class's family, its files' imports).
+ * name, what receivers denote, each file's module aliases, classes, importers and default export, each directory's
+ * files. Every answer about a member needs some of these, and the answers of one neighbourhood need the same ones (a
+ * class's family, its files' imports).
  */
 export class ScopeFacts {
   readonly types: TypeGraph;
@@ -92,7 +93,9 @@ export class ScopeFacts {
     this.defaultExports = new BatchCache(
       byFile(
         async (repositoryId, paths, out) => {
-          await Promise.all(paths.map(async (path) => out.set(`${repositoryId}\0${path}`, await store.defaultExportOf(repositoryId, path))));
+          await Promise.all(
+            paths.map(async (path) => out.set(`${repositoryId}\0${path}`, await store.defaultExportOf(repositoryId, path))),
+          );
         },
         () => [] as SymbolRow[],
       ),
@@ -101,7 +104,9 @@ export class ScopeFacts {
     this.directoryFiles = new BatchCache(
       byFile(
         async (repositoryId, dirs, out) => {
-          await Promise.all(dirs.map(async (dir) => out.set(`${repositoryId}\0${dir}`, await store.filesIn(repositoryId, dir, DIRECTORY_FILES))));
+          await Promise.all(
+            dirs.map(async (dir) => out.set(`${repositoryId}\0${dir}`, await store.filesIn(repositoryId, dir, DIRECTORY_FILES))),
+          );
         },
         () => [] as string[],
       ),

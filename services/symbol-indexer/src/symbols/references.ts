@@ -140,7 +140,10 @@ export class ReferenceBinder {
     };
     // Names and members share no lookup: both at once (a Postgres server answers them side by side; PGlite in turn).
     const [names, calls] = await Promise.all([
-      this.ofNames(definitions.filter((d) => !MEMBER_KINDS.has(d.kind)), memo.facts),
+      this.ofNames(
+        definitions.filter((d) => !MEMBER_KINDS.has(d.kind)),
+        memo.facts,
+      ),
       this.constructorCalls(constructors, memo.facts),
       bindMembers(),
     ]);
@@ -344,7 +347,9 @@ export class ReferenceBinder {
       receiverResolver(this.store, memo.facts.types, receivers, space, scope, memo.facts.receivers),
     ]);
     // A type alias (`typeAliases`: TypeScript's `type X = A | B`) has the members of the types it names: no type to bind by.
-    const outside = [...new Set(Array.from(receivers, typeOf))].filter((r): r is string => r !== undefined && !family.has(r) && !interfaces.has(r));
+    const outside = [...new Set(Array.from(receivers, typeOf))].filter(
+      (r): r is string => r !== undefined && !family.has(r) && !interfaces.has(r),
+    );
     const aliases = new Set(
       spec?.typeAliases ? (await memo.facts.aliases.get(outside)).flatMap((alias, i) => (alias ? [outside[i]!] : [])) : [],
     );
@@ -472,7 +477,9 @@ export class ReferenceBinder {
       for (const b of i.bindings) {
         if (!supertypes.includes(b.alias) || b.name === b.alias || b.name === '*') continue;
         const names =
-          b.name === 'default' ? (await facts.defaultExports.get([`${member.repositoryId}\0${i.target}`]))[0]!.map((d) => d.name) : [b.name];
+          b.name === 'default'
+            ? (await facts.defaultExports.get([`${member.repositoryId}\0${i.target}`]))[0]!.map((d) => d.name)
+            : [b.name];
         for (const name of names) out.set(b.alias, name);
       }
     }
@@ -490,7 +497,8 @@ export class ReferenceBinder {
     const out = new Set<string>();
     for (const i of importers!) {
       for (const b of i.bindings) {
-        if (b.alias !== '' && b.alias !== member.container && (b.name === member.container || (b.name === 'default' && isDefault))) out.add(b.alias);
+        if (b.alias !== '' && b.alias !== member.container && (b.name === member.container || (b.name === 'default' && isDefault)))
+          out.add(b.alias);
       }
     }
     return [...out];
@@ -528,7 +536,14 @@ export class ReferenceBinder {
     let up = [container];
     for (let depth = 0; depth < HIERARCHY_DEPTH && up.length > 0 && seen.size < FAMILY_MAX; depth++) {
       up = (await types.supertypes(up, true)).filter((n) => !seen.has(n));
-      const renamed = depth === 0 ? await this.importedSupertypes(member, up.filter((n) => !definers.has(n)), facts) : new Map<string, string>();
+      const renamed =
+        depth === 0
+          ? await this.importedSupertypes(
+              member,
+              up.filter((n) => !definers.has(n)),
+              facts,
+            )
+          : new Map<string, string>();
       for (const [alias, name] of renamed) {
         if (seen.has(name) || !definers.has(name)) continue;
         family.add(alias);

@@ -128,18 +128,16 @@ export class SymbolService {
       column: found.column,
       defaultExport: false,
     };
-    const bound = (found.uses ?? []).map(
-      (u): BoundReference => ({
-        repositoryId: repository.id,
-        path,
-        name: found.name,
-        line: u.line,
-        column: u.column,
-        kind: u.kind,
-        enclosing: around(u.line)?.ordinal ?? -1,
-        qualifier: null,
-      }),
-    );
+    const bound = (found.uses ?? []).map((u): BoundReference => ({
+      repositoryId: repository.id,
+      path,
+      name: found.name,
+      line: u.line,
+      column: u.column,
+      kind: u.kind,
+      enclosing: around(u.line)?.ordinal ?? -1,
+      qualifier: null,
+    }));
     return { definition, uses: bound };
   }
 
@@ -171,13 +169,13 @@ export class SymbolService {
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     // By name: its definitions are among the same-named ones the binder reads for its members (one lookup).
     const located =
-      input.path === undefined ? this.store.locate(input.name!, { repositoryIds: scopeIds, limit: SAME_NAMED }).then((r) => r.rows) : undefined;
+      input.path === undefined
+        ? this.store.locate(input.name!, { repositoryIds: scopeIds, limit: SAME_NAMED }).then((r) => r.rows)
+        : undefined;
     // At a position: a definition of the index that starts there, else the parameter or local variable the name there
     // denotes (the index holds no locals: its uses are found in its file, parsed now).
     const local = located ? undefined : await this.localOrDefinitionAt(scope, input);
-    const definitions = located
-      ? exactlyNamed(await located, input.name!).slice(0, MAX_DEFINITIONS)
-      : local!.definitions;
+    const definitions = located ? exactlyNamed(await located, input.name!).slice(0, MAX_DEFINITIONS) : local!.definitions;
     // At a position the name may be left out.
     const bare = input.name === undefined ? undefined : bareName(input.name);
     const bound = local?.uses
@@ -212,7 +210,10 @@ export class SymbolService {
    * there is a parameter's or a local variable's (a declaration or a use of it: `column` or `name` needed), that local
    * with its uses in its file.
    */
-  private async localOrDefinitionAt(scope: Scope, input: FindReferences.Request): Promise<{ definitions: SymbolRow[]; uses?: BoundReference[] }> {
+  private async localOrDefinitionAt(
+    scope: Scope,
+    input: FindReferences.Request,
+  ): Promise<{ definitions: SymbolRow[]; uses?: BoundReference[] }> {
     const repository = single(scope, 'A definition position (path, line)');
     const path = repoPath(input.path!);
     let rows = await this.store.definitionsAt(repository.id, path, input.line!);
