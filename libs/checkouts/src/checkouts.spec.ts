@@ -158,14 +158,13 @@ describe('checkouts', () => {
       rmSync(join(repo, 'm/2.ts'));
       const texts = new Set(first.map((f) => f.hash));
       const stats = newWalkStats();
-      const files = await collect(
-        walkFiles(
-          runner,
-          repo,
-          { maxFileBytes: 1_000, includeUntracked: true, known: (path) => entries.get(path), knownText: (blob) => texts.has(blob) },
-          stats,
-        ),
-      );
+      const incremental = {
+        maxFileBytes: 1_000,
+        includeUntracked: true,
+        known: (path: string) => entries.get(path),
+        knownText: (blob: string) => texts.has(blob),
+      };
+      const files = await collect(walkFiles(runner, repo, incremental, stats));
       const byPath = new Map(files.map((f) => [f.path, f]));
       assert.equal(byPath.get('m/0.ts')?.mtimeMs, 1, 'vouched for: not looked at');
       assert.equal(files.filter((f) => f.mtimeMs === 1).length, 1_198);
@@ -178,20 +177,7 @@ describe('checkouts', () => {
       // With onUnchanged, the files found as `known` has them are told by path, not yielded: only what changed comes.
       const told: string[] = [];
       const lean = newWalkStats();
-      const changed = await collect(
-        walkFiles(
-          runner,
-          repo,
-          {
-            maxFileBytes: 1_000,
-            includeUntracked: true,
-            known: (path) => entries.get(path),
-            knownText: (blob) => texts.has(blob),
-            onUnchanged: (path) => told.push(path),
-          },
-          lean,
-        ),
-      );
+      const changed = await collect(walkFiles(runner, repo, { ...incremental, onUnchanged: (path) => told.push(path) }, lean));
       assert.deepEqual(changed.map((f) => f.path).sort(), ['m/1.ts', 'new.ts']);
       assert.equal(told.length, 1_198);
       assert.equal(lean.unchanged, 1_198);

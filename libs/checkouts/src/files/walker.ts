@@ -67,8 +67,8 @@ export interface WalkOptions {
   knownText?: (blobId: string) => boolean;
   /**
    * When given, a file found exactly as `known` says (same size, mtime and hash) is told here, by path, instead of
-   * being yielded: an incremental scan of a large, mostly unchanged tree then costs a map lookup per file, not an
-   * object and a language lookup (`WalkStats.unchanged` counts them).
+   * being yielded: an incremental scan of a large, mostly unchanged tree then costs a few map lookups per file, not
+   * an object and a language lookup (`WalkStats.unchanged` counts them).
    */
   onUnchanged?: (path: string) => void;
 }

@@ -91,25 +91,11 @@ export class ScopeFacts {
       () => [],
     );
     this.defaultExports = new BatchCache(
-      byFile(
-        async (repositoryId, paths, out) => {
-          await Promise.all(
-            paths.map(async (path) => out.set(`${repositoryId}\0${path}`, await store.defaultExportOf(repositoryId, path))),
-          );
-        },
-        () => [] as SymbolRow[],
-      ),
+      eachFile((repositoryId, path) => store.defaultExportOf(repositoryId, path)),
       () => [],
     );
     this.directoryFiles = new BatchCache(
-      byFile(
-        async (repositoryId, dirs, out) => {
-          await Promise.all(
-            dirs.map(async (dir) => out.set(`${repositoryId}\0${dir}`, await store.filesIn(repositoryId, dir, DIRECTORY_FILES))),
-          );
-        },
-        () => [] as string[],
-      ),
+      eachFile((repositoryId, dir) => store.filesIn(repositoryId, dir, DIRECTORY_FILES)),
       () => [],
     );
   }
@@ -147,6 +133,19 @@ function byFile<V>(
     }
     return out;
   };
+}
+
+/** A fetch of per-file values (`repository\0path` keys) made one lookup per file, side by side. */
+function eachFile<V>(fetch: (repositoryId: string, path: string) => Promise<V>): (keys: string[]) => Promise<Map<string, V>> {
+  return async (keys) =>
+    new Map(
+      await Promise.all(
+        keys.map(async (key) => {
+          const at = key.indexOf('\0');
+          return [key, await fetch(key.slice(0, at), key.slice(at + 1))] as const;
+        }),
+      ),
+    );
 }
 
 /**
