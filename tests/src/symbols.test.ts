@@ -178,6 +178,43 @@ const FILES: Record<string, string> = {
     "test('a', () => { type T = string; const x: T = ''; });",
     "test('b', () => { type T = number; const y: T = 1; });",
   ].join('\n'),
+  // Members of types without a name: each is its owner's (the definition it is written in), whatever else is named alike.
+  'src/sizes/en.ts': [
+    'export function describe(origin: string) {',
+    "  const sizes: Record<string, { unit: string }> = { text: { unit: 'chars' } };",
+    '  function sizing(o: string): { unit: string } { return sizes[o]!; }',
+    '  const found = sizing(origin);',
+    '  return found.unit;',
+    '}',
+    'export const api = { ping() { return 1; } };',
+    'export const cast = (x: unknown) => (x as { unit: string }).unit;',
+  ].join('\n'),
+  'src/sizes/de.ts': [
+    "import { api } from './en';",
+    'export function describe(origin: string) {',
+    '  function sizing(o: string): { unit: string } { return { unit: o }; }',
+    '  return sizing(origin).unit + api.ping();',
+    '}',
+  ].join('\n'),
+  // An object literal's method in a value declared of a named type is that type's member.
+  'src/kw/keyword.ts': 'export interface Keyword { code(): number }',
+  'src/kw/one.ts': ["import type { Keyword } from './keyword';", 'export const one: Keyword = { code() { return 1; } };'].join('\n'),
+  'src/kw/two.ts': [
+    "import type { Keyword } from './keyword';",
+    'export const two: Keyword = { code() { return 2; } };',
+    'export const run = (k: Keyword) => k.code();',
+  ].join('\n'),
+  'src/sizes/it.ts': [
+    'const sizes: Record<string, { unit: string }> = {};',
+    'function sizing(o: string): { unit: string } { return sizes[o]!; }',
+    "export const label = sizing('a').unit;",
+  ].join('\n'),
+  'src/sizes/fr.ts': [
+    'const api = { ping() { return 2; } };',
+    'export const pong = api.ping();',
+    // Another `sizing`, of another result: what `sizing(…)` gives is not known by name alone.
+    'export function sizing(o: string): string { return o; }',
+  ].join('\n'),
   'README.md': '# Shop\n\nNot parsed: kept at file level.\n',
 };
 
@@ -308,9 +345,41 @@ describe('symbol tools (embedded)', () => {
     // A class imported under another name (`import Oven from './kiln'`, its default export `Kiln`) is one family by
     // both names, seen from either side (the language service: pottery.ts:3:55 and the other declaration).
     const fire = async (path: string, line: number, column: number) =>
-      (await callTool<Refs>(client, 'find_references', { path, line, column })).body.references.map((r) => `${r.path}:${r.line}:${r.column} ${r.kind}`);
+      (await callTool<Refs>(client, 'find_references', { path, line, column })).body.references.map(
+        (r) => `${r.path}:${r.line}:${r.column} ${r.kind}`,
+      );
     assert.deepEqual((await fire('src/kiln.ts', 1, 28)).sort(), ['src/pottery.ts:2:32 definition', 'src/pottery.ts:3:55 call']);
     assert.deepEqual((await fire('src/pottery.ts', 2, 32)).sort(), ['src/kiln.ts:1:28 definition', 'src/pottery.ts:3:55 call']);
+  });
+
+  it('binds a member of a type without a name to the definition it is written in, as the language service does', async () => {
+    const at = async (path: string, line: number, column: number) =>
+      (await callTool<Refs>(client, 'find_references', { path, line, column })).body.references.map(
+        (r) => `${r.path}:${r.line}:${r.column}`,
+      );
+    // `sizes`'s `{ unit }`: the key its initializer writes; not `found.unit` (the result of `sizing`), nor de.ts's.
+    assert.deepEqual(await at('src/sizes/en.ts', 2, 32), ['src/sizes/en.ts:2:60']);
+    // `sizing`'s result: `found.unit`, as `found = sizing(…)`; not the key of `sizes`, nor de.ts's `sizing(…).unit`.
+    assert.deepEqual(await at('src/sizes/en.ts', 3, 32), ['src/sizes/en.ts:5:15']);
+    assert.deepEqual(await at('src/sizes/de.ts', 3, 32), ['src/sizes/de.ts:3:58', 'src/sizes/de.ts:4:24']);
+    // An object literal's method: through its constant where that is imported (de.ts), not through fr.ts's own `api`.
+    assert.deepEqual(await at('src/sizes/en.ts', 7, 21), ['src/sizes/de.ts:4:35']);
+    // A type written outside any definition (a cast's): used where it is written.
+    assert.deepEqual(await at('src/sizes/en.ts', 8, 44), ['src/sizes/en.ts:8:60']);
+    // `one: Keyword`: its `code` is Keyword's, which `two` implements too and `k.code()` calls (the language service lists all three).
+    const code = (await callTool<Refs>(client, 'find_references', { path: 'src/kw/one.ts', line: 2, column: 30 })).body.references;
+    assert.deepEqual(code.map((r) => `${r.path}:${r.line}:${r.column} ${r.kind}`).sort(), [
+      'src/kw/keyword.ts:1:27 definition',
+      'src/kw/two.ts:2:30 definition',
+      'src/kw/two.ts:3:37 call',
+    ]);
+    // Go to definition from `sizing('a').unit`: the file's own `sizing`'s result, though another file's `sizing` differs.
+    type Found = { definitions: Array<{ path: string; line: number }> };
+    const unit = await callTool<Found>(client, 'locate_symbol', { name: 'unit', path: 'src/sizes/it.ts', line: 3, column: 33 });
+    assert.deepEqual(
+      unit.body.definitions.slice(0, 1).map((d) => `${d.path}:${d.line}`),
+      ['src/sizes/it.ts:2'],
+    );
   });
 
   it('types the results of calls by their declared result, and elements by their collection', async () => {
@@ -428,7 +497,10 @@ describe('symbol tools (embedded)', () => {
     assert.equal(await first({ name: 'New', path: 'store/helpers.go', line: 3 }), 'store/store.go:5');
     // A parameter hides the imported `add`: the index holds no locals, the file is parsed for them at the question.
     const shadowing = FILES['src/cart.ts']!.split('\n')[10]!;
-    assert.equal(await first({ name: 'add', path: 'src/cart.ts', line: 11, column: shadowing.lastIndexOf('add') }), 'src/cart.ts:11 shadow');
+    assert.equal(
+      await first({ name: 'add', path: 'src/cart.ts', line: 11, column: shadowing.lastIndexOf('add') }),
+      'src/cart.ts:11 shadow',
+    );
     const parameter = await callTool<{ definitions: Array<{ kind: string; signature: string }> }>(client, 'locate_symbol', {
       name: 'add',
       path: 'src/cart.ts',
@@ -445,7 +517,9 @@ describe('symbol tools (embedded)', () => {
     // `function shadow(add: number) { return add; }`: the parameter hides every `add` of the index.
     const line = FILES['src/cart.ts']!.split('\n')[10]!;
     for (const column of [line.indexOf('add'), line.lastIndexOf('add')]) {
-      const found = await callTool<Omit<Refs, 'definitions'> & { definitions: Array<{ name: string; kind: string; line: number; container: string | null }> }>(client, 'find_references', {
+      const found = await callTool<
+        Omit<Refs, 'definitions'> & { definitions: Array<{ name: string; kind: string; line: number; container: string | null }> }
+      >(client, 'find_references', {
         path: 'src/cart.ts',
         line: 11,
         column,

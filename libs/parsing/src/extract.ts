@@ -365,9 +365,10 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         continue;
       }
       if (role === 'returns') {
-        // A function's declared result or a field's declared type (`@returns.type`), for the definition on the same node.
+        // A function's declared result or a field's declared type (`@returns.type`), a variable's (`@returns.value`), for the definition on the same node.
         const type = capture(match.captures, 'returns.type');
-        const returns = type ? resultType(type.text, !FIELDS.has(first.node.type)) : undefined;
+        const value = type ? undefined : capture(match.captures, 'returns.value');
+        const returns = type ? resultType(type.text, !FIELDS.has(first.node.type)) : value ? resultType(value.text, false) : undefined;
         // A type parameter (`f<T>(): T`) is whatever the call makes it: no type to bind by.
         if (returns && !typeParametersAround(first.node).has(returns)) returnsAt.set(first.node.startIndex, returns);
         continue;
@@ -407,7 +408,8 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const symbols = nest(grammar.name, found);
     for (const [i, { node }] of found.entries()) {
       const returns = returnsAt.get(node.startIndex);
-      if (returns) symbols[i]!.returns = returns;
+      // A result without a name (`(): { unit: string }`, `opts: {…}`) is the type its members are written in: theirs, by its definition's name.
+      if (returns) symbols[i]!.returns = returns === ANONYMOUS ? symbols[i]!.name : returns;
     }
     const enclosing = enclosingLookup(found, symbols);
     const classAt = enclosing((s) => CLASS_LIKE.has(s.kind));
@@ -928,7 +930,7 @@ const FIELDS = new Set(['public_field_definition', 'property_signature', 'field_
 
 /**
  * A declared result → its type's bare name: the first of Go's results (`(*URL, error)`, `(u *URL, err error)`);
- * `this`; for a function (`called`), `T` of a `Promise<T>` (what an awaited call gives).
+ * `this`; for a function (`called`), `T` of a `Promise<T>` (what an awaited call gives); `ANONYMOUS` for a type without a name.
  */
 function resultType(text: string, called: boolean): string | undefined {
   let t = text.trim();
@@ -951,8 +953,7 @@ function resultType(text: string, called: boolean): string | undefined {
     const named = /^[\p{L}_][\p{L}\p{N}_]*\s+([*[\p{L}_][^]*)$/u.exec(t);
     if (named && !/^(struct|map|chan|func|interface)\b/.test(t)) t = named[1]!;
   }
-  const type = typeName(t);
-  return type === ANONYMOUS ? undefined : type;
+  return typeName(t);
 }
 
 /** How many arguments an argument list holds; undefined when one is spread (`f(...xs)`). */

@@ -76,3 +76,5 @@
 ; A property's or field's declared type (what reading it gives: `x.opts.port` with `opts: Options`).
 (public_field_definition type: (type_annotation (_) @returns.type)) @returns
 (property_signature type: (type_annotation (_) @returns.type)) @returns
+; A variable's declared type (`@returns.value`: what reading it gives; an object literal's methods are that type's).
+(variable_declarator type: (type_annotation (_) @returns.value)) @returns

@@ -31,6 +31,8 @@ export class ScopeFacts {
   /** Per class name, the files that name it (`repository\0path`). */
   readonly mentions: BatchCache<Set<string>>;
   readonly aliases: BatchCache<boolean>;
+  /** Per name: some type-like definition (class, interface, struct, trait, type, enum) has it. */
+  readonly typeNames: BatchCache<boolean>;
   readonly interfaces: BatchCache<Set<string>>;
   /** What receivers denote (`f()`, `Foo.opts`). */
   readonly receivers: ReceiverCache = new Map();
@@ -44,6 +46,8 @@ export class ScopeFacts {
   readonly defaultExports: BatchCache<SymbolRow[]>;
   /** Per directory (`repository\0dir/`, the root `repository\0`): the files directly in it (a Go package's), the first by path. */
   readonly directoryFiles: BatchCache<string[]>;
+  /** Per definition (`ownerKey`): the definition it is written in (a member's class, or the function whose result type holds it). */
+  readonly owners: BatchCache<SymbolRow | undefined>;
 
   constructor(store: SymbolStore, scope: readonly string[] | null) {
     this.types = new TypeGraph(store, scope);
@@ -53,6 +57,10 @@ export class ScopeFacts {
     );
     this.aliases = new BatchCache(
       async (names) => new Map([...(await store.typeAliasesOf(names, scope))].map((n) => [n, true])),
+      () => false,
+    );
+    this.typeNames = new BatchCache(
+      async (names) => new Map((await store.typesDefined(names, scope)).map((d) => [d.name, true])),
       () => false,
     );
     this.interfaces = new BatchCache(
@@ -98,6 +106,20 @@ export class ScopeFacts {
       eachFile((repositoryId, dir) => store.filesIn(repositoryId, dir, DIRECTORY_FILES)),
       () => [],
     );
+    this.owners = new BatchCache(
+      async (keys) => {
+        const out = new Map<string, SymbolRow>();
+        const wanted = keys.map((key) => {
+          const [repositoryId, path, ordinal] = key.split('\0');
+          return { repositoryId: repositoryId!, path: path!, ordinal: Number(ordinal) };
+        });
+        for (const [repositoryId, list] of groupBy(wanted, (w) => w.repositoryId)) {
+          for (const row of await store.symbolsByOrdinal(repositoryId, list)) out.set(`${repositoryId}\0${row.path}\0${row.ordinal}`, row);
+        }
+        return out;
+      },
+      () => undefined,
+    );
   }
 
   /** How many facts it holds. */
@@ -106,15 +128,22 @@ export class ScopeFacts {
       this.types.size +
       this.mentions.size +
       this.aliases.size +
+      this.typeNames.size +
       this.interfaces.size +
       this.receivers.size +
       this.namespaces.size +
       this.classes.size +
       this.importers.size +
       this.defaultExports.size +
-      this.directoryFiles.size
+      this.directoryFiles.size +
+      this.owners.size
     );
   }
+}
+
+/** The key of the definition a symbol is written in (its `parent`), for `ScopeFacts.owners`. */
+export function ownerKey(symbol: Pick<SymbolRow, 'repositoryId' | 'path' | 'parent'>): string {
+  return `${symbol.repositoryId}\0${symbol.path}\0${symbol.parent}`;
 }
 
 /** A fetch of per-file values (`repository\0path` keys) made one query per repository. */

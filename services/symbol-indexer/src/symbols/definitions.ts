@@ -79,6 +79,12 @@ export class DefinitionResolver {
     if (receiver !== undefined) {
       const ofReceiver = await this.ofType(repositoryId, [receiver], candidates);
       if (ofReceiver.length > 0) return ofReceiver;
+    } else if (use.receiver?.endsWith('()') && !use.receiver.includes('.')) {
+      // The result of a function the file defines (where same-named ones elsewhere disagree on it): a member of the
+      // type it declares, written in its result (`getSizing(): { unit: string }`), is the file's own.
+      const called = use.receiver.slice(0, -2);
+      const ofResult = candidates.filter((c) => c.path === path && c.container === called);
+      if (ofResult.length > 0) return ofResult;
     }
     const viaModule = await this.throughNamespace(repositoryId, path, use.qualifier, name, candidates);
     if (viaModule.length > 0) return viaModule;

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
 import { receiverResolver } from './receiver-types.js';
-import type { BindingFacts, ScopeFacts } from './binding-facts.js';
+import { ownerKey, type BindingFacts, type ScopeFacts } from './binding-facts.js';
 import { addTo, groupBy } from './helpers.js';
 import { SAME_NAMED, type Occurrence, type ReferenceRow, type SymbolRow, type SymbolStore } from './symbol.store.js';
 import type { TypeGraph } from './type-graph.js';
@@ -10,6 +10,10 @@ import type { TypeGraph } from './type-graph.js';
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
 export const MEMBER_KINDS: ReadonlySet<string> = new Set(['method', 'property', 'field']);
 export { SELF } from '@sextant/parsing';
+/** Kinds of definitions that are types (or hold members as one): a member written in anything else belongs to a type without a name. */
+const TYPE_LIKE: ReadonlySet<string> = new Set(['class', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'other']);
+/** Kinds of definitions that hold a value (whose declared type, `returns`, is the type of what it holds). */
+const VALUE_KINDS: ReadonlySet<string> = new Set(['variable', 'constant', 'property', 'field']);
 /** How many files deep `export … from` chains are followed (both ways: to importers, back to a definition). */
 export const REEXPORT_DEPTH = 4;
 /** Members bound at the same time by one call (each is a handful of short queries). */
@@ -294,11 +298,12 @@ export class ReferenceBinder {
   }
 
   private async ofMember(
-    definition: SymbolRow,
+    member: SymbolRow,
     scope: readonly string[] | null,
     others: readonly SymbolRow[],
     memo: BindingMemo,
   ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+    const [{ definition, owner, ownerIsType }] = await placeMembers([member], memo.facts);
     const rows = await this.rowsOf(definition.name, scope, memo);
     const home = `${definition.repositoryId}\0${definition.path}`;
     const { namespaces, classAt } = await this.filesOf(definition.name, rows, memo);
@@ -306,7 +311,58 @@ export class ReferenceBinder {
     const space = nameSpaceOf(definition.language);
     const { rows: spaceRows, receivers } = inNameSpace(definition.name, space, rows, memo);
     const inSpace = (row: ReferenceRow) => spaceRows.has(row);
-    const sameMember = others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && nameSpaceOf(o.language) === space);
+    if (definition.container === null && definition.parent < 0 && definition.kind === 'property' && space === nameSpaceOf('typescript')) {
+      // A type without a name written outside any definition (a cast's `as { error: E }`, a type argument's `{ hi: string }`): used there if at all.
+      const refs = flatten(
+        rows.slice(0, MAX_ROWS),
+        (row, o) =>
+          row.path === definition.path &&
+          row.repositoryId === definition.repositoryId &&
+          o.qualifier !== null &&
+          o.line >= definition.line &&
+          o.line <= definition.endLine,
+      );
+      return { refs, truncated: rows.length > MAX_ROWS };
+    }
+    // An owner named as a type is that type's (`const ZodType = $constructor(…)` beside `interface ZodType`).
+    if (owner && definition === member && !TYPE_LIKE.has(owner.kind) && !ownerIsType) {
+      const reachable = owner.parent < 0 || MEMBER_KINDS.has(owner.kind);
+      const [typeOf, [importers]] = await Promise.all([
+        receiverResolver(this.store, memo.facts.types, receivers, space, scope, memo.facts.receivers),
+        reachable
+          ? memo.facts.importers.get([definition.language === 'go' ? `${definition.repositoryId}\0${goPackageKey(definition.path)}` : home])
+          : [[]],
+      ]);
+      const alone = !others.some(
+        (o) =>
+          MEMBER_KINDS.has(o.kind) &&
+          o.name === definition.name &&
+          `${o.repositoryId}\0${o.path}` === home &&
+          o.ordinal !== definition.ordinal,
+      );
+      // Where the owner can be named: its file, the files that import it (and, for Go, its package's).
+      const sees = new Set([home, ...importers!.map((i) => `${i.repositoryId}\0${i.path}`)]);
+      const visible = (row: ReferenceRow) =>
+        sees.has(`${row.repositoryId}\0${row.path}`) ||
+        (reachable &&
+          definition.language === 'go' &&
+          row.repositoryId === definition.repositoryId &&
+          posix.dirname(row.path) === posix.dirname(definition.path));
+      return {
+        refs: anonymousMemberUses(
+          rows.slice(0, MAX_ROWS).filter((row) => inSpace(row) && visible(row)),
+          { home, owner, alone },
+          typeOf,
+        ),
+        truncated: rows.length > MAX_ROWS,
+      };
+    }
+    const sameMember = (
+      await placeMembers(
+        others.filter((o) => MEMBER_KINDS.has(o.kind) && o.name === definition.name && nameSpaceOf(o.language) === space),
+        memo.facts,
+      )
+    ).map((p) => p.definition);
     const spec = parsedLanguages().get(definition.language ?? '');
     const nearest = spec?.memberBinding === 'nearest';
     // Classes with a member of that name: those that declare one, and (`nearest`) those whose methods assign
@@ -602,6 +658,65 @@ export class ReferenceBinder {
     const files = [...new Set(rows.map((r) => `${r.repositoryId}\0${r.path}`))];
     return new Map((await facts.namespaces.get(files)).map((aliases, i) => [files[i]!, aliases]));
   }
+}
+
+/**
+ * The uses of a member of a type without a name (`{ unit: string }` written as a function's result, a parameter's,
+ * a variable's or a property's type; a Go test table's `[]struct{…}`; an object literal's method): that type is its
+ * owner's, the definition it is written in, and no other type has it — no family, no rival, no other declaration of
+ * the member, whatever their containers are called. Its uses: an access whose receiver is the owner's type
+ * (`getSizing().unit`, `args.precision` with `args: {…}`; in the owner's file, a call of the owner's name is the
+ * owner's); one through the owner by name (`api.foo`, `this._def.minSize.value`); in the owner's file, a key or an
+ * access of unknown type — anywhere in it when no other member of the file has the name (`{ many: … }` in an object
+ * the type is given to), else in the owner's lines (`{ unit: … }` in the initializer the type annotates). Beyond the
+ * owner's file (`rows` holds only the files that can name the owner), only the first two; there, `x.owner.name` is
+ * not enough.
+ */
+function anonymousMemberUses(
+  rows: readonly ReferenceRow[],
+  { home, owner, alone }: { home: string; owner: SymbolRow; alone: boolean },
+  typeOf: (receiver: string | undefined) => string | undefined,
+): BoundReference[] {
+  const called = `${owner.name}()`;
+  return flattenBy(rows, (row) => {
+    const inHome = `${row.repositoryId}\0${row.path}` === home;
+    return (o) => {
+      if (o.qualifier === null) return false;
+      // In its file, the result of a call of a name is the owner's type only when it calls the owner (`getSizing().unit`),
+      // even where same-named functions elsewhere disagree on what they give.
+      if (inHome && o.receiver !== undefined && o.receiver.endsWith('()') && !o.receiver.includes('.')) return o.receiver === called;
+      const receiver = typeOf(o.receiver);
+      if (receiver !== undefined) return receiver === owner.name;
+      if (o.qualifier === owner.name) return true;
+      if (!inHome) return false;
+      return alone || o.qualifier.endsWith(`.${owner.name}`) || (owner.line <= o.line && o.line <= owner.endLine);
+    };
+  });
+}
+
+/**
+ * Where members belong: each with the definition it is written in (`owner`), and whether a type has the owner's name
+ * (then the member is that type's: `const ZodType = $constructor(…, { optional() {…} })` beside `interface ZodType`).
+ * Else a member written in a value declared of a named type (`const def: KeywordDefinition = { code() {…} }`) is that
+ * type's: it comes back with the type as its container.
+ */
+async function placeMembers(
+  members: readonly SymbolRow[],
+  facts: ScopeFacts,
+): Promise<Array<{ definition: SymbolRow; owner: SymbolRow | undefined; ownerIsType: boolean }>> {
+  const nested = members.filter((m) => m.parent >= 0);
+  const owners = new Map((await facts.owners.get(nested.map(ownerKey))).map((owner, i) => [nested[i]!, owner]));
+  const declaredOf = (owner: SymbolRow | undefined) =>
+    owner && VALUE_KINDS.has(owner.kind) && owner.returns && owner.returns !== owner.name ? owner.returns : undefined;
+  const names = [...new Set([...owners.values()].flatMap((o) => (o ? [o.name, declaredOf(o) ?? o.name] : [])))];
+  const types = new Map((await facts.typeNames.get(names)).map((known, i) => [names[i]!, known]));
+  return members.map((member) => {
+    const owner = owners.get(member);
+    const declared = declaredOf(owner);
+    const ownerIsType = owner !== undefined && types.get(owner.name) === true;
+    const definition = declared && types.get(declared) && !ownerIsType ? { ...member, container: declared } : member;
+    return { definition, owner, ownerIsType };
+  });
 }
 
 /** A TypeScript or JavaScript class's `constructor`. */

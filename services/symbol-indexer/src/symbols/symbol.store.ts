@@ -82,6 +82,8 @@ export interface SymbolRow {
   column: number;
   /** Its file exports it as the default (`import x from` binds it). */
   defaultExport: boolean;
+  /** What a call of it gives, or its declared type (a property's, a variable's), by bare name (`ExtractedSymbol.returns`). */
+  returns?: string | null;
 }
 
 const T = {
@@ -96,7 +98,7 @@ const T = {
 const IMPORT_COLUMNS = `repository_id AS "repositoryId", path, module, line, target, reexport, bindings`;
 
 const SYMBOL_COLUMNS = `s.repository_id AS "repositoryId", s.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
-  s.container, s.signature, s.parent, s.language, s.col AS "column", s.default_export AS "defaultExport"`;
+  s.container, s.signature, s.parent, s.language, s.col AS "column", s.default_export AS "defaultExport", s.returns`;
 
 /** A test file's path (POSIX regular expression): its definitions come after the others'. */
 export const TEST_PATH = String.raw`(^|/)(tests?|__tests__|spec|testing)/|[._](test|spec)\.[a-z]+$|(^|/)test_[^/]*\.py$`;
