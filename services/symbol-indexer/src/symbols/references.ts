@@ -74,7 +74,9 @@ interface Sites {
  * all). The family is the language's (`memberBinding`: the whole hierarchy,
  * or the class and the subtypes that inherit the member); under `hierarchy`
  * the family's other declarations of the member (overrides,
- * implementations) are listed as sites of kind `definition`. ADR 0034.
+ * implementations) are listed as sites of kind `definition`. ADR 0034. A member of a type without a name (written
+ * in a function's result, a parameter's or a variable's type) is its owner's alone; one written in a value declared
+ * of a named type is that type's (`placeMembers`, `anonymousMemberUses`, ADR 0039).
  */
 export class ReferenceBinder {
   constructor(
