@@ -201,7 +201,8 @@ const MEMBER_FIELDS = ['attribute', 'property', 'field', 'name'];
 function isMemberName(node: Node): boolean {
   const parent = node.parent;
   if (!parent) return false;
-  if (parent.type === 'literal_element') return parent.parent?.type === 'keyed_element' && parent.parent.namedChild(0)?.startIndex === parent.startIndex;
+  if (parent.type === 'literal_element')
+    return parent.parent?.type === 'keyed_element' && parent.parent.namedChild(0)?.startIndex === parent.startIndex;
   if (parent.type !== 'attribute' && parent.type !== 'keyword_argument' && !parent.type.startsWith('member')) return false;
   return MEMBER_FIELDS.some((field) => parent.childForFieldName(field)?.startIndex === node.startIndex);
 }
@@ -526,7 +527,8 @@ export function localDefinitionAt(
   const { tree, deadline, overBudget } = parseWithin(grammar, source, timeoutMs);
   try {
     const node = tree.rootNode.descendantForPosition({ row: line - 1, column });
-    if (!node || !(uses ? LOCAL_NAMES : BARE_NAMES).has(node.type) || (name !== undefined && node.text !== name) || isMemberName(node)) return undefined;
+    if (!node || !(uses ? LOCAL_NAMES : BARE_NAMES).has(node.type) || (name !== undefined && node.text !== name) || isMemberName(node))
+      return undefined;
     const used = node.text;
     const at = node.startIndex;
     const scopes: Array<[number, number]> = [];
@@ -552,7 +554,9 @@ export function localDefinitionAt(
           !best ||
           scope[0] > best.scope[0] ||
           (scope[0] === best.scope[0] &&
-            (before ? best.declaration.at > at || declaration.at > best.declaration.at : best.declaration.at > at && declaration.at < best.declaration.at));
+            (before
+              ? best.declaration.at > at || declaration.at > best.declaration.at
+              : best.declaration.at > at && declaration.at < best.declaration.at));
         if (better) best = { scope, declaration };
       }
       return best;
@@ -596,8 +600,7 @@ function usesOf(
     if (!denotes(node)) continue;
     const parent = node.parent;
     const called = parent !== null && /call/.test(parent.type) && parent.childForFieldName('function')?.startIndex === node.startIndex;
-    const written =
-      parent !== null && /assignment/.test(parent.type) && parent.childForFieldName('left')?.startIndex === node.startIndex;
+    const written = parent !== null && /assignment/.test(parent.type) && parent.childForFieldName('left')?.startIndex === node.startIndex;
     out.push({ line: node.startPosition.row + 1, column: node.startPosition.column, kind: called ? 'call' : written ? 'write' : 'read' });
   }
   return out;
@@ -876,8 +879,7 @@ export function typeName(text: string): string | undefined {
       t,
     );
   if (wrapped) t = (wrapped[1] ?? wrapped[2] ?? wrapped[3])!.trim();
-  const parts = t
-    .split('|')
+  const parts = topLevelParts(t, '|')
     .map((p) => p.trim())
     .filter((p) => !/^(null|undefined|None)$/.test(p));
   if (parts.length !== 1) return undefined;
@@ -886,6 +888,24 @@ export function typeName(text: string): string | undefined {
   if (t.endsWith('[]')) return undefined;
   if (!/^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*(<[^]*>|\[[^]*\])?$/u.test(t)) return undefined;
   return bareType(t);
+}
+
+/** `text` split at `separator` outside brackets (`{ a: T | U } | null` → `{ a: T | U }`, `null`). */
+function topLevelParts(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if ('([{<'.includes(c)) depth++;
+    else if (')]}'.includes(c) || (c === '>' && text[i - 1] !== '=')) depth--;
+    else if (c === separator && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
 }
 
 /** `struct {…}` or `{…}` as a whole (not `{…} & Base`): a type without a name. */

@@ -391,19 +391,23 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
         'class A { m(): this { return this; } }',
         'function make(): A { return new A(); }',
         'function same<T>(x: T): T { return x; }',
-        'function f(list: A[], opts: { a: string }) {',
+        'function f(list: A[], opts: { a: string }, more: { b: number | null } | undefined) {',
         '  const x = make(); x.m(); make().m(); new A().m(); (y as A).m();',
         '  for (const z of list) z.m();',
-        '  opts.a;',
+        '  opts.a; more.b;',
         '}',
+        // A result or a declared type without a name is the definition's own; a variable's declared type is stored too.
+        'function sizing(): { unit: string } | null { return null; }',
+        'const def: Keyword = { code() { return 1; } };',
       ].join('\n'),
       1_000,
     );
     assert.deepEqual(
       typescript.symbols.filter((s) => s.returns).map((s) => `${s.name}:${s.returns}`),
-      ['m:this', 'make:A', 'a:string'],
+      ['m:this', 'make:A', 'a:string', 'b:number', 'sizing:sizing', 'unit:string', 'def:Keyword'],
     );
-    assert.deepEqual(receivers(typescript), ['x.m:make()', '.m:make()', '.m:A', '.m:A', 'z.m:A', 'opts.a:f']);
+    // `{ b: number | null } | undefined`: a union inside the braces does not split the type.
+    assert.deepEqual(receivers(typescript), ['x.m:make()', '.m:make()', '.m:A', '.m:A', 'z.m:A', 'opts.a:f', 'more.b:f']);
   });
 
   it('types member chains: members taken or called from a typed object, and fields of the class around', async () => {
@@ -736,14 +740,15 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.equal(at(8, 'url', 1), undefined, '`options.url`: a member');
     assert.equal(at(11, 'url'), undefined, 'top level: the index has it');
     const py = await grammar('python');
-    const python = 'def f(name):\n    total = 0\n    return total + name + other\n\ndef g(self, total):\n    return self.total + h(total=1)\n';
+    const python =
+      'def f(name):\n    total = 0\n    return total + name + other\n\ndef g(self, total):\n    return self.total + h(total=1)\n';
     assert.deepEqual(localDefinitionAt(py, python, 3, 11, 1_000), { name: 'total', line: 2, column: 4, text: 'total = 0' });
     assert.deepEqual(localDefinitionAt(py, python, 3, 19, 1_000), { name: 'name', line: 1, column: 6, text: 'def f(name):' });
     assert.equal(localDefinitionAt(py, python, 3, 19, 1_000, 'total'), undefined, 'another name at that position');
     assert.equal(localDefinitionAt(py, python, 3, undefined, 1_000, 'name')?.line, 1, 'no column: the name on the line');
     assert.equal(localDefinitionAt(py, python, 3, 26, 1_000), undefined);
     assert.equal(localDefinitionAt(py, python, 6, 16, 1_000), undefined, '`self.total`: a member, not the parameter');
-    assert.equal(localDefinitionAt(py, python, 6, 26, 1_000), undefined, '`h(total=1)`: an argument\'s name');
+    assert.equal(localDefinitionAt(py, python, 6, 26, 1_000), undefined, "`h(total=1)`: an argument's name");
     const go = await grammar('go');
     const gosrc = 'package p\n\nfunc F(n int) int {\n\tm := n * 2\n\treturn m + N\n}\n\nfunc G(m int) T {\n\treturn T{m: m}\n}\n';
     assert.deepEqual(localDefinitionAt(go, gosrc, 5, 8, 1_000), { name: 'm', line: 4, column: 1, text: 'm := n * 2' });
@@ -762,7 +767,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.deepEqual(uses(ts, source, 3, 20), ['3:20 read'], 'asked at a use: the same local');
     assert.deepEqual(uses(ts, source, 5, 10), ['6:13 read']);
     assert.deepEqual(uses(ts, source, 9, 6), ['8:34 read'], 'used before its (hoisted) declaration');
-    assert.equal(uses(ts, source, 1, 4), undefined, 'the file\'s own `url` is the index\'s, no local');
+    assert.equal(uses(ts, source, 1, 4), undefined, "the file's own `url` is the index's, no local");
     assert.equal(localDefinitionAt(ts, source, 2, 20, 1_000)?.uses, undefined, 'uses only when asked');
     const destructured = 'function h(o: { a: number }) {\n  const { a } = o;\n  return a + o.a;\n}';
     assert.deepEqual(uses(ts, destructured, 2, 10), ['3:9 read'], 'a name a destructuring declares; not the member `o.a`');
