@@ -890,14 +890,17 @@ export function typeName(text: string): string | undefined {
   return bareType(t);
 }
 
-/** `text` split at `separator` outside brackets (`{ a: T | U } | null` → `{ a: T | U }`, `null`). */
+/**
+ * `text` split at `separator` outside brackets (`{ a: T | U } | null` → `{ a: T | U }`, `null`; Go's
+ * `(m map[K]V, err error)` at its commas). An arrow (`=>`, Go's `<-chan`) is not a bracket.
+ */
 function topLevelParts(text: string, separator: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
-    if ('([{<'.includes(c)) depth++;
+    if ('([{'.includes(c) || (c === '<' && text[i + 1] !== '-')) depth++;
     else if (')]}'.includes(c) || (c === '>' && text[i - 1] !== '=')) depth--;
     else if (c === separator && depth === 0) {
       parts.push(text.slice(start, i));
@@ -958,18 +961,7 @@ function resultType(text: string, called: boolean): string | undefined {
   if (called) t = /^(?:Promise|PromiseLike)<([^]*)>$/.exec(t)?.[1]?.trim() ?? t;
   if (t.startsWith('(') && t.endsWith(')')) {
     // The first result, up to a comma outside brackets; a named one (`u *URL`) by its type.
-    let depth = 0;
-    let end = t.length - 1;
-    for (let i = 1; i < t.length - 1; i++) {
-      const c = t[i]!;
-      if ('([{'.includes(c)) depth++;
-      else if (')]}'.includes(c)) depth--;
-      else if (c === ',' && depth === 0) {
-        end = i;
-        break;
-      }
-    }
-    t = t.slice(1, end).trim();
+    t = topLevelParts(t.slice(1, -1), ',')[0]!.trim();
     const named = /^[\p{L}_][\p{L}\p{N}_]*\s+([*[\p{L}_][^]*)$/u.exec(t);
     if (named && !/^(struct|map|chan|func|interface)\b/.test(t)) t = named[1]!;
   }

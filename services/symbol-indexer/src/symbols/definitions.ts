@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { nameSpaceOf } from '@sextant/parsing';
-import { receiverResolver } from './receiver-types.js';
+import { calledName, receiverResolver } from './receiver-types.js';
 import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, REEXPORT_DEPTH, SELF } from './references.js';
 import type { Occurrence, SymbolRow, SymbolStore } from './symbol.store.js';
 import type { BindingFacts } from './binding-facts.js';
@@ -79,11 +79,11 @@ export class DefinitionResolver {
     if (receiver !== undefined) {
       const ofReceiver = await this.ofType(repositoryId, [receiver], candidates);
       if (ofReceiver.length > 0) return ofReceiver;
-    } else if (use.receiver?.endsWith('()') && !use.receiver.includes('.')) {
+    } else {
       // The result of a function the file defines (where same-named ones elsewhere disagree on it): a member of the
       // type it declares, written in its result (`getSizing(): { unit: string }`), is the file's own.
-      const called = use.receiver.slice(0, -2);
-      const ofResult = candidates.filter((c) => c.path === path && c.container === called);
+      const called = calledName(use.receiver);
+      const ofResult = called === undefined ? [] : candidates.filter((c) => c.path === path && c.container === called);
       if (ofResult.length > 0) return ofResult;
     }
     const viaModule = await this.throughNamespace(repositoryId, path, use.qualifier, name, candidates);

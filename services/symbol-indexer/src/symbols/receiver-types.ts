@@ -71,6 +71,13 @@ export async function receiverResolver(
   return (receiver) => (receiver === undefined ? undefined : compound(receiver) ? cache.get(key(receiver)) : receiver);
 }
 
+/** The name a receiver calls when it is the result of one call (`f()`, not `f().g` nor `x.f()`), else undefined. */
+export function calledName(receiver: string | undefined): string | undefined {
+  if (receiver === undefined) return undefined;
+  const parsed = parseReceiver(receiver);
+  return parsed.call && parsed.steps.length === 0 ? parsed.base : undefined;
+}
+
 function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
   const out = new Map<string, number>();
   for (const item of items) out.set(key(item), (out.get(key(item)) ?? 0) + 1);

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
-import { receiverResolver } from './receiver-types.js';
+import { calledName, receiverResolver } from './receiver-types.js';
 import { ownerKey, type BindingFacts, type ScopeFacts } from './binding-facts.js';
 import { addTo, groupBy } from './helpers.js';
 import { SAME_NAMED, type Occurrence, type ReferenceRow, type SymbolRow, type SymbolStore } from './symbol.store.js';
@@ -318,11 +318,7 @@ export class ReferenceBinder {
       const refs = flatten(
         rows.slice(0, MAX_ROWS),
         (row, o) =>
-          row.path === definition.path &&
-          row.repositoryId === definition.repositoryId &&
-          o.qualifier !== null &&
-          o.line >= definition.line &&
-          o.line <= definition.endLine,
+          `${row.repositoryId}\0${row.path}` === home && o.qualifier !== null && o.line >= definition.line && o.line <= definition.endLine,
       );
       return { refs, truncated: rows.length > MAX_ROWS };
     }
@@ -679,14 +675,14 @@ function anonymousMemberUses(
   { home, owner, alone }: { home: string; owner: SymbolRow; alone: boolean },
   typeOf: (receiver: string | undefined) => string | undefined,
 ): BoundReference[] {
-  const called = `${owner.name}()`;
   return flattenBy(rows, (row) => {
     const inHome = `${row.repositoryId}\0${row.path}` === home;
     return (o) => {
       if (o.qualifier === null) return false;
       // In its file, the result of a call of a name is the owner's type only when it calls the owner (`getSizing().unit`),
       // even where same-named functions elsewhere disagree on what they give.
-      if (inHome && o.receiver !== undefined && o.receiver.endsWith('()') && !o.receiver.includes('.')) return o.receiver === called;
+      const call = inHome ? calledName(o.receiver) : undefined;
+      if (call !== undefined) return call === owner.name;
       const receiver = typeOf(o.receiver);
       if (receiver !== undefined) return receiver === owner.name;
       if (o.qualifier === owner.name) return true;

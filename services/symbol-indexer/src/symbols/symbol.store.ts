@@ -82,7 +82,10 @@ export interface SymbolRow {
   column: number;
   /** Its file exports it as the default (`import x from` binds it). */
   defaultExport: boolean;
-  /** What a call of it gives, or its declared type (a property's, a variable's), by bare name (`ExtractedSymbol.returns`). */
+  /**
+   * What a call of it gives, or its declared type (a property's, a variable's), by bare name; its own name for a type
+   * without a name (`ExtractedSymbol.returns`). Read only by `symbolsByOrdinal` (a member's owner), not by every lookup.
+   */
   returns?: string | null;
 }
 
@@ -98,7 +101,7 @@ const T = {
 const IMPORT_COLUMNS = `repository_id AS "repositoryId", path, module, line, target, reexport, bindings`;
 
 const SYMBOL_COLUMNS = `s.repository_id AS "repositoryId", s.path, s.ordinal, s.name, s.kind, s.line, s.end_line AS "endLine",
-  s.container, s.signature, s.parent, s.language, s.col AS "column", s.default_export AS "defaultExport", s.returns`;
+  s.container, s.signature, s.parent, s.language, s.col AS "column", s.default_export AS "defaultExport"`;
 
 /** A test file's path (POSIX regular expression): its definitions come after the others'. */
 export const TEST_PATH = String.raw`(^|/)(tests?|__tests__|spec|testing)/|[._](test|spec)\.[a-z]+$|(^|/)test_[^/]*\.py$`;
@@ -262,7 +265,7 @@ const SQL = {
   ),
   symbolsByOrdinal: sql(
     'symbols.by-ordinal',
-    `SELECT ${SYMBOL_COLUMNS} FROM ${T.symbols} s JOIN unnest($2::text[], $3::int[]) AS k(p, o) ON s.path = k.p AND s.ordinal = k.o
+    `SELECT ${SYMBOL_COLUMNS}, s.returns FROM ${T.symbols} s JOIN unnest($2::text[], $3::int[]) AS k(p, o) ON s.path = k.p AND s.ordinal = k.o
      WHERE s.repository_id = $1`,
   ),
   similar: sql(
