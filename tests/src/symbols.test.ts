@@ -204,6 +204,13 @@ const FILES: Record<string, string> = {
     'export const two: Keyword = { code() { return 2; } };',
     'export const run = (k: Keyword) => k.code();',
   ].join('\n'),
+  // An object literal a function returns is of the type the function declares (of `T`, for a `Promise<T>`).
+  'src/kw/sizes.ts': [
+    'export interface Size { unit: string }',
+    'export interface Weight { unit: number }',
+    "export function size(): Size { return { unit: 'cm' }; }",
+    'export const weight = async (): Promise<Weight> => { return { unit: 1 }; };',
+  ].join('\n'),
   'src/sizes/it.ts': [
     'const sizes: Record<string, { unit: string }> = {};',
     'function sizing(o: string): { unit: string } { return sizes[o]!; }',
@@ -373,12 +380,21 @@ describe('symbol tools (embedded)', () => {
       'src/kw/two.ts:2:30 definition',
       'src/kw/two.ts:3:37 call',
     ]);
+    // A returned literal's key is a member of the declared result's type, not of every type with a member of its name.
+    assert.deepEqual(await at('src/kw/sizes.ts', 1, 24), ['src/kw/sizes.ts:3:40']);
+    assert.deepEqual(await at('src/kw/sizes.ts', 2, 26), ['src/kw/sizes.ts:4:62']);
     // Go to definition from `sizing('a').unit`: the file's own `sizing`'s result, though another file's `sizing` differs.
     type Found = { definitions: Array<{ path: string; line: number }> };
     const unit = await callTool<Found>(client, 'locate_symbol', { name: 'unit', path: 'src/sizes/it.ts', line: 3, column: 33 });
     assert.deepEqual(
       unit.body.definitions.slice(0, 1).map((d) => `${d.path}:${d.line}`),
       ['src/sizes/it.ts:2'],
+    );
+    // Go to definition at an object literal's member: the member of the type it is declared as, then the literal's own.
+    const own = await callTool<Found>(client, 'locate_symbol', { name: 'code', path: 'src/kw/one.ts', line: 2, column: 30 });
+    assert.deepEqual(
+      own.body.definitions.slice(0, 2).map((d) => `${d.path}:${d.line}`),
+      ['src/kw/keyword.ts:1', 'src/kw/one.ts:2'],
     );
   });
 

@@ -269,7 +269,10 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
           // With @receiver, the object's type is written around it (`T{Name: v}`, `const x: T = {name: …}`).
           // With @receiver.value, the object is an expression: a destructured value (`const {a} = this.opts`).
           const type = capture(match.captures, 'receiver');
-          const receiver = type ? typeName(type.text) : undefined;
+          // With @receiver.result, the object is what a function returns: of the type its result declares.
+          const result = capture(match.captures, 'receiver.result');
+          const declared = result ? resultType(result.text, true) : type ? typeName(type.text) : undefined;
+          const receiver = declared === 'this' ? undefined : declared;
           const value = capture(match.captures, 'receiver.value');
           const chain = value ? chainOf(value) : undefined;
           const known = memberKeys.get(first.node.startIndex);

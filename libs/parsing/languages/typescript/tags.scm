@@ -65,6 +65,18 @@
 (variable_declarator type: (type_annotation (_) @receiver) value: (object (shorthand_property_identifier) @reference.write @member))
 (satisfies_expression (object (pair key: (property_identifier) @reference.write @member)) (_) @receiver)
 (as_expression (object (pair key: (property_identifier) @reference.write @member)) (_) @receiver)
+; An object literal a function returns (`return {…}` in its body, `=> ({…})`), with @receiver.result on the result the
+; function declares: a member of that type (of `T`, for a `Promise<T>`).
+(function_declaration return_type: (type_annotation (_) @receiver.result) body: (statement_block (return_statement (object (pair key: (property_identifier) @reference.write @member)))))
+(function_declaration return_type: (type_annotation (_) @receiver.result) body: (statement_block (return_statement (object (shorthand_property_identifier) @reference.write @member))))
+(function_expression return_type: (type_annotation (_) @receiver.result) body: (statement_block (return_statement (object (pair key: (property_identifier) @reference.write @member)))))
+(function_expression return_type: (type_annotation (_) @receiver.result) body: (statement_block (return_statement (object (shorthand_property_identifier) @reference.write @member))))
+(method_definition return_type: (type_annotation (_) @receiver.result) body: (statement_block (return_statement (object (pair key: (property_identifier) @reference.write @member)))))
+(method_definition return_type: (type_annotation (_) @receiver.result) body: (statement_block (return_statement (object (shorthand_property_identifier) @reference.write @member))))
+(arrow_function return_type: (type_annotation (_) @receiver.result) body: (statement_block (return_statement (object (pair key: (property_identifier) @reference.write @member)))))
+(arrow_function return_type: (type_annotation (_) @receiver.result) body: (statement_block (return_statement (object (shorthand_property_identifier) @reference.write @member))))
+(arrow_function return_type: (type_annotation (_) @receiver.result) body: (parenthesized_expression (object (pair key: (property_identifier) @reference.write @member))))
+(arrow_function return_type: (type_annotation (_) @receiver.result) body: (parenthesized_expression (object (shorthand_property_identifier) @reference.write @member)))
 
 ; Declared results: @returns.type on a function's or method's return type, @returns on the definition (what a call gives).
 (function_declaration return_type: (type_annotation (_) @returns.type)) @returns

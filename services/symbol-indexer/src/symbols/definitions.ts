@@ -2,9 +2,9 @@ import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { nameSpaceOf } from '@sextant/parsing';
 import { calledName, receiverResolver } from './receiver-types.js';
-import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, REEXPORT_DEPTH, SELF } from './references.js';
+import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, placeMembers, REEXPORT_DEPTH, SELF, TYPE_LIKE, VALUE_KINDS } from './references.js';
 import type { Occurrence, SymbolRow, SymbolStore } from './symbol.store.js';
-import type { BindingFacts } from './binding-facts.js';
+import { ownerKey, type BindingFacts } from './binding-facts.js';
 
 /** Same-named definitions considered in one repository. */
 const CANDIDATES = 500;
@@ -48,7 +48,7 @@ export class DefinitionResolver {
     const covers = (start: number) => column === undefined || (column >= start && column <= start + name.length);
     // The position is a definition's own name: that definition.
     const own = candidates.filter((c) => c.path === path && c.line === line && covers(c.column));
-    if (own.length > 0) return mergedFirst(own, candidates);
+    if (own.length > 0) return mergedFirst(await this.declaredFirst(repositoryId, own, candidates), candidates);
     const row = await this.store.referencesIn(repositoryId, path, name);
     const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
     if (!use) return [];
@@ -56,6 +56,35 @@ export class DefinitionResolver {
     // Overloads (several signatures of one name): the first that takes as many arguments as the call passes, as the
     // language's overload resolution starts.
     return mergedFirst(use.arity === undefined || found.length < 2 ? found : byArity(found, use.arity), candidates);
+  }
+
+  /**
+   * A member of an object literal that a value of a named type holds (`const def: Keyword = { code() {} }`; zod's
+   * `const ZodType = $constructor(…, { parse() {} })` beside `interface ZodType`): the type's declaration of that
+   * member first, as TypeScript goes from an object literal's member to the property of its contextual type.
+   */
+  private async declaredFirst(repositoryId: string, own: SymbolRow[], candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
+    const facts = await this.facts.of([repositoryId]);
+    const placed = await placeMembers(
+      own.filter((d) => MEMBER_KINDS.has(d.kind)),
+      facts,
+    );
+    const types = placed.flatMap(({ definition, owner, ownerIsType }) =>
+      owner && VALUE_KINDS.has(owner.kind) && definition.container !== null && (ownerIsType || definition.container !== owner.name)
+        ? [definition.container]
+        : [],
+    );
+    if (types.length === 0) return own;
+    // Declarations: the members written in a type, not in another value's literal.
+    const members = candidates.filter((c) => c.container !== null && c.parent >= 0 && MEMBER_KINDS.has(c.kind) && !own.includes(c));
+    const owners = await facts.owners.get(members.map(ownerKey));
+    const declared = await this.ofType(
+      repositoryId,
+      types,
+      members.filter((_, i) => owners[i] !== undefined && TYPE_LIKE.has(owners[i]!.kind)),
+    );
+    // The type's declaration nearest the literal first (a same-named type of another module is another type).
+    return declared.length > 0 ? [...nearFirst(declared, own[0]!.path, own[0]!.line), ...own] : own;
   }
 
   private async ofUse(

@@ -11,9 +11,9 @@ import type { TypeGraph } from './type-graph.js';
 export const MEMBER_KINDS: ReadonlySet<string> = new Set(['method', 'property', 'field']);
 export { SELF } from '@sextant/parsing';
 /** Kinds of definitions that are types (or hold members as one): a member written in anything else belongs to a type without a name. */
-const TYPE_LIKE: ReadonlySet<string> = new Set(['class', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'other']);
+export const TYPE_LIKE: ReadonlySet<string> = new Set(['class', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'other']);
 /** Kinds of definitions that hold a value (whose declared type, `returns`, is the type of what it holds). */
-const VALUE_KINDS: ReadonlySet<string> = new Set(['variable', 'constant', 'property', 'field']);
+export const VALUE_KINDS: ReadonlySet<string> = new Set(['variable', 'constant', 'property', 'field']);
 /** How many files deep `export … from` chains are followed (both ways: to importers, back to a definition). */
 export const REEXPORT_DEPTH = 4;
 /** Members bound at the same time by one call (each is a handful of short queries). */
@@ -698,7 +698,7 @@ function anonymousMemberUses(
  * Else a member written in a value declared of a named type (`const def: KeywordDefinition = { code() {…} }`) is that
  * type's: it comes back with the type as its container.
  */
-async function placeMembers(
+export async function placeMembers(
   members: readonly SymbolRow[],
   facts: ScopeFacts,
 ): Promise<Array<{ definition: SymbolRow; owner: SymbolRow | undefined; ownerIsType: boolean }>> {
