@@ -211,6 +211,18 @@ const FILES: Record<string, string> = {
     "export function size(): Size { return { unit: 'cm' }; }",
     'export const weight = async (): Promise<Weight> => { return { unit: 1 }; };',
   ].join('\n'),
+  // A private field's type types `this.#pool`; an access of unknown type in a file that names a rival class is not guessed.
+  'src/pool.ts': [
+    'interface Options { size: number }',
+    'class Pool { destroy() { return 1; } }',
+    'export class Front {',
+    '  #pool: Pool = new Pool();',
+    '  destroy() { return this.#pool.destroy(); }',
+    '  size() { return 0; }',
+    '  resize(opts: Options, o) { return opts.size + o.size; }',
+    '}',
+    'export const front = new Front();',
+  ].join('\n'),
   'src/sizes/it.ts': [
     'const sizes: Record<string, { unit: string }> = {};',
     'function sizing(o: string): { unit: string } { return sizes[o]!; }',
@@ -383,6 +395,11 @@ describe('symbol tools (embedded)', () => {
     // A returned literal's key is a member of the declared result's type, not of every type with a member of its name.
     assert.deepEqual(await at('src/kw/sizes.ts', 1, 24), ['src/kw/sizes.ts:3:40']);
     assert.deepEqual(await at('src/kw/sizes.ts', 2, 26), ['src/kw/sizes.ts:4:62']);
+    // `this.#pool.destroy()` is Pool's (`#pool: Pool`), not Front's; `o.size` (`o` of unknown type) is not Front's
+    // guessed in a file that names Options, which has a `size` too.
+    assert.deepEqual(await at('src/pool.ts', 2, 13), ['src/pool.ts:5:32']);
+    assert.deepEqual(await at('src/pool.ts', 5, 2), []);
+    assert.deepEqual(await at('src/pool.ts', 6, 2), []);
     // Go to definition from `sizing('a').unit`: the file's own `sizing`'s result, though another file's `sizing` differs.
     type Found = { definitions: Array<{ path: string; line: number }> };
     const unit = await callTool<Found>(client, 'locate_symbol', { name: 'unit', path: 'src/sizes/it.ts', line: 3, column: 33 });

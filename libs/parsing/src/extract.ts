@@ -123,7 +123,7 @@ function receiverText(base: string, steps: readonly ReceiverStep[]): string | un
   if (already + steps.length > MAX_RECEIVER_STEPS || (base === ANONYMOUS && steps.length > 0)) return undefined;
   return base + steps.map((s) => `.${s.name}${s.call ? '()' : ''}`).join('');
 }
-const QUALIFIER = /^[\p{L}\p{N}_$.]{1,64}$/u;
+const QUALIFIER = /^[\p{L}\p{N}_$.#]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
 const ROLE =
   /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$|alias$|export\.default$)/;
@@ -1026,7 +1026,8 @@ function chainOf(node: Node | null, depth = 0): Chain | undefined {
   return inner && { ...inner, steps: [...inner.steps, { name: access.name, call: false }] };
 }
 
-const NAME = /^[\p{L}_$][\p{L}\p{N}_$]*$/u;
+/** A member's name (`#name`: a JavaScript private one). */
+const NAME = /^#?[\p{L}_$][\p{L}\p{N}_$]*$/u;
 
 /** `object.name` in the languages' grammars (TypeScript's member_expression, Python's attribute, Go's selector_expression). */
 function memberAccess(node: Node): { object: Node; name: string } | undefined {

@@ -56,8 +56,8 @@
 (variable_declarator name: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
 (required_parameter (accessibility_modifier) pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
 (optional_parameter (accessibility_modifier) pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
-(public_field_definition name: (property_identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
-(public_field_definition name: (property_identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.field
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @binding.name type: (type_annotation (_) @binding.type)) @binding.field
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.field
 ; What a TypeScript-only expression gives (../javascript/imports-references.scm has the others): `x!`, `x as T`.
 (variable_declarator name: (identifier) @binding.name value: [(non_null_expression) (as_expression)] @binding.value) @binding.local
 ; An object literal's key, with @receiver on the type the literal is declared, asserted or checked as: a member of that type.
