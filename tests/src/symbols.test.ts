@@ -211,6 +211,18 @@ const FILES: Record<string, string> = {
     "export function size(): Size { return { unit: 'cm' }; }",
     'export const weight = async (): Promise<Weight> => { return { unit: 1 }; };',
   ].join('\n'),
+  // `one.code()` through a value declared `Keyword`: Keyword's member first.
+  'src/kw/use.ts': ["import { one } from './one';", 'export const three = one.code();'].join('\n'),
+  // `this` in an object literal's method is the literal, not the class around it.
+  'src/stats.ts': [
+    'export class Stats {',
+    '  count() { return 1; }',
+    '  get view() {',
+    '    const v = { count() { return 2; }, doubled() { return this.count() * 2; } };',
+    '    return v;',
+    '  }',
+    '}',
+  ].join('\n'),
   // A private field's type types `this.#pool`; an access of unknown type in a file that names a rival class is not guessed.
   'src/pool.ts': [
     'interface Options { size: number }',
@@ -391,6 +403,7 @@ describe('symbol tools (embedded)', () => {
       'src/kw/keyword.ts:1:27 definition',
       'src/kw/two.ts:2:30 definition',
       'src/kw/two.ts:3:37 call',
+      'src/kw/use.ts:2:25 call',
     ]);
     // A returned literal's key is a member of the declared result's type, not of every type with a member of its name.
     assert.deepEqual(await at('src/kw/sizes.ts', 1, 24), ['src/kw/sizes.ts:3:40']);
@@ -407,6 +420,15 @@ describe('symbol tools (embedded)', () => {
       unit.body.definitions.slice(0, 1).map((d) => `${d.path}:${d.line}`),
       ['src/sizes/it.ts:2'],
     );
+    // Through a value declared of that type (`one.code()`, `one: Keyword`): the same.
+    const through = await callTool<Found>(client, 'locate_symbol', { name: 'code', path: 'src/kw/use.ts', line: 2, column: 25 });
+    assert.deepEqual(
+      through.body.definitions.slice(0, 2).map((d) => `${d.path}:${d.line}`),
+      ['src/kw/keyword.ts:1', 'src/kw/one.ts:2'],
+    );
+    // `this.count()` in the literal's `doubled` is the literal's `count`, not the class's.
+    assert.deepEqual(await at('src/stats.ts', 2, 2), []);
+    assert.deepEqual(await at('src/stats.ts', 4, 16), ['src/stats.ts:4:63']);
     // Go to definition at an object literal's member: the member of the type it is declared as, then the literal's own.
     const own = await callTool<Found>(client, 'locate_symbol', { name: 'code', path: 'src/kw/one.ts', line: 2, column: 30 });
     assert.deepEqual(

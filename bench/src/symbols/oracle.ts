@@ -232,7 +232,12 @@ async function localsOf(dir: string, files: readonly string[]): Promise<Definiti
       for (const c of match.captures) {
         if (c.name === 'local.scope') scopes.push([c.node.startIndex, c.node.endIndex]);
         else if (c.name === 'local.definition')
-          declared.push({ at: c.node.startIndex, name: c.node.text, line: c.node.startPosition.row + 1, column: c.node.startPosition.column });
+          declared.push({
+            at: c.node.startIndex,
+            name: c.node.text,
+            line: c.node.startPosition.row + 1,
+            column: c.node.startPosition.column,
+          });
       }
     }
     const whole = [tree.rootNode.startIndex, tree.rootNode.endIndex];
@@ -364,7 +369,15 @@ function goplsOracle(dir: string, files: readonly string[]): Oracle {
   };
 }
 
-async function score(call: ToolCaller, oracle: Oracle, dir: string, sample: readonly Definition[], scores: Scores): Promise<void> {
+/** Scores one sample; `label` names it in what `ORACLE_EXPLAIN` prints (`definitions` or `locals`). */
+async function score(
+  call: ToolCaller,
+  oracle: Oracle,
+  dir: string,
+  sample: readonly Definition[],
+  scores: Scores,
+  label: string,
+): Promise<void> {
   const text = new Map<string, string[]>();
   const lineOf = (site: Site) => {
     if (!text.has(site.path)) text.set(site.path, readFileSync(join(dir, site.path), 'utf8').split('\n'));
@@ -416,7 +429,7 @@ async function score(call: ToolCaller, oracle: Oracle, dir: string, sample: read
     scores.nameHits += await ask({});
     if (!atUse && EXPLAIN === 'definitions')
       console.log(
-        `-- ${written} at ${first.path}:${first.line}:${first.column}: true ${target.path}:${target.line}, answered ${answered}\n   ${lineOf(first).trim().slice(0, 140)}`,
+        `-- ${label}: ${written} at ${first.path}:${first.line}:${first.column}: true ${target.path}:${target.line}, answered ${answered}\n   ${lineOf(first).trim().slice(0, 140)}`,
       );
   }
 }
@@ -476,8 +489,8 @@ async function main(): Promise<void> {
         const oracle = language.oracle(dir, files);
         const scores: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
         const localScores: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
-        await score(call, oracle, dir, sample, scores)
-          .then(() => score(call, oracle, dir, localSample, localScores))
+        await score(call, oracle, dir, sample, scores, 'definitions')
+          .then(() => score(call, oracle, dir, localSample, localScores, 'locals'))
           .finally(() => oracle.close());
         console.log(
           `${project.name.padEnd(8)} ${String(files.length).padStart(4)} files, ${String(sample.length).padStart(3)} symbols   ` +

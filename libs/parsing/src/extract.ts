@@ -189,6 +189,11 @@ interface TypedName {
   element?: string;
   /** The member it is destructured from (`const {a: b} = x`: `a`; `{gen}: Cxt`: `gen`): its type is that member's of the rest. */
   key?: string;
+  /**
+   * `this` in an object literal's method (`@binding.literal`, the literal's start): the type its members are written in,
+   * the definition around the literal (as they have it for container).
+   */
+  literal?: number;
 }
 
 /** Fields whose identifier names a member or an argument, not a local (Python's `x.attr`, `f(name=…)`; `x.prop` elsewhere). */
@@ -350,6 +355,13 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         continue;
       }
       if (role === 'binding.local' || role === 'binding.field') {
+        const literal = capture(match.captures, 'binding.literal');
+        if (literal) {
+          // `this` in a method of an object literal is the literal (the method's own scope declares it).
+          const key = `${role}\0this\0${first.node.startIndex}`;
+          typed.set(key, { field: false, name: 'this', at: first.node.startIndex, literal: literal.startIndex });
+          continue;
+        }
         const name = capture(match.captures, 'binding.name');
         const type = capture(match.captures, 'binding.type');
         const from = capture(match.captures, 'binding.from');
@@ -754,6 +766,7 @@ function typeReceivers(
   };
   const wholeType = (binding: TypedName | undefined, depth: number): string | undefined => {
     if (!binding || depth > 2) return undefined;
+    if (binding.literal !== undefined) return named(ANONYMOUS, binding.literal);
     if (binding.type) return named(binding.type, binding.at);
     if (binding.value) return chainType(binding.value, binding.at, depth + 1);
     if (binding.element) {

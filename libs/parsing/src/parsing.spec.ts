@@ -518,6 +518,44 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.deepEqual(receivers(python), ['self.conn.send:Conn', 'b.size:A.load()', 'c.close:Conn', 'self.other.x:A.other']);
   });
 
+  it("types `this` in an object literal's method, a returned literal's keys, and private fields (TypeScript)", async () => {
+    const typescript = extract(
+      await grammar('typescript'),
+      [
+        'class Pool {',
+        '  #queue: Queue;',
+        '  size() { return this.#queue.size; }',
+        '  get stats(): Stats {',
+        '    const s = { get runs() { return this.count; }, reset() { this.count = 0; } };',
+        '    return { runs: this.size(), total: 1 };',
+        '  }',
+        '  async load(): Promise<Stats> { return { total: 2 }; }',
+        '}',
+        'export const Api = make({ ping() { return this.pong(); } });',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(
+      typescript.references
+        .filter((r) => r.qualifier !== null)
+        .map((r) => `${r.line}:${r.qualifier}.${r.name}:${r.receiver ?? '?'}`),
+      [
+        // `#queue: Queue` types `this.#queue` (the class's own `this` is the binder's to read).
+        '3:this.#queue:?',
+        '3:this.#queue.size:Queue',
+        // `this` in a literal's methods is the literal: of the definition around it, as its members' container.
+        '5:this.count:stats',
+        '5:this.count:stats',
+        // A returned literal is of the declared result (`T` of `Promise<T>`).
+        '6:{}.runs:Stats',
+        '6:this.size:?',
+        '6:{}.total:Stats',
+        '8:{}.total:Stats',
+        '10:this.pong:Api',
+      ],
+    );
+  });
+
   it('finds Python and Go references through module and package qualifiers', async () => {
     const python = extract(
       await grammar('python'),

@@ -52,6 +52,8 @@
 ; @binding.from another local name whose type it takes), @binding.field on a field of the class around it (`this.name`).
 (variable_declarator name: (identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.local
 (assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (new_expression constructor: (_) @binding.type)) @binding.field
+; `this` in an object literal's method: the literal (@binding.literal), whose members are the definition's around it.
+(object (method_definition) @binding.local) @binding.literal
 (assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (identifier) @binding.from) @binding.field
 ; What an expression gives (@binding.value): a call's declared result (`const x = f()`, `= this.load()`, `= await
 ; a.get()`), a member's declared type (`const d = this.def`), another name's type (`const y = x`); an element of

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mergedFirst, takesArguments } from './definitions.js';
+import { byArity, mergedFirst, takesArguments } from './definitions.js';
 import type { SymbolRow } from './symbol.store.js';
 
 describe('takesArguments (overloads by the number of arguments)', () => {
@@ -58,5 +58,34 @@ describe('mergedFirst (declaration merging)', () => {
     assert.deepEqual(lines(mergedFirst([nested], [iface, value, nested])), ['a.ts:20']);
     assert.deepEqual(lines(mergedFirst([value], [value, elsewhere])), ['a.ts:13']);
     assert.deepEqual(lines(mergedFirst([value], [value, row(3, 30, 'function')])), ['a.ts:13']);
+  });
+});
+
+describe('byArity (overloads by the number of arguments)', () => {
+  const row = (line: number, signature: string | null): SymbolRow => ({
+    repositoryId: 'r',
+    path: 'a.ts',
+    ordinal: line,
+    name: 'run',
+    kind: 'method',
+    line,
+    endLine: line,
+    container: 'A',
+    signature,
+    parent: 0,
+    language: 'typescript',
+    column: 0,
+    defaultExport: false,
+  });
+
+  it('moves the signatures that cannot take the call last, and leaves one that says nothing where it was', () => {
+    const lines = (rows: SymbolRow[]) => rows.map((r) => r.line);
+    const none = row(1, 'run(): void');
+    const one = row(2, 'run(a: number): void');
+    const property = row(3, 'run: Runner');
+    assert.deepEqual(lines(byArity([none, one], 1)), [2, 1]);
+    assert.deepEqual(lines(byArity([none, one], 0)), [1, 2]);
+    // A property of a function type (its declaration, listed first) is not passed over for a literal's method.
+    assert.deepEqual(lines(byArity([property, row(4, 'run(...args)')], 1)), [3, 4]);
   });
 });

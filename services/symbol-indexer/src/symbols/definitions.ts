@@ -59,14 +59,15 @@ export class DefinitionResolver {
   }
 
   /**
-   * A member of an object literal that a value of a named type holds (`const def: Keyword = { code() {} }`; zod's
-   * `const ZodType = $constructor(…, { parse() {} })` beside `interface ZodType`): the type's declaration of that
-   * member first, as TypeScript goes from an object literal's member to the property of its contextual type.
+   * `found` with, first, the declarations of the type its object literals' members are held as: for a member of a
+   * literal that a value of a named type holds (`const def: Keyword = { code() {} }`; zod's
+   * `const ZodType = $constructor(…, { parse() {} })` beside `interface ZodType`), the type's own member, as TypeScript
+   * goes from an object literal's member (or `def.code` through the value) to the property of its type.
    */
-  private async declaredFirst(repositoryId: string, own: SymbolRow[], candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
+  private async declaredFirst(repositoryId: string, found: SymbolRow[], candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
     const facts = await this.facts.of([repositoryId]);
     const placed = await placeMembers(
-      own.filter((d) => MEMBER_KINDS.has(d.kind)),
+      found.filter((d) => MEMBER_KINDS.has(d.kind)),
       facts,
     );
     const types = placed.flatMap(({ definition, owner, ownerIsType }) =>
@@ -74,9 +75,9 @@ export class DefinitionResolver {
         ? [definition.container]
         : [],
     );
-    if (types.length === 0) return own;
+    if (types.length === 0) return found;
     // Declarations: the members written in a type, not in another value's literal.
-    const members = candidates.filter((c) => c.container !== null && c.parent >= 0 && MEMBER_KINDS.has(c.kind) && !own.includes(c));
+    const members = candidates.filter((c) => c.container !== null && c.parent >= 0 && MEMBER_KINDS.has(c.kind) && !found.includes(c));
     const owners = await facts.owners.get(members.map(ownerKey));
     const declared = await this.ofType(
       repositoryId,
@@ -84,7 +85,7 @@ export class DefinitionResolver {
       members.filter((_, i) => owners[i] !== undefined && TYPE_LIKE.has(owners[i]!.kind)),
     );
     // The type's declaration nearest the literal first (a same-named type of another module is another type).
-    return declared.length > 0 ? [...nearFirst(declared, own[0]!.path, own[0]!.line), ...own] : own;
+    return declared.length > 0 ? [...nearFirst(declared, found[0]!.path, found[0]!.line), ...found] : found;
   }
 
   private async ofUse(
@@ -117,8 +118,9 @@ export class DefinitionResolver {
     }
     const viaModule = await this.throughNamespace(repositoryId, path, use.qualifier, name, candidates);
     if (viaModule.length > 0) return viaModule;
+    // `value.name`, where `value` holds an object literal with that member: of the type it is declared as, if any.
     const ofClass = candidates.filter((c) => c.container === use.qualifier);
-    return ofClass.length > 0 ? ofClass : candidates.filter((c) => MEMBER_KINDS.has(c.kind));
+    return ofClass.length > 0 ? this.declaredFirst(repositoryId, ofClass, candidates) : candidates.filter((c) => MEMBER_KINDS.has(c.kind));
   }
 
   private async bare(repositoryId: string, path: string, name: string, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
@@ -271,10 +273,13 @@ export function mergedFirst(found: readonly SymbolRow[], candidates: readonly Sy
   return [...merged, ...found.filter((d) => !first.has(key(d)))];
 }
 
-/** `found` with the definitions whose signature takes `arity` arguments first (each group in its order). */
+/**
+ * `found` with the definitions whose signature cannot take `arity` arguments last (each group in its order): one
+ * whose signature says nothing of it (a property of a function type, `setImmediate: SetImmediateFunction`) keeps its place.
+ */
 export function byArity(found: readonly SymbolRow[], arity: number): SymbolRow[] {
-  const takes = found.filter((d) => d.signature !== null && takesArguments(d.signature, arity) === true);
-  return [...takes, ...found.filter((d) => !takes.includes(d))];
+  const refuses = found.filter((d) => d.signature !== null && takesArguments(d.signature, arity) === false);
+  return [...found.filter((d) => !refuses.includes(d)), ...refuses];
 }
 
 /**
