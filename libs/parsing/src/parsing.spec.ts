@@ -536,9 +536,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       1_000,
     );
     assert.deepEqual(
-      typescript.references
-        .filter((r) => r.qualifier !== null)
-        .map((r) => `${r.line}:${r.qualifier}.${r.name}:${r.receiver ?? '?'}`),
+      typescript.references.filter((r) => r.qualifier !== null).map((r) => `${r.line}:${r.qualifier}.${r.name}:${r.receiver ?? '?'}`),
       [
         // `#queue: Queue` types `this.#queue` (the class's own `this` is the binder's to read).
         '3:this.#queue:?',
