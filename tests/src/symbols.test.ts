@@ -165,6 +165,10 @@ const FILES: Record<string, string> = {
   'src/vocab/index.ts': ["import limit from './limit';", 'export const all = [limit];'].join('\n'),
   'src/garage-use.ts': ["import { Wheel as W } from './garage';", 'export const spare = new W(15);'].join('\n'),
   'src/vocab/all.ts': "export * from './limit';",
+  // A barrel that imports a name and exports it with a bare `export { … }`: its importers use the definition.
+  'src/vocab/words.ts': 'export interface Word { text: string }',
+  'src/vocab/barrel.ts': ["import type { Word } from './words';", 'export type { Word };'].join('\n'),
+  'src/vocab/word-use.ts': ["import type { Word } from './barrel';", "export const w: Word = { text: 'a' };"].join('\n'),
   'src/vocab/barrel-use.ts': ["import limitAgain from './all';", 'export const again = [limitAgain];'].join('\n'),
   'src/overloads.ts': [
     'export class Pipe {',
@@ -222,6 +226,9 @@ const FILES: Record<string, string> = {
     '    return v;',
     '  }',
     '}',
+    // `Object.keys` is the global's, not a `keys` of the index.
+    'export class Keys { keys() { return [1]; } }',
+    'export const all = Object.keys(new Keys()).concat(new Keys().keys());',
   ].join('\n'),
   // A private field's type types `this.#pool`; an access of unknown type in a file that names a rival class is not guessed.
   'src/pool.ts': [
@@ -429,6 +436,7 @@ describe('symbol tools (embedded)', () => {
     // `this.count()` in the literal's `doubled` is the literal's `count`, not the class's.
     assert.deepEqual(await at('src/stats.ts', 2, 2), []);
     assert.deepEqual(await at('src/stats.ts', 4, 16), ['src/stats.ts:4:63']);
+    assert.deepEqual(await at('src/stats.ts', 8, 20), ['src/stats.ts:9:61']);
     // Go to definition at an object literal's member: the member of the type it is declared as, then the literal's own.
     const own = await callTool<Found>(client, 'locate_symbol', { name: 'code', path: 'src/kw/one.ts', line: 2, column: 30 });
     assert.deepEqual(
@@ -495,6 +503,13 @@ describe('symbol tools (embedded)', () => {
       'src/vocab/index.ts:1:7',
       'src/vocab/index.ts:2:20',
       'src/vocab/limit.ts:2:15',
+    ]);
+    // `Word` through a barrel's bare `export type { Word }`: its importer's uses too.
+    assert.deepEqual(columns((await at('src/vocab/words.ts', 1, 17)).body), [
+      'src/vocab/barrel.ts:1:14',
+      'src/vocab/barrel.ts:2:14',
+      'src/vocab/word-use.ts:1:14',
+      'src/vocab/word-use.ts:2:16',
     ]);
     assert.deepEqual(
       (

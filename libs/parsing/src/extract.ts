@@ -126,7 +126,7 @@ function receiverText(base: string, steps: readonly ReceiverStep[]): string | un
 const QUALIFIER = /^[\p{L}\p{N}_$.#]{1,64}$/u;
 /** The capture that says what a match is; the others (`name`, `module`, `qualifier`, `member`, `import.*`) qualify it. */
 const ROLE =
-  /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$|alias$|export\.default$)/;
+  /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$|alias$|export\.default$|export\.local$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
 
 /** Per-language facts the query cannot say (from `language.json`). */
@@ -135,6 +135,11 @@ export interface ExtractOptions {
   moduleAlias?: 'lastSegment' | 'module';
   /** The local name of an import (`import {a as b}`, `import b from`) is also a use of what it imports (TypeScript's reading). */
   importAliasIsUse?: boolean;
+  /**
+   * Objects every file sees without declaring or importing them (JavaScript's `Object`, `Math`, `JSON`): a member
+   * taken from one (`Object.keys`) is theirs, typed by that name, not a member of the index's of unknown type.
+   */
+  globals?: string[];
 }
 
 /** Thrown when a file's parse or query runs past its time budget. */
@@ -251,6 +256,8 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const imports = new Map<number, ExtractedImport>();
     const importNames = new Set<number>();
     const importLocals = new Set<number>();
+    /** Local names a bare `export { … }` passes on, with the names they are exported as. */
+    const localExports = new Map<string, string>();
     const skipped = new Set<number>();
     const references = new Map<number, FoundReference>();
     const memberKeys = new Map<number, FoundReference>();
@@ -389,6 +396,12 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         if (returns && !typeParametersAround(first.node).has(returns)) returnsAt.set(first.node.startIndex, returns);
         continue;
       }
+      if (role === 'export.local') {
+        // `export { a, b as c }` without `from`: names the file passes on; those it imports are re-exported below.
+        const name = capture(match.captures, 'export.name');
+        if (name) localExports.set(name.text, capture(match.captures, 'export.alias')?.text ?? name.text);
+        continue;
+      }
       if (role === 'import' || role === 'reexport') {
         const module = capture(match.captures, 'module');
         if (!module) continue;
@@ -458,6 +471,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         });
       }
     }
+    const passedOn = localExports.size > 0 ? reexportsOfImports([...imports.values()], localExports) : [];
     const shadowed = localScopes(scopes, locals);
     const declared = new Set([...byNameNode.keys(), ...locals.map((l) => l.at), ...importLocals, ...skipped]);
     const uses: FoundReference[] = [];
@@ -468,7 +482,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       uses.push(reference);
     }
     for (const [at, key] of memberKeys) if (!byNameNode.has(at)) uses.push(key);
-    typeReceivers(uses, [...typed.values()], locals, scopes, classAt, definitionAt, symbols);
+    typeReceivers(uses, [...typed.values()], locals, scopes, classAt, definitionAt, symbols, globalsOf(options));
     // A type without a name is the type of the definition it is written in (a Go test table's `[]struct{…}`, a
     // parameter's `{ a: T }`): its fields' container.
     for (const use of uses) {
@@ -479,7 +493,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
     const extraction = {
       symbols,
-      imports: [...imports.values()],
+      imports: [...imports.values(), ...passedOn],
       references: enclose(uses, found),
       syntaxErrors: tree.rootNode.hasError,
     };
@@ -637,6 +651,23 @@ function bindingOf(captures: QueryCapture[]): ImportBinding | undefined {
   return undefined;
 }
 
+/**
+ * What `import { a } from './m'; export { a as b }` passes on, as `export { a as b } from './m'` would: a re-export
+ * record per import whose local names the file exports (the import stays a use).
+ */
+function reexportsOfImports(imports: readonly ExtractedImport[], exported: ReadonlyMap<string, string>): ExtractedImport[] {
+  const out: ExtractedImport[] = [];
+  for (const record of imports) {
+    if (record.reexport) continue;
+    const bindings = record.bindings.flatMap((b) => {
+      const as = b.alias === '' ? undefined : exported.get(b.alias);
+      return as === undefined ? [] : [{ name: b.name, alias: as }];
+    });
+    if (bindings.length > 0) out.push({ module: record.module, line: record.line, reexport: true, bindings });
+  }
+  return out;
+}
+
 /** Each local name with the ranges of the scopes it is declared in (the innermost scope around its declaration). */
 function localScopes(
   scopes: Array<[number, number]>,
@@ -704,11 +735,17 @@ function typeReceivers(
   classAt: EnclosingAt,
   definitionAt: EnclosingAt,
   symbols: readonly ExtractedSymbol[],
+  globals: ReadonlySet<string>,
 ): void {
   if (
     typed.length === 0 &&
     !uses.some(
-      (u) => u.chain || u.receiver || u.qualifier === 'super' || (u.qualifier?.includes('.') && SELF.has(u.qualifier.split('.')[0]!)),
+      (u) =>
+        u.chain ||
+        u.receiver ||
+        u.qualifier === 'super' ||
+        (u.qualifier?.includes('.') && SELF.has(u.qualifier.split('.')[0]!)) ||
+        (u.qualifier && globals.has(u.qualifier)),
     )
   )
     return;
@@ -831,7 +868,20 @@ function typeReceivers(
       continue;
     }
     use.receiver = namesType(qualifier, at, 0);
+    // A global object's member (`Object.keys`), unless the file declares that name itself.
+    if (use.receiver === undefined && globals.has(qualifier) && !bindingOf(qualifier, at)) use.receiver = qualifier;
   }
+}
+
+const NO_GLOBALS: ReadonlySet<string> = new Set();
+const globalSets = new WeakMap<ExtractOptions, ReadonlySet<string>>();
+
+/** The language's global objects (`ExtractOptions.globals`) as a set, made once per language. */
+function globalsOf(options: ExtractOptions): ReadonlySet<string> {
+  if (!options.globals) return NO_GLOBALS;
+  let set = globalSets.get(options);
+  if (!set) globalSets.set(options, (set = new Set(options.globals)));
+  return set;
 }
 
 const DOC_LINK = /\{@link(?:code|plain)?\s+([\p{L}_$][\p{L}\p{N}_$]*)(?:\.([\p{L}_$][\p{L}\p{N}_$]*))?/gu;

@@ -518,7 +518,39 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.deepEqual(receivers(python), ['self.conn.send:Conn', 'b.size:A.load()', 'c.close:Conn', 'self.other.x:A.other']);
   });
 
-  it("types `this` in an object literal's method, a returned literal's keys, and private fields (TypeScript)", async () => {
+  it('passes on what a bare `export { … }` names of its imports, as `export … from` would', async () => {
+    const result = extract(
+      await grammar('typescript'),
+      [
+        "import type { Task, TaskQueue as TQ } from './common';",
+        "import def from './d';",
+        "import * as ns from './n';",
+        'const local = 1;',
+        'export { Task, TQ as Queue, def, ns, local };',
+      ].join('\n'),
+      1_000,
+    );
+    assert.deepEqual(
+      result.imports.filter((i) => i.reexport),
+      [
+        {
+          module: './common',
+          line: 1,
+          reexport: true,
+          bindings: [
+            { name: 'Task', alias: 'Task' },
+            { name: 'TaskQueue', alias: 'Queue' },
+          ],
+        },
+        { module: './d', line: 2, reexport: true, bindings: [{ name: 'default', alias: 'def' }] },
+        { module: './n', line: 3, reexport: true, bindings: [{ name: '*', alias: 'ns' }] },
+      ],
+    );
+    // The imports stay uses.
+    assert.equal(result.imports.filter((i) => !i.reexport).length, 3);
+  });
+
+  it("types `this` in an object literal's method, a returned literal's keys, private fields and globals (TypeScript)", async () => {
     const typescript = extract(
       await grammar('typescript'),
       [
@@ -532,6 +564,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
         '  async load(): Promise<Stats> { return { total: 2 }; }',
         '}',
         'export const Api = make({ ping() { return this.pong(); } });',
+        'export const ks = Object.keys(Api), top = (Math: Pool) => Math.size();',
       ].join('\n'),
       1_000,
     );
@@ -550,6 +583,9 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
         '6:{}.total:Stats',
         '8:{}.total:Stats',
         '10:this.pong:Api',
+        // A global object's member is the global's (`globals`), unless a local has the name.
+        '11:Object.keys:Object',
+        '11:Math.size:Pool',
       ],
     );
   });

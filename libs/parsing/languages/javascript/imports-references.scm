@@ -10,6 +10,8 @@
 (export_statement (namespace_export (identifier) @import.namespace) source: (string (string_fragment) @module)) @reexport
 (export_statement "*" @import.all source: (string (string_fragment) @module)) @reexport
 (export_statement source: (string (string_fragment) @module)) @reexport
+; A bare `export { a, b as c }` (@export.local): where `a` is imported, the file passes it on as `export … from` would.
+(export_statement (export_clause (export_specifier name: (_) @export.name alias: (_)? @export.alias)) !source) @export.local
 (variable_declarator name: (identifier) @import.namespace value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module))) (#eq? @_require "require")) @import
 (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name) value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module))) (#eq? @_require "require")) @import
 (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module)) (#eq? @_require "require")) @import
