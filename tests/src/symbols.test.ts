@@ -217,6 +217,12 @@ const FILES: Record<string, string> = {
   ].join('\n'),
   // `one.code()` through a value declared `Keyword`: Keyword's member first.
   'src/kw/use.ts': ["import { one } from './one';", 'export const three = one.code();'].join('\n'),
+  // The same with the declared type in another directory than the literal and its use.
+  'src/far/three.ts': [
+    "import type { Keyword } from '../kw/keyword';",
+    'export const three: Keyword = { code() { return 3; } };',
+    'export const x = three.code();',
+  ].join('\n'),
   // `this` in an object literal's method is the literal, not the class around it.
   'src/stats.ts': [
     'export class Stats {',
@@ -407,6 +413,8 @@ describe('symbol tools (embedded)', () => {
     // `one: Keyword`: its `code` is Keyword's, which `two` implements too and `k.code()` calls (the language service lists all three).
     const code = (await callTool<Refs>(client, 'find_references', { path: 'src/kw/one.ts', line: 2, column: 30 })).body.references;
     assert.deepEqual(code.map((r) => `${r.path}:${r.line}:${r.column} ${r.kind}`).sort(), [
+      'src/far/three.ts:2:32 definition',
+      'src/far/three.ts:3:23 call',
       'src/kw/keyword.ts:1:27 definition',
       'src/kw/two.ts:2:30 definition',
       'src/kw/two.ts:3:37 call',
@@ -432,6 +440,11 @@ describe('symbol tools (embedded)', () => {
     assert.deepEqual(
       through.body.definitions.slice(0, 2).map((d) => `${d.path}:${d.line}`),
       ['src/kw/keyword.ts:1', 'src/kw/one.ts:2'],
+    );
+    const far = await callTool<Found>(client, 'locate_symbol', { name: 'code', path: 'src/far/three.ts', line: 3, column: 23 });
+    assert.deepEqual(
+      far.body.definitions.slice(0, 2).map((d) => `${d.path}:${d.line}`),
+      ['src/kw/keyword.ts:1', 'src/far/three.ts:2'],
     );
     // `this.count()` in the literal's `doubled` is the literal's `count`, not the class's.
     assert.deepEqual(await at('src/stats.ts', 2, 2), []);

@@ -195,10 +195,10 @@ interface TypedName {
   /** The member it is destructured from (`const {a: b} = x`: `a`; `{gen}: Cxt`: `gen`): its type is that member's of the rest. */
   key?: string;
   /**
-   * `this` in an object literal's method (`@binding.literal`, the literal's start): the type its members are written in,
-   * the definition around the literal (as they have it for container).
+   * `this` in an object literal's method (`@binding.literal`, where the literal starts): the type its members are written
+   * in, the definition around the literal (as they have it for container).
    */
-  literal?: number;
+  literal?: { at: number; line: number };
 }
 
 /** Fields whose identifier names a member or an argument, not a local (Python's `x.attr`, `f(name=…)`; `x.prop` elsewhere). */
@@ -257,7 +257,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const importNames = new Set<number>();
     const importLocals = new Set<number>();
     /** Local names a bare `export { … }` passes on, with the names they are exported as. */
-    const localExports = new Map<string, string>();
+    const localExports = new Map<string, string[]>();
     const skipped = new Set<number>();
     const references = new Map<number, FoundReference>();
     const memberKeys = new Map<number, FoundReference>();
@@ -284,7 +284,8 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
           // With @receiver.result, the object is what a function returns: of the type its result declares.
           const result = capture(match.captures, 'receiver.result');
           const declared = result ? resultType(result.text, true) : type ? typeName(type.text) : undefined;
-          const receiver = declared === 'this' ? undefined : declared;
+          // `this`, or a type parameter (`f<T>(): T`), is no type of the index.
+          const receiver = declared === 'this' || (result && declared && typeParametersAround(result).has(declared)) ? undefined : declared;
           const value = capture(match.captures, 'receiver.value');
           const chain = value ? chainOf(value) : undefined;
           const known = memberKeys.get(first.node.startIndex);
@@ -366,7 +367,12 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         if (literal) {
           // `this` in a method of an object literal is the literal (the method's own scope declares it).
           const key = `${role}\0this\0${first.node.startIndex}`;
-          typed.set(key, { field: false, name: 'this', at: first.node.startIndex, literal: literal.startIndex });
+          typed.set(key, {
+            field: false,
+            name: 'this',
+            at: first.node.startIndex,
+            literal: { at: literal.startIndex, line: literal.startPosition.row + 1 },
+          });
           continue;
         }
         const name = capture(match.captures, 'binding.name');
@@ -399,7 +405,11 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       if (role === 'export.local') {
         // `export { a, b as c }` without `from`: names the file passes on; those it imports are re-exported below.
         const name = capture(match.captures, 'export.name');
-        if (name) localExports.set(name.text, capture(match.captures, 'export.alias')?.text ?? name.text);
+        if (name) {
+          const as = capture(match.captures, 'export.alias')?.text ?? name.text;
+          const list = localExports.get(name.text) ?? [];
+          if (!list.includes(as)) localExports.set(name.text, [...list, as]);
+        }
         continue;
       }
       if (role === 'import' || role === 'reexport') {
@@ -655,14 +665,13 @@ function bindingOf(captures: QueryCapture[]): ImportBinding | undefined {
  * What `import { a } from './m'; export { a as b }` passes on, as `export { a as b } from './m'` would: a re-export
  * record per import whose local names the file exports (the import stays a use).
  */
-function reexportsOfImports(imports: readonly ExtractedImport[], exported: ReadonlyMap<string, string>): ExtractedImport[] {
+function reexportsOfImports(imports: readonly ExtractedImport[], exported: ReadonlyMap<string, readonly string[]>): ExtractedImport[] {
   const out: ExtractedImport[] = [];
   for (const record of imports) {
     if (record.reexport) continue;
-    const bindings = record.bindings.flatMap((b) => {
-      const as = b.alias === '' ? undefined : exported.get(b.alias);
-      return as === undefined ? [] : [{ name: b.name, alias: as }];
-    });
+    const bindings = record.bindings.flatMap((b) =>
+      b.alias === '' ? [] : (exported.get(b.alias) ?? []).map((as) => ({ name: b.name, alias: as })),
+    );
     if (bindings.length > 0) out.push({ module: record.module, line: record.line, reexport: true, bindings });
   }
   return out;
@@ -784,6 +793,14 @@ function typeReceivers(
     }
     return best?.binding;
   };
+  // What `this` is declared as at a position (`function f(this: Ajv)`, an object literal's method), if anything: a class
+  // declared inside a literal's method has its own `this`.
+  const selfAt = (at: number): TypedName | undefined => {
+    const binding = bindingOf('this', at);
+    if (binding?.literal === undefined) return binding;
+    const owner = classAround(at);
+    return owner >= 0 && symbols[owner]!.line >= binding.literal.line ? undefined : binding;
+  };
   // A type without a name is its declaration's: the definition it is written in (its fields' container).
   const named = (type: string | undefined, at: number): string | undefined => {
     if (type !== ANONYMOUS) return type;
@@ -803,7 +820,11 @@ function typeReceivers(
   };
   const wholeType = (binding: TypedName | undefined, depth: number): string | undefined => {
     if (!binding || depth > 2) return undefined;
-    if (binding.literal !== undefined) return named(ANONYMOUS, binding.literal);
+    if (binding.literal !== undefined) {
+      // A literal written in no definition (`module.exports = {…}`) has no type to name.
+      const owner = definitionAt(binding.literal.at, binding.literal.at + 1);
+      return owner >= 0 ? symbols[owner]!.name : undefined;
+    }
     if (binding.type) return named(binding.type, binding.at);
     if (binding.value) return chainType(binding.value, binding.at, depth + 1);
     if (binding.element) {
@@ -822,7 +843,7 @@ function typeReceivers(
     const [head, ...rest] = text.split('.');
     let type: string | undefined;
     // A declared `this` (TypeScript's `function f(this: Ajv)`) before the class around.
-    const self = head === 'this' ? typeOf(bindingOf('this', at), depth) : undefined;
+    const self = head === 'this' ? typeOf(selfAt(at), depth) : undefined;
     if (self !== undefined) type = self;
     else if (SELF.has(head!) || head === 'super') {
       const owner = classAround(at);
@@ -863,7 +884,7 @@ function typeReceivers(
     if (!qualifier || qualifier === KEY) continue;
     if (SELF.has(qualifier)) {
       // `this.name` is the class's member, unless the function declares what `this` is.
-      const self = qualifier === 'this' ? typeOf(bindingOf('this', at)) : undefined;
+      const self = qualifier === 'this' ? typeOf(selfAt(at)) : undefined;
       if (self !== undefined) use.receiver = self;
       continue;
     }

@@ -526,7 +526,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
         "import def from './d';",
         "import * as ns from './n';",
         'const local = 1;',
-        'export { Task, TQ as Queue, def, ns, local };',
+        'export { Task, TQ as Queue, def, ns, local, Task as Job };',
       ].join('\n'),
       1_000,
     );
@@ -539,6 +539,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
           reexport: true,
           bindings: [
             { name: 'Task', alias: 'Task' },
+            { name: 'Task', alias: 'Job' },
             { name: 'TaskQueue', alias: 'Queue' },
           ],
         },
@@ -550,7 +551,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     assert.equal(result.imports.filter((i) => !i.reexport).length, 3);
   });
 
-  it("types `this` in an object literal's method, a returned literal's keys, private fields and globals (TypeScript)", async () => {
+  it("types `this` in an object literal's method, a returned literal's keys, private fields, globals and defaults (TypeScript)", async () => {
     const typescript = extract(
       await grammar('typescript'),
       [
@@ -565,6 +566,10 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
         '}',
         'export const Api = make({ ping() { return this.pong(); } });',
         'export const ks = Object.keys(Api), top = (Math: Pool) => Math.size();',
+        'export function pick(given?: Pool) { const p = given ?? new Pool(); return p.size(); }',
+        'register({ run() { class K { m() { return this.k(); } } return this.go(); } });',
+        'export const build = { make() { class L { n() { return this.l(); } } return L; } };',
+        'function anyOf<T>(): T { return { key: 1 }; }',
       ].join('\n'),
       1_000,
     );
@@ -586,6 +591,14 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
         // A global object's member is the global's (`globals`), unless a local has the name.
         '11:Object.keys:Object',
         '11:Math.size:Pool',
+        // A default (`given ?? fallback`) is of the type of what it prefers.
+        '12:p.size:Pool',
+        // A class declared in a literal's method has its own `this`; a literal written in no definition has no type.
+        '13:this.k:?',
+        '13:this.go:?',
+        '14:this.l:?',
+        // A type parameter is no type of the index.
+        '15:{}.key:?',
       ],
     );
   });

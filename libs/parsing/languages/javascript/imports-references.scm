@@ -53,16 +53,18 @@
 ; Receiver types: @binding.local on a variable whose type the file says (@binding.name; @binding.type the type, or
 ; @binding.from another local name whose type it takes), @binding.field on a field of the class around it (`this.name`).
 (variable_declarator name: (identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.local
-(assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (new_expression constructor: (_) @binding.type)) @binding.field
-; `this` in an object literal's method: the literal (@binding.literal), whose members are the definition's around it.
-(object (method_definition) @binding.local) @binding.literal
-(assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: (identifier) @binding.from) @binding.field
+(assignment_expression left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @binding.name) right: (new_expression constructor: (_) @binding.type)) @binding.field
+(assignment_expression left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @binding.name) right: (identifier) @binding.from) @binding.field
 ; What an expression gives (@binding.value): a call's declared result (`const x = f()`, `= this.load()`, `= await
 ; a.get()`), a member's declared type (`const d = this.def`), another name's type (`const y = x`); an element of
 ; another local (@binding.element: `for (const x of xs)`).
 (variable_declarator name: (identifier) @binding.name value: [(call_expression) (member_expression) (await_expression) (parenthesized_expression) (identifier) (this)] @binding.value) @binding.local
-(assignment_expression left: (member_expression object: (this) property: (property_identifier) @binding.name) right: [(call_expression) (member_expression) (await_expression)] @binding.value) @binding.field
+(assignment_expression left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)] @binding.name) right: [(call_expression) (member_expression) (await_expression)] @binding.value) @binding.field
 (for_in_statement left: (identifier) @binding.name "of" right: (identifier) @binding.element) @binding.local
+; A default (`const p = given || fallback`, `?? fallback`): the type of what it prefers.
+(variable_declarator name: (identifier) @binding.name value: (binary_expression left: [(call_expression) (member_expression) (identifier)] @binding.value operator: ["||" "??"])) @binding.local
+; `this` in an object literal's method: the literal (@binding.literal), whose members are the definition's around it.
+(object (method_definition) @binding.local) @binding.literal
 ; A destructured name is the member it is taken from (@binding.key): `const {gen, it} = cxt`, `const {a: b} = x`.
 (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @binding.name @binding.key) value: (_) @binding.value) @binding.local
 (variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @binding.key value: (identifier) @binding.name)) value: (_) @binding.value) @binding.local

@@ -24,4 +24,4 @@
 (formal_parameters (assignment_pattern left: (identifier) @local.definition))
 
 ; Receiver types (see ../typescript/tags.scm): a field initialised with `new`.
-(field_definition property: (property_identifier) @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.field
+(field_definition property: [(property_identifier) (private_property_identifier)] @binding.name value: (new_expression constructor: (_) @binding.type)) @binding.field

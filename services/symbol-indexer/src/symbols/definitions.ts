@@ -52,7 +52,12 @@ export class DefinitionResolver {
     const row = await this.store.referencesIn(repositoryId, path, name);
     const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
     if (!use) return [];
-    const found = nearFirst(await this.ofUse(repositoryId, path, name, line, space, use, candidates), path, line);
+    // A member of a literal held by a value of a named type: the type's member first, wherever it is written.
+    const found = await this.declaredFirst(
+      repositoryId,
+      nearFirst(await this.ofUse(repositoryId, path, name, line, space, use, candidates), path, line),
+      candidates,
+    );
     // Overloads (several signatures of one name): the first that takes as many arguments as the call passes, as the
     // language's overload resolution starts.
     return mergedFirst(use.arity === undefined || found.length < 2 ? found : byArity(found, use.arity), candidates);
@@ -84,7 +89,7 @@ export class DefinitionResolver {
       types,
       members.filter((_, i) => owners[i] !== undefined && TYPE_LIKE.has(owners[i]!.kind)),
     );
-    // The type's declaration nearest the literal first (a same-named type of another module is another type).
+    // Of same-named types (of other modules too), the declaration nearest the literal first.
     return declared.length > 0 ? [...nearFirst(declared, found[0]!.path, found[0]!.line), ...found] : found;
   }
 
@@ -118,9 +123,9 @@ export class DefinitionResolver {
     }
     const viaModule = await this.throughNamespace(repositoryId, path, use.qualifier, name, candidates);
     if (viaModule.length > 0) return viaModule;
-    // `value.name`, where `value` holds an object literal with that member: of the type it is declared as, if any.
+    // `value.name`, where `value` holds an object literal with that member (its type's member goes first, in `resolve`).
     const ofClass = candidates.filter((c) => c.container === use.qualifier);
-    return ofClass.length > 0 ? this.declaredFirst(repositoryId, ofClass, candidates) : candidates.filter((c) => MEMBER_KINDS.has(c.kind));
+    return ofClass.length > 0 ? ofClass : candidates.filter((c) => MEMBER_KINDS.has(c.kind));
   }
 
   private async bare(repositoryId: string, path: string, name: string, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {

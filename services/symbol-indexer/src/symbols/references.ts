@@ -71,7 +71,7 @@ interface Sites {
  * that type is of the family; an access of unknown type when no member
  * outside the family has its name in scope, else as the language says
  * (`untypedMembers`: in files that mention a class of the family and no
- * rival class, or not at all). The family is the language's (`memberBinding`: the whole hierarchy,
+ * rival definer, or not at all). The family is the language's (`memberBinding`: the whole hierarchy,
  * or the class and the subtypes that inherit the member); under `hierarchy`
  * the family's other declarations of the member (overrides,
  * implementations) are listed as sites of kind `definition`. ADR 0034. A member of a type without a name (written
@@ -411,8 +411,9 @@ export class ReferenceBinder {
       if (!inSpace(row)) return false;
       const file = `${row.repositoryId}\0${row.path}`;
       const modules = namespaces.get(file);
-      // A file that names the family (the member's own file does) and no rival class: an access of unknown type there
-      // is the family's. Where a rival is named too, even in the member's file, it is either's: not guessed (ADR 0040).
+      // A file that names the family (the member's own file does) and no rival (another definer of the name: a class,
+      // or the owner of a literal with that key): an access of unknown type there is the family's. Where a rival is
+      // named too, even in the member's file, it may be either's: not guessed (ADR 0040).
       const named = (file === home || mentions?.has(file) === true) && !rivalMentions.has(file);
       return (o) => {
         if (o.qualifier === null) return false;
