@@ -283,9 +283,8 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
           const type = capture(match.captures, 'receiver');
           // With @receiver.result, the object is what a function returns: of the type its result declares.
           const result = capture(match.captures, 'receiver.result');
-          const declared = result ? resultType(result.text, true) : type ? typeName(type.text) : undefined;
-          // `this`, or a type parameter (`f<T>(): T`), is no type of the index.
-          const receiver = declared === 'this' || (result && declared && typeParametersAround(result).has(declared)) ? undefined : declared;
+          const declared = result ? declaredResult(result.text, true, result) : type ? typeName(type.text) : undefined;
+          const receiver = declared === 'this' ? undefined : declared;
           const value = capture(match.captures, 'receiver.value');
           const chain = value ? chainOf(value) : undefined;
           const known = memberKeys.get(first.node.startIndex);
@@ -397,9 +396,12 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         // A function's declared result or a field's declared type (`@returns.type`), a variable's (`@returns.value`), for the definition on the same node.
         const type = capture(match.captures, 'returns.type');
         const value = type ? undefined : capture(match.captures, 'returns.value');
-        const returns = type ? resultType(type.text, !FIELDS.has(first.node.type)) : value ? resultType(value.text, false) : undefined;
-        // A type parameter (`f<T>(): T`) is whatever the call makes it: no type to bind by.
-        if (returns && !typeParametersAround(first.node).has(returns)) returnsAt.set(first.node.startIndex, returns);
+        const returns = type
+          ? declaredResult(type.text, !FIELDS.has(first.node.type), first.node)
+          : value
+            ? declaredResult(value.text, false, first.node)
+            : undefined;
+        if (returns) returnsAt.set(first.node.startIndex, returns);
         continue;
       }
       if (role === 'export.local') {
@@ -1053,6 +1055,12 @@ function resultType(text: string, called: boolean): string | undefined {
     if (named && !/^(struct|map|chan|func|interface)\b/.test(t)) t = named[1]!;
   }
   return typeName(t);
+}
+
+/** `resultType` of a type written at `at`, but none for a type parameter there (`f<T>(): T`: whatever the call makes it). */
+function declaredResult(text: string, called: boolean, at: Node): string | undefined {
+  const type = resultType(text, called);
+  return type !== undefined && typeParametersAround(at).has(type) ? undefined : type;
 }
 
 /** How many arguments an argument list holds; undefined when one is spread (`f(...xs)`). */

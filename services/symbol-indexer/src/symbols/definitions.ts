@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { nameSpaceOf } from '@sextant/parsing';
 import { calledName, receiverResolver } from './receiver-types.js';
-import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, placeMembers, REEXPORT_DEPTH, SELF, TYPE_LIKE, VALUE_KINDS } from './references.js';
+import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, placeMembers, REEXPORT_DEPTH, SELF, TYPE_LIKE } from './references.js';
 import type { Occurrence, SymbolRow, SymbolStore } from './symbol.store.js';
 import { ownerKey, type BindingFacts } from './binding-facts.js';
 
@@ -70,16 +70,10 @@ export class DefinitionResolver {
    * goes from an object literal's member (or `def.code` through the value) to the property of its type.
    */
   private async declaredFirst(repositoryId: string, found: SymbolRow[], candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
+    const nested = found.filter((d) => MEMBER_KINDS.has(d.kind) && d.parent >= 0);
+    if (nested.length === 0) return found;
     const facts = await this.facts.of([repositoryId]);
-    const placed = await placeMembers(
-      found.filter((d) => MEMBER_KINDS.has(d.kind)),
-      facts,
-    );
-    const types = placed.flatMap(({ definition, owner, ownerIsType }) =>
-      owner && VALUE_KINDS.has(owner.kind) && definition.container !== null && (ownerIsType || definition.container !== owner.name)
-        ? [definition.container]
-        : [],
-    );
+    const types = (await placeMembers(nested, facts)).flatMap((p) => (p.heldAs === undefined ? [] : [p.heldAs]));
     if (types.length === 0) return found;
     // Declarations: the members written in a type, not in another value's literal.
     const members = candidates.filter((c) => c.container !== null && c.parent >= 0 && MEMBER_KINDS.has(c.kind) && !found.includes(c));

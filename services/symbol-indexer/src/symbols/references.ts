@@ -698,12 +698,13 @@ function anonymousMemberUses(
  * Where members belong: each with the definition it is written in (`owner`), and whether a type has the owner's name
  * (then the member is that type's: `const ZodType = $constructor(…, { optional() {…} })` beside `interface ZodType`).
  * Else a member written in a value declared of a named type (`const def: KeywordDefinition = { code() {…} }`) is that
- * type's: it comes back with the type as its container.
+ * type's: it comes back with the type as its container. `heldAs`: for a member of a value's literal, the named type
+ * it belongs to either way (the type whose declaration of the member TypeScript goes to).
  */
 export async function placeMembers(
   members: readonly SymbolRow[],
   facts: ScopeFacts,
-): Promise<Array<{ definition: SymbolRow; owner: SymbolRow | undefined; ownerIsType: boolean }>> {
+): Promise<Array<{ definition: SymbolRow; owner: SymbolRow | undefined; ownerIsType: boolean; heldAs: string | undefined }>> {
   const nested = members.filter((m) => m.parent >= 0);
   const owners = new Map((await facts.owners.get(nested.map(ownerKey))).map((owner, i) => [nested[i]!, owner]));
   const declaredOf = (owner: SymbolRow | undefined) =>
@@ -714,8 +715,10 @@ export async function placeMembers(
     const owner = owners.get(member);
     const declared = declaredOf(owner);
     const ownerIsType = owner !== undefined && types.get(owner.name) === true;
-    const definition = declared && types.get(declared) && !ownerIsType ? { ...member, container: declared } : member;
-    return { definition, owner, ownerIsType };
+    const typed = declared !== undefined && types.get(declared) === true && !ownerIsType;
+    const definition = typed ? { ...member, container: declared } : member;
+    const heldAs = owner && VALUE_KINDS.has(owner.kind) ? (ownerIsType ? owner.name : typed ? declared : undefined) : undefined;
+    return { definition, owner, ownerIsType, heldAs };
   });
 }
 
