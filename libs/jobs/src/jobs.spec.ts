@@ -104,8 +104,9 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       const groups = Array.from({ length: 12 }, (_, i) => [`src/f${i}.ts`, `src/g${i}.ts`]);
       await store.addBatches(job.id, 'symbols', groups);
 
-      // A worker that claims one batch and dies (never renews, never completes).
-      const dead = await store.claimBatch('symbols', 'crashed-worker', 200);
+      // A worker that claims one batch and dies (never renews, never completes). Its lease outlasts the drain below on a
+      // loaded machine (200 ms did not: the drain took it up early and counted 12).
+      const dead = await store.claimBatch('symbols', 'crashed-worker', 1_500);
       assert.ok(dead);
 
       const seen: string[] = [];
@@ -120,7 +121,7 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       const workers = [new StageWorker(store, stage, { idleMs: 20 }), new StageWorker(store, stage, { idleMs: 20 })];
       const counts = await Promise.all(workers.map((w) => w.drain()));
       assert.equal(counts[0]! + counts[1]!, 11, 'the 11 free batches, shared');
-      await new Promise((r) => setTimeout(r, 250)); // the dead worker's lease runs out
+      await new Promise((r) => setTimeout(r, 1_600)); // the dead worker's lease runs out
       assert.equal(await workers[0]!.drain(), 1, 'its batch is taken up again');
       assert.equal(await store.completeBatch(dead.id, 'crashed-worker', { files_indexed: 99 }), false, 'a late completion is not counted');
       assert.deepEqual(new Set(seen), new Set(groups.flat()));
