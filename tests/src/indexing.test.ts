@@ -4,7 +4,7 @@
  * the official MCP SDK client over HTTP, raw SSE for the notification format.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -214,6 +214,63 @@ describe('indexing pipeline (embedded)', () => {
     await expectToolError(client, 'locate_symbol', { name: 'x', workspace: base }, 'workspace_not_allowed');
     await expectToolError(client, 'locate_symbol', { name: '' }, 'invalid_input', 'name');
     await expectToolError(client, 'locate_symbol', { name: 'x', limit: 10_000 }, 'invalid_input', 'limit');
+  });
+
+  it('keeps up with a workspace it watches: edits, a new directory, a moved one, a .gitignore, a file made and removed', async () => {
+    // From the sync test on, a sync looks only at the paths the workspace's watcher names, unless one is a directory or a .gitignore.
+    const sync = async () => {
+      const started = await callTool<JobBody>(client, 'sync_repo', {});
+      const done = await waitForJob(client, started.body.job_id);
+      assert.equal(done.status, 'completed', done.error_message ?? '');
+    };
+    const where = async (name: string) =>
+      (await callTool<{ definitions: Array<{ path: string }> }>(client, 'locate_symbol', { name })).body.definitions.map((d) => d.path);
+
+    writeFileSync(join(workspace, 'src/module3/file150.ts'), 'export const edited150 = 1;\n');
+    // An editor's temporary file, made and removed before the sync.
+    writeFileSync(join(workspace, 'src/module3/.file150.ts.swp'), 'x');
+    unlinkSync(join(workspace, 'src/module3/.file150.ts.swp'));
+    await sync();
+    assert.deepEqual([await where('edited150'), await where('value150')], [['src/module3/file150.ts'], []]);
+
+    mkdirSync(join(workspace, 'src/fresh/deeper'), { recursive: true });
+    writeFileSync(join(workspace, 'src/fresh/deeper/made.ts'), 'export const madeInNewDir = 1;\n');
+    await sync();
+    assert.deepEqual(await where('madeInNewDir'), ['src/fresh/deeper/made.ts']);
+    // Edits inside the new directory: it is watched from then on.
+    for (const name of ['madeOnce', 'madeTwice']) {
+      writeFileSync(join(workspace, 'src/fresh/deeper/made.ts'), `export const ${name} = 1;\n`);
+      await sync();
+      assert.deepEqual(await where(name), ['src/fresh/deeper/made.ts']);
+    }
+
+    renameSync(join(workspace, 'src/module4'), join(workspace, 'src/moved4'));
+    await sync();
+    assert.deepEqual(await where('value200'), ['src/moved4/file200.ts']);
+    // Inside the moved directory, and again once its new name is watched.
+    for (const i of [201, 202, 203]) {
+      writeFileSync(join(workspace, `src/moved4/file${i}.ts`), `export const edited${i} = 1;\n`);
+      await sync();
+      assert.deepEqual(await where(`edited${i}`), [`src/moved4/file${i}.ts`]);
+    }
+    unlinkSync(join(workspace, 'src/moved4/file204.ts'));
+    await sync();
+    assert.deepEqual(await where('value204'), []);
+
+    // An untracked file a new .gitignore leaves out is no longer indexed; back when the .gitignore goes.
+    writeFileSync(join(workspace, '.gitignore'), 'src/new.ts\n');
+    await sync();
+    assert.deepEqual(await where('fresh'), []);
+    unlinkSync(join(workspace, '.gitignore'));
+    await sync();
+    assert.deepEqual(await where('fresh'), ['src/new.ts']);
+
+    // As the later tests expect it.
+    for (const i of [201, 202, 203]) writeFileSync(join(workspace, `src/moved4/file${i}.ts`), `export const value${i} = ${i};\n`);
+    writeFileSync(join(workspace, 'src/moved4/file204.ts'), 'export const value204 = 204;\n');
+    renameSync(join(workspace, 'src/moved4'), join(workspace, 'src/module4'));
+    await sync();
+    assert.deepEqual(await where('value203'), ['src/module4/file203.ts']);
   });
 
   it('gives a second index_repo of the same workspace the job already running', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,6 +9,7 @@ import { CloneCache } from './cache/clone-cache.js';
 import { changedFiles } from './git/changes.js';
 import { ProcessGitRunner } from './git/git-runner.js';
 import { languageOf } from './files/languages.js';
+import { directoriesOf, TreeWatcher } from './files/tree-watcher.js';
 import { newWalkStats, walkFiles, type WalkedFile } from './files/walker.js';
 import { LauncherSpawner } from './process/launcher.js';
 import { parseRepository } from './repository/locator.js';
@@ -255,6 +256,31 @@ describe('checkouts', () => {
       assert.equal(stats.skipped.unreadable, 2);
       assert.deepEqual(skipped, ['statted-then-gone.ts:unreadable']);
     });
+
+    it('walks only the given paths git lists, as a whole walk would, when a watcher named them', async () => {
+      const asked = ['src/a.ts', 'untracked.ts', 'ignored.log', 'nope.ts', 'node_modules/dep/index.js'];
+      const walk = (listedBefore?: (path: string) => boolean) =>
+        collect(
+          walkFiles(runner, work, { maxFileBytes: 1_000, includeUntracked: true, paths: asked, pathsListedOnly: true, listedBefore }),
+        );
+      assert.deepEqual(
+        (await walk()).map((f) => f.path),
+        ['src/a.ts', 'untracked.ts'],
+        'not the ignored file, the missing one or the vendored one',
+      );
+      // A path listed before is not asked about: git would have left out ignored.log.
+      assert.deepEqual(
+        (await walk((path) => path === 'ignored.log')).map((f) => f.path),
+        ['ignored.log', 'src/a.ts', 'untracked.ts'],
+      );
+      let listed: readonly string[] = [];
+      await collect(walkFiles(runner, work, { maxFileBytes: 1_000, includeUntracked: true, onListed: (paths) => (listed = paths) }));
+      assert.deepEqual(
+        [...listed].sort(),
+        ['.gitignore', 'Dockerfile', 'big.txt', 'link.ts', 'logo.png', 'src/a.ts', 'src/deep/b.py', 'untracked.ts'],
+        'a whole walk tells every path it lists, vendored ones left out',
+      );
+    });
   });
 
   it('lists what changed between two commits, a rename as delete + add; undefined for a commit it does not have', async () => {
@@ -286,6 +312,74 @@ describe('checkouts', () => {
       ],
     );
     assert.equal(await changedFiles(runner, repo, 'f'.repeat(40), to), undefined);
+  });
+
+  describe('the tree watcher', () => {
+    let tree: string;
+    before(() => {
+      tree = join(base, 'watched');
+      writeTree(tree, { 'a.ts': '1', 'src/b.ts': '2', 'src/deep/c.ts': '3', '.git/HEAD': 'ref: refs/heads/main\n', 'skipped/d.ts': '4' });
+    });
+
+    /** What the watcher names once `expected` is among it (events arrive a moment after the change). */
+    async function changes(watcher: TreeWatcher, expected: string[]): Promise<string[]> {
+      const seen = new Set<string>();
+      for (let i = 0; i < 200 && !expected.every((p) => seen.has(p)); i++) {
+        const taken = watcher.take();
+        if ('missed' in taken) assert.fail(taken.missed);
+        for (const path of taken.paths) seen.add(path);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return [...seen].sort();
+    }
+
+    it('names the paths changed in the directories it watches, a new directory by its name, and nothing in .git', async () => {
+      const dirs = directoriesOf(['a.ts', 'src/b.ts', 'src/deep/c.ts']);
+      assert.deepEqual([...dirs].sort(), ['', 'src', 'src/deep']);
+      const watcher = new TreeWatcher(tree, dirs);
+      try {
+        assert.deepEqual(watcher.take(), { paths: [] });
+        writeFileSync(join(tree, 'src/deep/c.ts'), 'changed');
+        writeFileSync(join(tree, '.git/HEAD'), 'ref: refs/heads/other\n');
+        writeFileSync(join(tree, 'skipped/d.ts'), 'not watched');
+        unlinkSync(join(tree, 'src/b.ts'));
+        mkdirSync(join(tree, 'src/fresh'));
+        writeFileSync(join(tree, 'src/fresh/e.ts'), 'inside a directory nobody watches yet');
+        renameSync(join(tree, 'a.ts'), join(tree, 'src/a2.ts'));
+        assert.deepEqual(await changes(watcher, ['a.ts', 'src/a2.ts', 'src/b.ts', 'src/deep/c.ts', 'src/fresh']), [
+          'a.ts',
+          'src/a2.ts',
+          'src/b.ts',
+          'src/deep/c.ts',
+          'src/fresh',
+        ]);
+        assert.deepEqual(watcher.take(), { paths: [] }, 'a take starts afresh');
+      } finally {
+        watcher.close();
+      }
+    });
+
+    it('skips a directory that is not there; says changes may have been missed when too many paths changed, and keeps saying it', async () => {
+      // A directory that is not there is not watched; its parent names it once it is made.
+      const gone = new TreeWatcher(tree, new Set(['', 'no-such-directory']));
+      try {
+        assert.equal(gone.missed, undefined);
+        mkdirSync(join(tree, 'no-such-directory'));
+        assert.deepEqual(await changes(gone, ['no-such-directory']), ['no-such-directory']);
+      } finally {
+        gone.close();
+      }
+      const small = new TreeWatcher(tree, new Set(['src']), 2);
+      try {
+        for (const name of ['x1', 'x2', 'x3']) writeFileSync(join(tree, 'src', name), name);
+        for (let i = 0; i < 200 && !small.missed; i++) await new Promise((r) => setTimeout(r, 10));
+        assert.deepEqual(small.take(), { missed: 'more than 2 paths changed' });
+        writeFileSync(join(tree, 'src', 'x4'), 'after');
+        assert.deepEqual(small.take(), { missed: 'more than 2 paths changed' });
+      } finally {
+        small.close();
+      }
+    });
   });
 
   describe('the persistent clone cache', () => {

@@ -35,6 +35,7 @@ export const WorkspaceRegistryEnv = IndexingServiceEnv.extend({
   SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250),
   SEXTANT_HEAD_CACHE_MS: env.int(0, 24 * 3_600_000).default(60_000),
   INDEX_BATCH_FILES: env.int(1, 100_000).default(200),
+  SEXTANT_WATCH_MAX_DIRECTORIES: env.int(0, 1_000_000).default(20_000),
 });
 
 export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings {
@@ -52,6 +53,8 @@ export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings
   /** How long a branch head read for `behind_head` is trusted. */
   headCacheMs: number;
   batchFiles: number;
+  /** Local workspaces with at most this many directories are watched, so a sync looks only at what changed; 0: none. */
+  watchMaxDirectories: number;
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process.cwd()): WorkspaceRegistryConfig {
@@ -78,6 +81,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process
     progressIntervalMs: e.SEXTANT_PROGRESS_INTERVAL_MS,
     headCacheMs: e.SEXTANT_HEAD_CACHE_MS,
     batchFiles: e.INDEX_BATCH_FILES,
+    watchMaxDirectories: e.SEXTANT_WATCH_MAX_DIRECTORIES,
   };
 }
 

@@ -14,6 +14,9 @@ import { RegistryService } from './registry/registry.service.js';
 import { RegistryStore } from './registry/registry.store.js';
 import { Workspaces } from './registry/workspaces.js';
 
+/** A watched workspace is still walked whole this often: what a watcher may have missed (events the kernel dropped) is found. */
+const WHOLE_WALK_EVERY_MS = 10 * 60_000;
+
 export interface WorkspaceRegistryModuleOptions extends Omit<WorkspaceRegistryConfig, 'database'> {
   database: { url: string; poolSize: number; connectTimeoutMs: number };
 }
@@ -51,11 +54,26 @@ export class WorkspaceRegistryModule {
           provide: Coordinator,
           inject: [JobStore, RegistryStore],
           useFactory: (jobs: JobStore, store: RegistryStore) =>
-            new Coordinator(jobs, store, new Discovery({ git, clones, store, policy, maxFileBytes: config.maxFileBytes }), {
-              stages: config.stages,
-              batchFiles: config.batchFiles,
-              progressIntervalMs: config.progressIntervalMs,
-            }),
+            new Coordinator(
+              jobs,
+              store,
+              new Discovery({
+                git,
+                clones,
+                store,
+                policy,
+                maxFileBytes: config.maxFileBytes,
+                watch: {
+                  maxDirectories: config.watchMaxDirectories,
+                  wholeWalkEveryMs: WHOLE_WALK_EVERY_MS,
+                },
+              }),
+              {
+                stages: config.stages,
+                batchFiles: config.batchFiles,
+                progressIntervalMs: config.progressIntervalMs,
+              },
+            ),
         },
         {
           provide: RegistryService,

@@ -47,6 +47,15 @@ export interface WalkOptions {
   /** Walk only these paths (the files git says changed) instead of listing the checkout. */
   paths?: readonly string[];
   /**
+   * With `paths` (changed paths a watcher reported, not git): only those git lists (tracked, or untracked and not
+   * ignored with `includeUntracked`), as a whole walk would.
+   */
+  pathsListedOnly?: boolean;
+  /** With `pathsListedOnly`: paths known to be listed (an earlier walk listed them), which git is not asked about. */
+  listedBefore?: (path: string) => boolean;
+  /** Told, once, of every path a whole walk lists (vendored directories left out), e.g. to watch their directories. */
+  onListed?: (paths: readonly string[]) => void;
+  /**
    * What is known of a path from an earlier walk: when its size and mtime are
    * unchanged its hash is reused (hash null: it was binary, and is skipped
    * again) and the file is not read (a local workspace's incremental scan
@@ -116,7 +125,12 @@ export async function* walkFiles(
   const untracked = options.includeUntracked ? ['--others', '--exclude-standard'] : [];
   let listed: string[];
   let vouched: Map<string, string> | undefined;
-  if (options.paths) listed = [...options.paths];
+  if (options.paths && options.pathsListedOnly) {
+    const known = options.listedBefore ?? (() => false);
+    const ask = options.paths.filter((path) => !known(path));
+    const answered = ask.length > 0 ? await list(['--cached', ...untracked, '--', ...ask.map((path) => `:(literal)${path}`)]) : [];
+    listed = [...options.paths.filter(known), ...answered];
+  } else if (options.paths) listed = [...options.paths];
   else if (indexFirst) {
     const [tracked, others] = await Promise.all([index(), untracked.length > 0 ? list(untracked) : []]);
     listed = [...tracked.paths, ...others];
@@ -131,6 +145,7 @@ export async function* walkFiles(
     return false;
   });
   stats.listed += listed.length;
+  if (!options.paths) options.onListed?.(paths);
   const batchSize = options.batchSize ?? 500;
   const concurrency = options.concurrency ?? 16;
   // lstat runs synchronously, in chunks: ~3 µs a file instead of a thread-pool round trip (4× slower),

@@ -75,8 +75,9 @@ export class Coordinator {
     this.loop.start();
   }
 
-  stop(): Promise<void> {
-    return this.loop.stop();
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    this.discovery.close();
   }
 
   private readonly batchWaiters = new Set<() => void>();

@@ -1,7 +1,10 @@
+import { lstatSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import {
   changedFiles,
+  directoriesOf,
   newWalkStats,
   parseRepository,
   walkFiles,
@@ -13,6 +16,7 @@ import {
 } from '@sextant/checkouts';
 import { ServiceError } from '@sextant/messaging';
 import type { JobFile, ManifestEntry, RegistryStore, Repository } from '../registry/registry.store.js';
+import { Watches, type WatchOptions } from './watches.js';
 
 /** The files of a repository at one commit, for as long as `work` runs. */
 export interface PinnedFiles {
@@ -39,6 +43,8 @@ export interface DiscoveryDeps {
   store: RegistryStore;
   policy: LocatorPolicy;
   maxFileBytes: number;
+  /** Local workspaces are watched for changes (`Watches`); default: not. */
+  watch?: Omit<WatchOptions, 'maxWorkspaces'>;
 }
 
 /**
@@ -62,8 +68,15 @@ export class Discovery {
    * memory only: after a restart they are read once more.
    */
   private readonly binaries = new Map<string, Map<string, { size: number; mtimeMs: number }>>();
+  private readonly watches: Watches;
 
-  constructor(private readonly deps: DiscoveryDeps) {}
+  constructor(private readonly deps: DiscoveryDeps) {
+    this.watches = new Watches({ maxDirectories: 0, wholeWalkEveryMs: 0, ...deps.watch, maxWorkspaces: CACHED_MANIFESTS });
+  }
+
+  close(): void {
+    this.watches.close();
+  }
 
   /** Runs `work` on the repository's files: the workspace itself, or a persistent clone pinned for the duration. */
   async withFiles<T>(repository: Repository, work: (files: PinnedFiles) => Promise<T>): Promise<T> {
@@ -109,6 +122,7 @@ export class Discovery {
    * the job's `delta` (null: the path is gone). A cache of another version is dropped.
    */
   commit(repository: Repository, jobId: string, delta: ReadonlyMap<string, ManifestEntry | null>): void {
+    if (repository.kind === 'local') this.watches.committed(repository.id, jobId);
     const cached = this.manifests.get(repository.id);
     if (!cached || cached.version !== repository.manifestVersion) {
       this.manifests.delete(repository.id);
@@ -152,6 +166,11 @@ export class Discovery {
     }
     let paths: string[] | undefined;
     const gone: string[] = [];
+    // A local workspace's watcher may say which paths changed: only they are looked at.
+    if (repository.kind === 'local') {
+      const watched = this.watches.begin(repository.id, jobId, files.dir, incremental);
+      paths = watched && changedFilesOnly(files.dir, watched, manifest);
+    }
     if (incremental && repository.kind === 'remote' && repository.indexedCommit && files.commit) {
       const changes = await changedFiles(this.deps.git, files.dir, repository.indexedCommit, files.commit);
       if (changes) {
@@ -161,6 +180,7 @@ export class Discovery {
     }
 
     const stats = newWalkStats();
+    let walked: readonly string[] | undefined;
     let writeMs = 0;
     const seen = new Set<string>();
     let binaries = this.binaries.get(repository.id);
@@ -168,9 +188,7 @@ export class Discovery {
     while (this.binaries.size > CACHED_MANIFESTS) this.binaries.delete(this.binaries.keys().next().value!);
     const knownBinaries = binaries;
     const known =
-      incremental && repository.kind === 'local'
-        ? (path: string) => manifest.get(path) ?? binaryEntry(knownBinaries.get(path))
-        : undefined;
+      incremental && repository.kind === 'local' ? (path: string) => manifest.get(path) ?? binaryEntry(knownBinaries.get(path)) : undefined;
     // Content the manifest already holds as text need not be read again where git vouches for it (also when forced).
     let texts: Set<string> | undefined;
     const knownText = (blob: string) => (texts ??= new Set(Array.from(manifest.values(), (e) => e.hash))).has(blob);
@@ -181,6 +199,9 @@ export class Discovery {
         maxFileBytes: this.deps.maxFileBytes,
         includeUntracked: repository.kind === 'local',
         paths,
+        pathsListedOnly: repository.kind === 'local',
+        listedBefore: (path) => manifest.has(path) || knownBinaries.has(path),
+        onListed: repository.kind === 'local' ? (listed) => (walked = listed) : undefined,
         known,
         knownText: manifest.size > 0 ? knownText : undefined,
         onSkipped: (file) => {
@@ -232,12 +253,33 @@ export class Discovery {
     for (const path of candidates) delta.set(path, null);
     if (paths) result.scanned = manifest.size + result.changes.added - deleted.length;
     result.skipped = stats.skipped;
+    if (walked) this.watches.walked(repository.id, files.dir, walked);
     await report(result.scanned, Math.max(stats.listed, result.scanned));
     this.log.debug(
-      `job ${jobId}: manifest ${(t1 - t0).toFixed(0)} ms (${manifest.size} files), walk and writes ${(performance.now() - t1).toFixed(0)} ms, of which writes ${writeMs.toFixed(0)} ms; ${stats.read} files read`,
+      `job ${jobId}: manifest ${(t1 - t0).toFixed(0)} ms (${manifest.size} files), ${paths ? `${paths.length} paths` : 'every file'}, walk and writes ${(performance.now() - t1).toFixed(0)} ms, of which writes ${writeMs.toFixed(0)} ms; ${stats.read} files read`,
     );
     return result;
   }
+}
+
+/**
+ * The watcher's paths if each is a file, or a file gone that the manifest holds; undefined (walk every file) when one
+ * is a directory (created, or moved in: its files are unknown), a directory gone with files of the manifest under it,
+ * or a `.gitignore` (which files git lists may have changed).
+ */
+function changedFilesOnly(dir: string, paths: readonly string[], manifest: ReadonlyMap<string, ManifestEntry>): string[] | undefined {
+  let directories: Set<string> | undefined;
+  for (const path of paths) {
+    if (basename(path) === '.gitignore') return undefined;
+    const info = lstatSync(join(dir, path), { throwIfNoEntry: false });
+    if (info?.isDirectory()) return undefined;
+    if (!info && !manifest.has(path)) {
+      // Gone, and no file of the manifest: a directory that held some, or a file never indexed (an editor's temporary file).
+      directories ??= directoriesOf(manifest.keys());
+      if (directories.has(path)) return undefined;
+    }
+  }
+  return [...paths];
 }
 
 function binaryEntry(entry: { size: number; mtimeMs: number } | undefined) {

@@ -1,0 +1,141 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { directoriesOf, TreeWatcher } from '@sextant/checkouts';
+
+export interface WatchOptions {
+  /** A workspace with more directories than this is not watched (each takes an inotify watch); 0: none is. */
+  maxDirectories: number;
+  /** A watched workspace is still walked whole when its last whole walk is older than this (events the kernel dropped). */
+  wholeWalkEveryMs: number;
+  /** Workspaces watched at once (the most recently indexed). */
+  maxWorkspaces: number;
+}
+
+interface WatchState {
+  watcher?: TreeWatcher;
+  /** The watcher has seen every change since the manifest's job: its paths alone tell a sync what to look at. */
+  trusted: boolean;
+  /** The job that makes the watcher trusted once Finalizing records it. */
+  pendingJob?: string;
+  /** `.git/index` and `.git/info/exclude` as the last job found them: which files git lists moves with them. */
+  gitStamp: string | null;
+  wholeWalkAt: number;
+}
+
+/**
+ * What changed in the local workspaces since their last job, as a `TreeWatcher`
+ * saw it, so that a sync looks at those paths instead of walking every file
+ * (a walk stats each of them; with tens of thousands that is most of a sync).
+ * A watcher starts after a whole walk and is trusted once a later whole walk,
+ * begun while it watched, is recorded: a change before that walk began is in
+ * the walk, one after in the watcher's paths. It loses that trust when a job
+ * does not finish, when events may have been lost, when git's index or the
+ * repository's exclude file moved (the set of files git lists may differ),
+ * and every `wholeWalkEveryMs`; the next sync then walks every file again.
+ */
+export class Watches {
+  private readonly log = new Logger('Watches');
+  private readonly states = new Map<string, WatchState>();
+
+  constructor(private readonly options: WatchOptions) {}
+
+  /**
+   * At the start of a job's discovery: the paths changed since the last recorded job, or undefined when every file
+   * must be walked (`incremental` false: a full or forced job, which walks every file anyway).
+   */
+  begin(repositoryId: string, jobId: string, dir: string, incremental: boolean): string[] | undefined {
+    const state = this.states.get(repositoryId) ?? { trusted: false, gitStamp: null, wholeWalkAt: 0 };
+    // Most recently indexed last: the first is the one to stop watching.
+    this.states.delete(repositoryId);
+    this.states.set(repositoryId, state);
+    this.evict();
+    if (state.watcher?.missed) {
+      this.log.log(`${dir}: watching again after the next whole walk (${state.watcher.missed})`);
+      state.watcher.close();
+      state.watcher = undefined;
+    }
+    const stamp = gitStamp(dir);
+    // Taken either way: a whole walk sees what the watcher saw so far.
+    const taken = state.watcher?.take();
+    const usable =
+      incremental &&
+      state.trusted &&
+      taken !== undefined &&
+      'paths' in taken &&
+      stamp !== null &&
+      stamp === state.gitStamp &&
+      Date.now() - state.wholeWalkAt < this.options.wholeWalkEveryMs;
+    state.trusted = false;
+    state.gitStamp = stamp;
+    state.pendingJob = state.watcher ? jobId : undefined;
+    if (!usable) {
+      state.wholeWalkAt = Date.now();
+      return undefined;
+    }
+    return (taken as { paths: string[] }).paths;
+  }
+
+  /**
+   * After a whole walk listed `paths`: their directories are watched. A watcher of other directories (some created,
+   * moved or removed since it started) is replaced; a new watcher is trusted only after the next whole walk.
+   */
+  walked(repositoryId: string, dir: string, paths: readonly string[]): void {
+    const state = this.states.get(repositoryId);
+    if (!state || state.gitStamp === null || this.options.maxDirectories === 0) return;
+    const directories = directoriesOf(paths);
+    if (state.watcher && sameSet(state.watcher.directories, directories)) return;
+    state.watcher?.close();
+    state.watcher = undefined;
+    state.pendingJob = undefined;
+    if (directories.size > this.options.maxDirectories) {
+      this.log.log(`${dir}: not watched, ${directories.size} directories (SEXTANT_WATCH_MAX_DIRECTORIES ${this.options.maxDirectories})`);
+      return;
+    }
+    const watcher = new TreeWatcher(dir, directories);
+    if (watcher.missed) {
+      this.log.warn(`${dir}: not watched, ${watcher.missed}; each sync walks every file`);
+      return;
+    }
+    state.watcher = watcher;
+  }
+
+  /** Finalizing recorded job `jobId`: a watcher that watched through its discovery has seen every change since. */
+  committed(repositoryId: string, jobId: string): void {
+    const state = this.states.get(repositoryId);
+    if (!state) return;
+    state.trusted = state.watcher !== undefined && !state.watcher.missed && state.pendingJob === jobId;
+    state.pendingJob = undefined;
+  }
+
+  close(): void {
+    for (const state of this.states.values()) state.watcher?.close();
+    this.states.clear();
+  }
+
+  private evict(): void {
+    while (this.states.size > this.options.maxWorkspaces) {
+      const [oldest, state] = this.states.entries().next().value!;
+      state.watcher?.close();
+      this.states.delete(oldest);
+    }
+  }
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
+}
+
+/** `.git/index` and `.git/info/exclude` by inode, size and mtime; null when `.git` is not a directory (a linked worktree). */
+function gitStamp(dir: string): string | null {
+  const git = join(dir, '.git');
+  if (!statSync(git, { throwIfNoEntry: false })?.isDirectory()) return null;
+  return ['index', join('info', 'exclude')]
+    .map((file) => {
+      const info = statSync(join(git, file), { throwIfNoEntry: false, bigint: true });
+      return info ? `${info.ino}:${info.size}:${info.mtimeNs}` : '-';
+    })
+    .join('|');
+}
