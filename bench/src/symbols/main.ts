@@ -3,6 +3,8 @@
  * for a multi-language corpus, the Go and Python sources the machine holds (Go's standard library: `apt-get install
  * golang-go`; Python's and the packages Debian installed, with Debian's python3), copied beside it:
  *   raw         web-tree-sitter parse + query of every parseable file, one thread: the floor per core
+ *   pool only   every parseable file through the parse pool (one thread per core, extraction included), results
+ *               dropped: what a full index would take if storing cost nothing (the ceiling of any storage design)
  *   full index  `index_repo {force: true}` with the symbols stage (parse pool + storage), embedded: MB/s per core vs raw
  *   sync        edit one file, `sync_repo`, until the new symbol is found by `locate_symbol` (end to end), embedded
  *   queries     `locate_symbol`, `get_file_outline`, `find_references`, `get_code_context` and
@@ -16,7 +18,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { languageOf, VENDORED_DIRECTORIES } from '@sextant/checkouts';
 import { git } from '@sextant/testing';
-import { Grammars, parsedLanguages } from '@sextant/parsing';
+import { Grammars, ParsePool, parsedLanguages } from '@sextant/parsing';
 import {
   createTestDatabase,
   infrastructure,
@@ -72,6 +74,30 @@ async function raw(dir: string, files: ReturnType<typeof parseable>): Promise<{ 
     grammar.query.matches(tree.rootNode);
     tree.delete();
     bytes += file.bytes;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { mbPerSecond: bytes / 2 ** 20 / seconds, seconds };
+}
+
+/** Every file through the parse pool, one thread per core, as the symbols stage parses them; results dropped: MB/s. */
+async function poolOnly(dir: string, files: ReturnType<typeof parseable>): Promise<{ mbPerSecond: number; seconds: number }> {
+  const threads = availableParallelism();
+  // The symbol indexer's per-file time budget (SYMBOLS_FILE_TIMEOUT_MS) and the corpus's size cap.
+  const pool = new ParsePool({ threads, timeoutMs: 2_000, maxBytes: MAX_BYTES });
+  let next = 0;
+  let bytes = 0;
+  const started = performance.now();
+  try {
+    // As many files in flight as the stage keeps (two per thread).
+    const lane = async () => {
+      for (let i = next++; i < files.length; i = next++) {
+        const outcome = await pool.parse(join(dir, files[i]!.path), files[i]!.language);
+        if (!('skipped' in outcome)) bytes += outcome.bytes;
+      }
+    };
+    await Promise.all(Array.from({ length: threads * 2 }, lane));
+  } finally {
+    await pool.close();
   }
   const seconds = (performance.now() - started) / 1000;
   return { mbPerSecond: bytes / 2 ** 20 / seconds, seconds };
@@ -199,6 +225,10 @@ async function main(): Promise<void> {
   );
   const floor = await raw(dir, files);
   console.log(`raw parse + query, one thread         ${floor.mbPerSecond.toFixed(2)} MB/s (${floor.seconds.toFixed(1)} s)`);
+  const ceiling = await poolOnly(dir, files);
+  console.log(
+    `parse pool only, ${cores} threads, no storage   ${ceiling.seconds.toFixed(1)} s, ${(ceiling.mbPerSecond / cores).toFixed(2)} MB/s per core (${(ceiling.mbPerSecond / cores / floor.mbPerSecond).toFixed(2)} × raw): the full index's ceiling`,
+  );
 
   const samples = {
     names: ['createServer', 'Observable', 'parse', 'format', 'EventEmitter', 'Router', 'compile', 'debounce', 'isObject', 'render'],
