@@ -265,6 +265,26 @@ describe('indexing pipeline (embedded)', () => {
     await sync();
     assert.deepEqual(await where('fresh'), ['src/new.ts']);
 
+    // A directory holding no indexed file (empty here), then a file made in it. A sync in between, with nothing
+    // changed, lets the new watcher be trusted.
+    mkdirSync(join(workspace, 'src/empty'));
+    await sync();
+    await sync();
+    writeFileSync(join(workspace, 'src/empty/late.ts'), 'export const lateInEmpty = 1;\n');
+    await sync();
+    assert.deepEqual(await where('lateInEmpty'), ['src/empty/late.ts']);
+    // A watched directory removed and made again (a watch follows the directory, not its name), then an edit in it.
+    rmSync(join(workspace, 'src/module3'), { recursive: true });
+    mkdirSync(join(workspace, 'src/module3'));
+    for (let i = 150; i < 200; i++) writeFileSync(join(workspace, `src/module3/file${i}.ts`), `export const value${i} = ${i};\n`);
+    await sync();
+    await sync();
+    writeFileSync(join(workspace, 'src/module3/file151.ts'), 'export const edited151 = 1;\n');
+    await sync();
+    assert.deepEqual(await where('edited151'), ['src/module3/file151.ts']);
+    rmSync(join(workspace, 'src/empty'), { recursive: true });
+    writeFileSync(join(workspace, 'src/module3/file151.ts'), 'export const value151 = 151;\n');
+
     // As the later tests expect it.
     for (const i of [201, 202, 203]) writeFileSync(join(workspace, `src/moved4/file${i}.ts`), `export const value${i} = ${i};\n`);
     writeFileSync(join(workspace, 'src/moved4/file204.ts'), 'export const value204 = 204;\n');

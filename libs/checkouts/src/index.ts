@@ -34,6 +34,6 @@ export {
   type WalkOptions,
   type WalkStats,
 } from './files/walker.js';
-export { directoriesOf, TreeWatcher, type WatchedChanges } from './files/tree-watcher.js';
+export { directoriesOf, directoriesUnder, TreeWatcher, type WatchedChanges } from './files/tree-watcher.js';
 export { languageOf } from './files/languages.js';
 export { isBinary } from './files/read-files.js';

@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { readdirSync, watch, type Dirent, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 
 /** What a watcher saw since it was last asked: the paths named by events, or why changes may have been missed. */
@@ -6,16 +6,18 @@ export type WatchedChanges = { paths: string[] } | { missed: string };
 
 /**
  * The paths of a working tree that changed, as the kernel reports them
- * (`fs.watch`, inotify on Linux): one watch per directory given, none in
- * `.git`. An event names an entry of a watched directory: a file written,
- * created, deleted or renamed, or a directory created or removed (a new
- * directory is not watched: its name is reported, and the caller walks).
- * A directory given that does not exist is not watched (its parent names it
- * if it is made). When events may have been lost (a watch failed, an event
- * without a name, a directory that could not be watched, more names than `maxPaths`), `take`
- * says so instead of naming paths, and keeps saying it: the watcher is then
- * of no more use and is replaced. It cannot see changes made where the kernel
- * does not report them (a network file system changed from another machine).
+ * (`fs.watch`, inotify on Linux): one watch per directory given. An event
+ * names an entry of a watched directory: a file written, created, deleted or
+ * renamed, or a directory created or removed. A watched directory that is
+ * removed, moved, replaced or (given but not there) made leaves the watcher
+ * of no more use (a watch follows the directory it was set on, not its name),
+ * as does anything else by which events may have been lost: a watch that
+ * failed, an event without a name, more names than `maxPaths`. `take` then
+ * says so instead of naming paths, and keeps saying it; the caller walks and
+ * starts a new watcher. A directory not given (a new one) is not watched: its
+ * name is reported, for the caller to walk. It cannot see changes made where
+ * the kernel does not report them (a network file system changed from
+ * another machine).
  */
 export class TreeWatcher {
   private readonly watchers: FSWatcher[] = [];
@@ -36,7 +38,7 @@ export class TreeWatcher {
         watcher.on('error', (error: Error) => this.miss(`a watch failed: ${error.message}`));
         this.watchers.push(watcher);
       } catch (error) {
-        // Gone (a deleted file git's index still lists was in it): its parent, also watched, names it if it comes back.
+        // Gone meanwhile: its parent, also watched, names it if it comes back (and then this watcher is of no more use).
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || code === 'ENOTDIR') continue;
         // ENOSPC: the user's inotify watches are used up (fs.inotify.max_user_watches).
@@ -67,7 +69,9 @@ export class TreeWatcher {
     if (name === null) return this.miss('an event named no file');
     const entry = typeof name === 'string' ? name : name.toString('utf8');
     if (dir === '' && entry === '.git') return;
-    this.changed.add(dir ? `${dir}/${entry}` : entry);
+    const path = dir ? `${dir}/${entry}` : entry;
+    if (this.directories.has(path)) return this.miss(`the watched directory ${path} was removed, moved or made`);
+    this.changed.add(path);
     if (this.changed.size > this.maxPaths) this.miss(`more than ${this.maxPaths} paths changed`);
   }
 
@@ -76,6 +80,33 @@ export class TreeWatcher {
     this.changed.clear();
     this.close();
   }
+}
+
+/**
+ * Every directory under `root` (relative, '' for the root itself), not
+ * following links, without `.git` and without directories named one of
+ * `excluded` (at any depth); undefined past `max` of them.
+ */
+export function directoriesUnder(root: string, excluded: readonly string[], max: number): Set<string> | undefined {
+  const skip = new Set(['.git', ...excluded]);
+  const found = new Set<string>(['']);
+  const pending = [''];
+  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(root, dir), { withFileTypes: true });
+    } catch {
+      continue; // removed meanwhile, or unreadable: a whole walk skips it too
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory() || skip.has(entry.name)) continue;
+      const path = dir ? `${dir}/${entry.name}` : entry.name;
+      found.add(path);
+      if (found.size > max) return undefined;
+      pending.push(path);
+    }
+  }
+  return found;
 }
 
 /** The directories holding `paths` (relative, `/`-separated), with every directory above them, the root as ''. */

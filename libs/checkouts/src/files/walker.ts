@@ -53,8 +53,6 @@ export interface WalkOptions {
   pathsListedOnly?: boolean;
   /** With `pathsListedOnly`: paths known to be listed (an earlier walk listed them), which git is not asked about. */
   listedBefore?: (path: string) => boolean;
-  /** Told, once, of every path a whole walk lists (vendored directories left out), e.g. to watch their directories. */
-  onListed?: (paths: readonly string[]) => void;
   /**
    * What is known of a path from an earlier walk: when its size and mtime are
    * unchanged its hash is reused (hash null: it was binary, and is skipped
@@ -145,7 +143,6 @@ export async function* walkFiles(
     return false;
   });
   stats.listed += listed.length;
-  if (!options.paths) options.onListed?.(paths);
   const batchSize = options.batchSize ?? 500;
   const concurrency = options.concurrency ?? 16;
   // lstat runs synchronously, in chunks: ~3 µs a file instead of a thread-pool round trip (4× slower),

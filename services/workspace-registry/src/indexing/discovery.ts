@@ -180,7 +180,6 @@ export class Discovery {
     }
 
     const stats = newWalkStats();
-    let walked: readonly string[] | undefined;
     let writeMs = 0;
     const seen = new Set<string>();
     let binaries = this.binaries.get(repository.id);
@@ -200,8 +199,7 @@ export class Discovery {
         includeUntracked: repository.kind === 'local',
         paths,
         pathsListedOnly: repository.kind === 'local',
-        listedBefore: (path) => manifest.has(path) || knownBinaries.has(path),
-        onListed: repository.kind === 'local' ? (listed) => (walked = listed) : undefined,
+        listedBefore: (path) => manifest.has(path),
         known,
         knownText: manifest.size > 0 ? knownText : undefined,
         onSkipped: (file) => {
@@ -253,7 +251,7 @@ export class Discovery {
     for (const path of candidates) delta.set(path, null);
     if (paths) result.scanned = manifest.size + result.changes.added - deleted.length;
     result.skipped = stats.skipped;
-    if (walked) this.watches.walked(repository.id, files.dir, walked);
+    if (repository.kind === 'local' && !paths) this.watches.walked(repository.id, files.dir);
     await report(result.scanned, Math.max(stats.listed, result.scanned));
     this.log.debug(
       `job ${jobId}: manifest ${(t1 - t0).toFixed(0)} ms (${manifest.size} files), ${paths ? `${paths.length} paths` : 'every file'}, walk and writes ${(performance.now() - t1).toFixed(0)} ms, of which writes ${writeMs.toFixed(0)} ms; ${stats.read} files read`,
@@ -264,8 +262,8 @@ export class Discovery {
 
 /**
  * The watcher's paths if each is a file, or a file gone that the manifest holds; undefined (walk every file) when one
- * is a directory (created, or moved in: its files are unknown), a directory gone with files of the manifest under it,
- * or a `.gitignore` (which files git lists may have changed).
+ * is a directory (created, or moved in: its files are unknown), was a directory with files of the manifest under it
+ * (gone, or now a file or a link), or is a `.gitignore` (which files git lists may have changed).
  */
 function changedFilesOnly(dir: string, paths: readonly string[], manifest: ReadonlyMap<string, ManifestEntry>): string[] | undefined {
   let directories: Set<string> | undefined;
@@ -273,8 +271,8 @@ function changedFilesOnly(dir: string, paths: readonly string[], manifest: Reado
     if (basename(path) === '.gitignore') return undefined;
     const info = lstatSync(join(dir, path), { throwIfNoEntry: false });
     if (info?.isDirectory()) return undefined;
-    if (!info && !manifest.has(path)) {
-      // Gone, and no file of the manifest: a directory that held some, or a file never indexed (an editor's temporary file).
+    if (!manifest.has(path)) {
+      // No file of the manifest: a directory that held some (gone, or now a file or a link), or a file never indexed.
       directories ??= directoriesOf(manifest.keys());
       if (directories.has(path)) return undefined;
     }

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { directoriesOf, TreeWatcher } from '@sextant/checkouts';
+import { directoriesUnder, TreeWatcher, VENDORED_DIRECTORIES } from '@sextant/checkouts';
 
 export interface WatchOptions {
   /** A workspace with more directories than this is not watched (each takes an inotify watch); 0: none is. */
@@ -21,6 +22,8 @@ interface WatchState {
   /** `.git/index` and `.git/info/exclude` as the last job found them: which files git lists moves with them. */
   gitStamp: string | null;
   wholeWalkAt: number;
+  /** The workspace cannot be watched (too many directories, or the kernel refused a watch): its syncs walk every file. */
+  refused?: boolean;
 }
 
 /**
@@ -77,24 +80,30 @@ export class Watches {
   }
 
   /**
-   * After a whole walk listed `paths`: their directories are watched. A watcher of other directories (some created,
-   * moved or removed since it started) is replaced; a new watcher is trusted only after the next whole walk.
+   * After a whole walk: the workspace's directories (every one, not only those holding files git lists: a file made
+   * in any of them may be listed) are watched. A watcher of other directories is replaced; a new watcher is trusted
+   * only after the next whole walk.
    */
-  walked(repositoryId: string, dir: string, paths: readonly string[]): void {
+  walked(repositoryId: string, dir: string): void {
     const state = this.states.get(repositoryId);
     if (!state || state.gitStamp === null || this.options.maxDirectories === 0) return;
-    const directories = directoriesOf(paths);
-    if (state.watcher && sameSet(state.watcher.directories, directories)) return;
+    const directories = directoriesUnder(dir, VENDORED_DIRECTORIES, this.options.maxDirectories);
+    if (directories && state.watcher && sameSet(state.watcher.directories, directories)) return;
     state.watcher?.close();
     state.watcher = undefined;
     state.pendingJob = undefined;
-    if (directories.size > this.options.maxDirectories) {
-      this.log.log(`${dir}: not watched, ${directories.size} directories (SEXTANT_WATCH_MAX_DIRECTORIES ${this.options.maxDirectories})`);
+    if (!directories) {
+      if (!state.refused)
+        this.log.log(`${dir}: not watched, more than ${this.options.maxDirectories} directories (SEXTANT_WATCH_MAX_DIRECTORIES)`);
+      state.refused = true;
       return;
     }
+    // Refused by the kernel before (its inotify watches used up): not tried again at each whole walk.
+    if (state.refused) return;
     const watcher = new TreeWatcher(dir, directories);
     if (watcher.missed) {
       this.log.warn(`${dir}: not watched, ${watcher.missed}; each sync walks every file`);
+      state.refused = true;
       return;
     }
     state.watcher = watcher;
@@ -128,13 +137,18 @@ function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return true;
 }
 
-/** `.git/index` and `.git/info/exclude` by inode, size and mtime; null when `.git` is not a directory (a linked worktree). */
+/**
+ * What decides which files git lists, besides the tree: `.git/index`, `.git/info/exclude`, `.git/config` (a
+ * `core.excludesFile`) and the user's global ignore file, each by inode, size and mtime; null when `.git` is not a
+ * directory (a linked worktree).
+ */
 function gitStamp(dir: string): string | null {
   const git = join(dir, '.git');
   if (!statSync(git, { throwIfNoEntry: false })?.isDirectory()) return null;
-  return ['index', join('info', 'exclude')]
+  const globalIgnore = join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'ignore');
+  return [join(git, 'index'), join(git, 'info', 'exclude'), join(git, 'config'), globalIgnore]
     .map((file) => {
-      const info = statSync(join(git, file), { throwIfNoEntry: false, bigint: true });
+      const info = statSync(file, { throwIfNoEntry: false, bigint: true });
       return info ? `${info.ino}:${info.size}:${info.mtimeNs}` : '-';
     })
     .join('|');
