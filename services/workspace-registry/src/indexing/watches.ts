@@ -145,7 +145,8 @@ function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 function gitStamp(dir: string): string | null {
   const git = join(dir, '.git');
   if (!statSync(git, { throwIfNoEntry: false })?.isDirectory()) return null;
-  const globalIgnore = join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'ignore');
+  // Where git finds it with the environment it runs in (HOME, and no XDG_CONFIG_HOME: see ProcessGitRunner).
+  const globalIgnore = join(homedir(), '.config', 'git', 'ignore');
   return [join(git, 'index'), join(git, 'info', 'exclude'), join(git, 'config'), globalIgnore]
     .map((file) => {
       const info = statSync(file, { throwIfNoEntry: false, bigint: true });
