@@ -270,6 +270,27 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     const typed = new Map<string, TypedName>();
     /** Per definition node: its declared result's bare name. */
     const returnsAt = new Map<number, string>();
+    /** Per import statement (its node's start): the module it names; and the matches of its names, not yet joined to it. */
+    const moduleOf = new Map<number, Node>();
+    const unjoined: Array<{ statement: number; role: string; captures: QueryCapture[] }> = [];
+    const addImport = (module: Node, role: string, captures: QueryCapture[]) => {
+      let record = imports.get(module.startIndex);
+      if (!record) {
+        record = { module: module.text, line: module.startPosition.row + 1, reexport: role === 'reexport', bindings: [] };
+        imports.set(module.startIndex, record);
+      }
+      const binding = bindingOf(captures);
+      if (binding && !record.bindings.some((b) => b.name === binding.name && b.alias === binding.alias)) {
+        record.bindings.push(binding);
+        for (const c of captures) {
+          // The imported name is a reference to what it names; a local alias, default or namespace name declares a local.
+          if (c.name === 'import.name') importNames.add(c.node.startIndex);
+          else if (options.importAliasIsUse && (c.name === 'import.alias' || c.name === 'import.default'))
+            importNames.add(c.node.startIndex);
+          else if (c.name.startsWith('import.')) importLocals.add(c.node.startIndex);
+        }
+      }
+    };
     for (const match of matches) {
       const first = match.captures.find((c) => ROLE.test(c.name));
       if (!first) continue;
@@ -416,22 +437,12 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       }
       if (role === 'import' || role === 'reexport') {
         const module = capture(match.captures, 'module');
-        if (!module) continue;
-        let record = imports.get(module.startIndex);
-        if (!record) {
-          record = { module: module.text, line: module.startPosition.row + 1, reexport: role === 'reexport', bindings: [] };
-          imports.set(module.startIndex, record);
-        }
-        const binding = bindingOf(match.captures);
-        if (binding && !record.bindings.some((b) => b.name === binding.name && b.alias === binding.alias)) {
-          record.bindings.push(binding);
-          for (const c of match.captures) {
-            // The imported name is a reference to what it names; a local alias, default or namespace name declares a local.
-            if (c.name === 'import.name') importNames.add(c.node.startIndex);
-            else if (options.importAliasIsUse && (c.name === 'import.alias' || c.name === 'import.default'))
-              importNames.add(c.node.startIndex);
-            else if (c.name.startsWith('import.')) importLocals.add(c.node.startIndex);
-          }
+        // A match without @module names what one statement binds (`import {a, b as c} from`, one match per name): its
+        // module is the one another match of the same statement captures, joined once every match is read.
+        if (!module) unjoined.push({ statement: first.node.startIndex, role, captures: match.captures });
+        else {
+          if (!moduleOf.has(first.node.startIndex)) moduleOf.set(first.node.startIndex, module);
+          addImport(module, role, match.captures);
         }
         continue;
       }
@@ -444,6 +455,11 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
         if (!known || (known.kind === 'variable' && kind !== 'variable'))
           byNameNode.set(name.startIndex, { node: definition.node, name, kind });
       }
+    }
+    for (const { statement, role, captures } of unjoined) {
+      // A statement no match gave a module (`export { a }` without `from`) imports nothing.
+      const module = moduleOf.get(statement);
+      if (module) addImport(module, role, captures);
     }
     const found = [...byNameNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
     const symbols = nest(grammar.name, found);
