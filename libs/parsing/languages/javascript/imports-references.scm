@@ -15,7 +15,9 @@
 ; A bare `export { a, b as c }` (@export.local): where `a` is imported, the file passes it on as `export … from` would.
 (export_statement (export_clause (export_specifier name: (_) @export.name alias: (_)? @export.alias)) !source) @export.local
 (variable_declarator name: (identifier) @import.namespace value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module))) (#eq? @_require "require")) @import
-(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name) value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module))) (#eq? @_require "require")) @import
+; `const {a, b} = require('m')`: each name's match ends at the name (as named imports do), the module is the declaration's.
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name)) @import
+(variable_declarator name: (object_pattern) value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module))) (#eq? @_require "require")) @import
 (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @module)) (#eq? @_require "require")) @import
 ; The file's default export (@export.default: the name of the definition it exports as `default`).
 (export_statement "default" value: (identifier) @export.default)
@@ -36,9 +38,10 @@
 (shorthand_property_identifier) @reference.write @member
 (object_pattern (shorthand_property_identifier_pattern) @reference.read @member)
 (pair_pattern key: (property_identifier) @reference.read @member)
-; A destructured key, with @receiver.value on the value destructured: a member of its type (`const {a} = this.opts`).
-(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @reference.read @member) value: (_) @receiver.value)
-(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @reference.read @member)) value: (_) @receiver.value)
+; A destructured key, with @receiver.declaration on the declaration whose value is destructured: a member of its type
+; (`const {a} = this.opts`). The value is not captured after the keys: each key's match would wait for it.
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @reference.read @member)) @receiver.declaration
+(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @reference.read @member))) @receiver.declaration
 
 ; Locals: @local.scope opens a scope, @local.definition declares a name in the innermost one (a use of it there is not a reference).
 [(function_declaration) (function_expression) (arrow_function) (method_definition) (generator_function_declaration) (generator_function)
@@ -68,8 +71,9 @@
 ; `this` in an object literal's method: the literal (@binding.literal), whose members are the definition's around it.
 (object (method_definition) @binding.local) @binding.literal
 ; A destructured name is the member it is taken from (@binding.key): `const {gen, it} = cxt`, `const {a: b} = x`.
-(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @binding.name @binding.key) value: (_) @binding.value) @binding.local
-(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @binding.key value: (identifier) @binding.name)) value: (_) @binding.value) @binding.local
+; (@binding.declaration: the value is the declaration's, not captured after the names: each name's match would wait for it.)
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @binding.name @binding.key)) @binding.local @binding.declaration
+(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @binding.key value: (identifier) @binding.name))) @binding.local @binding.declaration
 
 ; Documentation: @doc on a comment, whose `{@link Name}` tags are uses of the names they link to.
 ((comment) @doc (#match? @doc "@link"))

@@ -47,11 +47,13 @@
 ; type), @binding.field on a field of the class around it (`this.name`); the JavaScript file adds `new` and `this.x = y`.
 (required_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
 (required_parameter pattern: (this) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
-; A destructured parameter's names are members of its type (`function f({gen, opts}: Cxt)`), and so are its keys.
-(required_parameter pattern: (object_pattern (shorthand_property_identifier_pattern) @binding.name @binding.key) type: (type_annotation (_) @binding.type)) @binding.local
-(required_parameter pattern: (object_pattern (pair_pattern key: (property_identifier) @binding.key value: (identifier) @binding.name)) type: (type_annotation (_) @binding.type)) @binding.local
-(required_parameter pattern: (object_pattern (shorthand_property_identifier_pattern) @reference.read @member) type: (type_annotation (_) @receiver))
-(required_parameter pattern: (object_pattern (pair_pattern key: (property_identifier) @reference.read @member)) type: (type_annotation (_) @receiver))
+; A destructured parameter's names are members of its type (`function f({gen, opts}: Cxt)`), and so are its keys. The
+; type is the parameter's (@binding.declaration, @receiver.declaration), not captured after the names: each name's match
+; would wait for it.
+(required_parameter pattern: (object_pattern (shorthand_property_identifier_pattern) @binding.name @binding.key)) @binding.local @binding.declaration
+(required_parameter pattern: (object_pattern (pair_pattern key: (property_identifier) @binding.key value: (identifier) @binding.name))) @binding.local @binding.declaration
+(required_parameter pattern: (object_pattern (shorthand_property_identifier_pattern) @reference.read @member)) @receiver.declaration
+(required_parameter pattern: (object_pattern (pair_pattern key: (property_identifier) @reference.read @member))) @receiver.declaration
 (optional_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
 (variable_declarator name: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.local
 (required_parameter (accessibility_modifier) pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.field
