@@ -225,6 +225,12 @@ describe('indexing pipeline (embedded)', () => {
     };
     const where = async (name: string) =>
       (await callTool<{ definitions: Array<{ path: string }> }>(client, 'locate_symbol', { name })).body.definitions.map((d) => d.path);
+    /** Writes `export const <name>` to `path`, syncs, and expects the name found there alone. */
+    const editAndFind = async (path: string, name: string) => {
+      writeFileSync(join(workspace, path), `export const ${name} = 1;\n`);
+      await sync();
+      assert.deepEqual(await where(name), [path]);
+    };
 
     writeFileSync(join(workspace, 'src/module3/file150.ts'), 'export const edited150 = 1;\n');
     // An editor's temporary file, made and removed before the sync.
@@ -238,21 +244,13 @@ describe('indexing pipeline (embedded)', () => {
     await sync();
     assert.deepEqual(await where('madeInNewDir'), ['src/fresh/deeper/made.ts']);
     // Edits inside the new directory: it is watched from then on.
-    for (const name of ['madeOnce', 'madeTwice']) {
-      writeFileSync(join(workspace, 'src/fresh/deeper/made.ts'), `export const ${name} = 1;\n`);
-      await sync();
-      assert.deepEqual(await where(name), ['src/fresh/deeper/made.ts']);
-    }
+    for (const name of ['madeOnce', 'madeTwice']) await editAndFind('src/fresh/deeper/made.ts', name);
 
     renameSync(join(workspace, 'src/module4'), join(workspace, 'src/moved4'));
     await sync();
     assert.deepEqual(await where('value200'), ['src/moved4/file200.ts']);
     // Inside the moved directory, and again once its new name is watched.
-    for (const i of [201, 202, 203]) {
-      writeFileSync(join(workspace, `src/moved4/file${i}.ts`), `export const edited${i} = 1;\n`);
-      await sync();
-      assert.deepEqual(await where(`edited${i}`), [`src/moved4/file${i}.ts`]);
-    }
+    for (const i of [201, 202, 203]) await editAndFind(`src/moved4/file${i}.ts`, `edited${i}`);
     unlinkSync(join(workspace, 'src/moved4/file204.ts'));
     await sync();
     assert.deepEqual(await where('value204'), []);
@@ -270,18 +268,14 @@ describe('indexing pipeline (embedded)', () => {
     mkdirSync(join(workspace, 'src/empty'));
     await sync();
     await sync();
-    writeFileSync(join(workspace, 'src/empty/late.ts'), 'export const lateInEmpty = 1;\n');
-    await sync();
-    assert.deepEqual(await where('lateInEmpty'), ['src/empty/late.ts']);
+    await editAndFind('src/empty/late.ts', 'lateInEmpty');
     // A watched directory removed and made again (a watch follows the directory, not its name), then an edit in it.
     rmSync(join(workspace, 'src/module3'), { recursive: true });
     mkdirSync(join(workspace, 'src/module3'));
     for (let i = 150; i < 200; i++) writeFileSync(join(workspace, `src/module3/file${i}.ts`), `export const value${i} = ${i};\n`);
     await sync();
     await sync();
-    writeFileSync(join(workspace, 'src/module3/file151.ts'), 'export const edited151 = 1;\n');
-    await sync();
-    assert.deepEqual(await where('edited151'), ['src/module3/file151.ts']);
+    await editAndFind('src/module3/file151.ts', 'edited151');
     rmSync(join(workspace, 'src/empty'), { recursive: true });
     writeFileSync(join(workspace, 'src/module3/file151.ts'), 'export const value151 = 151;\n');
 

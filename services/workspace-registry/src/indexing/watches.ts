@@ -19,7 +19,7 @@ interface WatchState {
   trusted: boolean;
   /** The job that makes the watcher trusted once Finalizing records it. */
   pendingJob?: string;
-  /** `.git/index` and `.git/info/exclude` as the last job found them: which files git lists moves with them. */
+  /** `gitStamp` as the last job found it: which files git lists moves with it. */
   gitStamp: string | null;
   wholeWalkAt: number;
   /** The workspace cannot be watched (too many directories, or the kernel refused a watch): its syncs walk every file. */
@@ -33,8 +33,8 @@ interface WatchState {
  * A watcher starts after a whole walk and is trusted once a later whole walk,
  * begun while it watched, is recorded: a change before that walk began is in
  * the walk, one after in the watcher's paths. It loses that trust when a job
- * does not finish, when events may have been lost, when git's index or the
- * repository's exclude file moved (the set of files git lists may differ),
+ * does not finish, when events may have been lost, when what decides which
+ * files git lists moved (`gitStamp`: the index, exclude and config files),
  * and every `wholeWalkEveryMs`; the next sync then walks every file again.
  */
 export class Watches {
