@@ -3,8 +3,7 @@
  * grammar within the time budget and returns what `extract` found. Runs off
  * the main thread; one grammar instance per worker.
  */
-import { constants } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { isBinary } from '@sextant/checkouts';
 import { chunkParsed, chunkText, type Chunk } from './chunk.js';
 import { BudgetExceeded, extract, localDefinitionAt, type LocalDefinition } from './extract.js';
@@ -18,7 +17,7 @@ export default async function parseFile(task: ParseTask): Promise<ParseOutcome> 
   const grammar = await grammars.get(task.language);
   if (!grammar) return { skipped: 'unsupported_language' };
   if ('error' in grammar) return { skipped: 'grammar_unavailable', reason: grammar.error };
-  const bytes = await readSource(task);
+  const bytes = readSource(task);
   if ('skipped' in bytes) return bytes;
   try {
     const { references, ...rest } = extract(grammar, bytes.toString('utf8'), task.timeoutMs);
@@ -33,7 +32,7 @@ export default async function parseFile(task: ParseTask): Promise<ParseOutcome> 
 export async function localDefinition(task: LocalTask): Promise<LocalDefinition | null> {
   const grammar = await grammars.get(task.language);
   if (!grammar || 'error' in grammar) return null;
-  const bytes = await readSource(task);
+  const bytes = readSource(task);
   if ('skipped' in bytes) return null;
   try {
     return localDefinitionAt(grammar, bytes.toString('utf8'), task.line, task.column, task.timeoutMs, task.name, task.uses) ?? null;
@@ -50,7 +49,7 @@ export async function localDefinition(task: LocalTask): Promise<LocalDefinition 
  * (`chunkText`), so every text file stays searchable.
  */
 export async function chunkFile(task: ParseTask): Promise<ChunkOutcome> {
-  const bytes = await readSource(task);
+  const bytes = readSource(task);
   if ('skipped' in bytes) return bytes;
   const source = bytes.toString('utf8');
   const grammar = await grammars.get(task.language);
@@ -80,15 +79,28 @@ function hookOf(module: string): Promise<ChunkHook> {
   return hook;
 }
 
-/** A task's file, read without following a symbolic link or blocking on a FIFO; or why it is not parsed. */
-async function readSource(task: ParseTask): Promise<Buffer | { skipped: SkipCause; reason?: string }> {
-  let bytes: Buffer;
+/**
+ * A task's file, read without following a symbolic link or blocking on a FIFO; or why it is not parsed. Read
+ * synchronously: the thread has nothing else to do meanwhile, and an asynchronous read's four trips through libuv's
+ * thread pool (open, stat, read, close) left the thread idle ~1 ms a file — 15% of a full index's parse time.
+ * A file past the size limit is not read at all.
+ */
+function readSource(task: ParseTask): Buffer | { skipped: SkipCause; reason?: string } {
+  let fd: number | undefined;
   try {
-    bytes = await readFile(task.path, { flag: constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW });
+    fd = openSync(task.path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    const stat = fstatSync(fd);
+    // A device or a FIFO (read to its end, it might never end) is no source file.
+    if (!stat.isFile()) return { skipped: 'unreadable', reason: 'not a regular file' };
+    if (stat.size > task.maxBytes) return { skipped: 'too_large' };
+    const bytes = readFileSync(fd);
+    // A file that grew past the limit since its size was read.
+    if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
+    if (isBinary(bytes)) return { skipped: 'binary' };
+    return bytes;
   } catch (error) {
     return { skipped: 'unreadable', reason: (error as Error).message };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
-  if (isBinary(bytes)) return { skipped: 'binary' };
-  return bytes;
 }

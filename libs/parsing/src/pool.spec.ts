@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -157,6 +158,30 @@ describe('parse pool faults', () => {
     } finally {
       table.delete('no-wasm');
       table.delete('bad-query');
+    }
+  });
+
+  // Proves the worker's read keeps a file it must not parse at file level, with its reason, without blocking on it.
+  it('keeps a FIFO, a symbolic link, a file over the size limit and a binary file at file level', async () => {
+    const capped = new ParsePool({ threads: 1, timeoutMs: 2_000, maxBytes: 64 });
+    try {
+      execFileSync('mkfifo', [join(dir, 'pipe.ts')]);
+      symlinkSync(small, join(dir, 'link.ts'));
+      writeFileSync(join(dir, 'big.ts'), `export const big = "${'x'.repeat(100)}";\n`);
+      writeFileSync(join(dir, 'binary.ts'), Buffer.from([0x65, 0x78, 0, 0, 0x01, 0x02, 0xff, 0x00]));
+      const skipped = async (name: string) => {
+        const outcome = await capped.parse(join(dir, name), 'typescript');
+        return 'skipped' in outcome ? `${outcome.skipped}${outcome.reason ? `: ${outcome.reason}` : ''}` : brief(outcome);
+      };
+      // No writer ever opens the FIFO: a read that waited for one would stop the test at its timeout.
+      assert.equal(await skipped('pipe.ts'), 'unreadable: not a regular file');
+      assert.match(await skipped('link.ts'), /^unreadable: ELOOP/);
+      assert.equal(await skipped('big.ts'), 'too_large');
+      assert.equal(await skipped('binary.ts'), 'binary');
+      // A file within the limit still parses, in the same worker.
+      await parsesSmallFile(capped);
+    } finally {
+      await capped.close();
     }
   });
 
