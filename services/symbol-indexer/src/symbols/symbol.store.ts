@@ -1,4 +1,5 @@
-import { Database, sql } from '@sextant/persistence';
+import { Database, sql, type Statement } from '@sextant/persistence';
+import type { EntityManager } from 'typeorm';
 import { unpackOccurrences, type ExtractedImport, type ExtractedSymbol, type Occurrence, type PackedReferences } from '@sextant/parsing';
 
 /** An import with what it resolves to in the repository (a path, a Go package directory, or null: outside). */
@@ -369,82 +370,50 @@ export class SymbolStore {
         const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0]!.n;
         for (const statement of [SQL.deleteSymbols, SQL.deleteSupertypes, SQL.deleteImports, SQL.deleteRefs, SQL.deleteFiles])
           await this.db.run(statement, [repositoryId, paths], m);
-        if (files.length > 0) {
-          await this.db.run(
-            SQL.insertFiles,
-            [
-              repositoryId,
-              files.map((f) => f.path),
-              files.map((f) => f.language),
-              files.map(() => commit),
-              files.map((f) => f.symbols.length),
-              files.map((f) => f.skipped),
-            ],
-            m,
-          );
-        }
-        if (symbols.length > 0) {
-          await this.db.run(
-            SQL.insertSymbols,
-            [
-              repositoryId,
-              symbols.map((s) => s.path),
-              symbols.map((s) => s.ordinal),
-              symbols.map((s) => s.name),
-              symbols.map((s) => s.kind),
-              symbols.map((s) => s.line),
-              symbols.map((s) => s.endLine),
-              symbols.map((s) => s.column),
-              symbols.map((s) => s.container),
-              symbols.map((s) => s.signature),
-              symbols.map((s) => s.parent),
-              symbols.map((s) => s.language),
-              symbols.map((s) => s.returns ?? null),
-              symbols.map((s) => s.defaultExport === true),
-            ],
-            m,
-          );
-        }
-        if (imports.length > 0) {
-          await this.db.run(
-            SQL.insertImports,
-            [
-              repositoryId,
-              imports.map((i) => i.path),
-              imports.map((i) => i.ordinal),
-              imports.map((i) => i.module),
-              imports.map((i) => i.line),
-              imports.map((i) => i.bindings.map((b) => `${b.name} ${b.alias}`).join(',')),
-              imports.map((i) => i.reexport),
-              imports.map((i) => i.target),
-            ],
-            m,
-          );
-        }
-        if (supertypes.length > 0) {
-          await this.db.run(
-            SQL.insertSupertypes,
-            [
-              repositoryId,
-              supertypes.map((h) => h.path),
-              supertypes.map((h) => h.ordinal),
-              supertypes.map((h) => h.name),
-              supertypes.map((h) => h.relation),
-            ],
-            m,
-          );
-        }
-        if (refs.length > 0) {
-          await this.db.run(
-            SQL.insertRefs,
-            [repositoryId, refs.map((r) => r.path), refs.map((r) => r.name), refs.map((r) => r.occurrences)],
-            m,
-          );
-        }
+        const insert = <R>(statement: Statement, rows: readonly R[], columns: ReadonlyArray<(row: R) => unknown>) =>
+          this.insertRows(m, statement, repositoryId, rows, columns);
+        await insert(SQL.insertFiles, files, [(f) => f.path, (f) => f.language, () => commit, (f) => f.symbols.length, (f) => f.skipped]);
+        await insert(SQL.insertSymbols, symbols, [
+          (s) => s.path,
+          (s) => s.ordinal,
+          (s) => s.name,
+          (s) => s.kind,
+          (s) => s.line,
+          (s) => s.endLine,
+          (s) => s.column,
+          (s) => s.container,
+          (s) => s.signature,
+          (s) => s.parent,
+          (s) => s.language,
+          (s) => s.returns ?? null,
+          (s) => s.defaultExport === true,
+        ]);
+        await insert(SQL.insertImports, imports, [
+          (i) => i.path,
+          (i) => i.ordinal,
+          (i) => i.module,
+          (i) => i.line,
+          (i) => i.bindings.map((b) => `${b.name} ${b.alias}`).join(','),
+          (i) => i.reexport,
+          (i) => i.target,
+        ]);
+        await insert(SQL.insertSupertypes, supertypes, [(h) => h.path, (h) => h.ordinal, (h) => h.name, (h) => h.relation]);
+        await insert(SQL.insertRefs, refs, [(r) => r.path, (r) => r.name, (r) => r.occurrences]);
         await this.db.run(SQL.nextGeneration, [], m);
         return symbols.length - before;
       })
       .finally(() => this.analyzeNowAndThen(symbols.length + refs.length + paths.length));
+  }
+
+  /** `rows` inserted by `statement`, whose `$1` is the repository and whose next parameters are one array per column. */
+  private async insertRows<R>(
+    manager: EntityManager,
+    statement: Statement,
+    repositoryId: string,
+    rows: readonly R[],
+    columns: ReadonlyArray<(row: R) => unknown>,
+  ): Promise<void> {
+    if (rows.length > 0) await this.db.run(statement, [repositoryId, ...columns.map((column) => rows.map(column))], manager);
   }
 
   private analyzeNowAndThen(rows: number): void {
