@@ -3,6 +3,8 @@
  * for a multi-language corpus, the Go and Python sources the machine holds (Go's standard library: `apt-get install
  * golang-go`; Python's and the packages Debian installed, with Debian's python3), copied beside it:
  *   raw         web-tree-sitter parse + query of every parseable file, one thread: the floor per core
+ *   raw, N      the same split over one thread per core (files dealt round-robin, grammars loaded before the clock
+ *               starts): what this machine gives the floor itself in parallel, with no pool, extraction or storage
  *   pool only   every parseable file through the parse pool (one thread per core, extraction included), results
  *               dropped: what a full index would take if storing cost nothing (the ceiling of any storage design)
  *   full index  `index_repo {force: true}` with the symbols stage (parse pool + storage), embedded: MB/s per core vs raw
@@ -16,6 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { languageOf, VENDORED_DIRECTORIES } from '@sextant/checkouts';
 import { git } from '@sextant/testing';
 import { Grammars, ParsePool, parsedLanguages } from '@sextant/parsing';
@@ -63,6 +66,8 @@ function parseable(dir: string): Array<{ path: string; language: string; bytes: 
 /** One thread, parse + query only (no nesting, no storage): MB/s. */
 async function raw(dir: string, files: ReturnType<typeof parseable>): Promise<{ mbPerSecond: number; seconds: number }> {
   const grammars = new Grammars();
+  // Grammars loaded before the clock starts, as the parallel floor's threads have them.
+  for (const language of new Set(files.map((f) => f.language))) await grammars.get(language);
   let bytes = 0;
   const started = performance.now();
   for (const file of files) {
@@ -76,6 +81,27 @@ async function raw(dir: string, files: ReturnType<typeof parseable>): Promise<{ 
     bytes += file.bytes;
   }
   const seconds = (performance.now() - started) / 1000;
+  return { mbPerSecond: bytes / 2 ** 20 / seconds, seconds };
+}
+
+/** `raw` on one thread per core (`raw-worker.ts`), files dealt round-robin, timed once every thread has its grammars: MB/s. */
+async function rawParallel(dir: string, files: ReturnType<typeof parseable>, threads: number): Promise<{ mbPerSecond: number; seconds: number }> {
+  const workers = Array.from(
+    { length: threads },
+    (_, t) => new Worker(new URL('./raw-worker.js', import.meta.url), { workerData: { dir, files: files.filter((_, i) => i % threads === t) } }),
+  );
+  const next = (worker: Worker) =>
+    new Promise<unknown>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  await Promise.all(workers.map(next));
+  const started = performance.now();
+  const done = workers.map(next);
+  for (const worker of workers) worker.postMessage('go');
+  const bytes = ((await Promise.all(done)) as number[]).reduce((a, b) => a + b, 0);
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(workers.map((w) => w.terminate()));
   return { mbPerSecond: bytes / 2 ** 20 / seconds, seconds };
 }
 
@@ -225,6 +251,10 @@ async function main(): Promise<void> {
   );
   const floor = await raw(dir, files);
   console.log(`raw parse + query, one thread         ${floor.mbPerSecond.toFixed(2)} MB/s (${floor.seconds.toFixed(1)} s)`);
+  const parallel = await rawParallel(dir, files, cores);
+  console.log(
+    `raw parse + query, ${cores} threads           ${parallel.seconds.toFixed(1)} s, ${(parallel.mbPerSecond / cores).toFixed(2)} MB/s per core (${(parallel.mbPerSecond / cores / floor.mbPerSecond).toFixed(2)} × raw): the floor itself in parallel`,
+  );
   const ceiling = await poolOnly(dir, files);
   console.log(
     `parse pool only, ${cores} threads, no storage   ${ceiling.seconds.toFixed(1)} s, ${(ceiling.mbPerSecond / cores).toFixed(2)} MB/s per core (${(ceiling.mbPerSecond / cores / floor.mbPerSecond).toFixed(2)} × raw): the full index's ceiling`,
