@@ -5,6 +5,8 @@
  *   raw         web-tree-sitter parse + query of every parseable file, one thread: the floor per core
  *   raw, N      the same split over one thread per core (files dealt round-robin, grammars loaded before the clock
  *               starts): what this machine gives the floor itself in parallel, with no pool, extraction or storage
+ *   extraction  `extract` (parse, query and what the index keeps of it) the same way, results dropped: the cost of
+ *               extraction apart from the pool's (reading, transfer to the main thread)
  *   pool only   every parseable file through the parse pool (one thread per core, extraction included), results
  *               dropped: what a full index would take if storing cost nothing (the ceiling of any storage design)
  *   full index  `index_repo {force: true}` with the symbols stage (parse pool + storage), embedded: MB/s per core vs raw
@@ -84,11 +86,22 @@ async function raw(dir: string, files: ReturnType<typeof parseable>): Promise<{ 
   return { mbPerSecond: bytes / 2 ** 20 / seconds, seconds };
 }
 
-/** `raw` on one thread per core (`raw-worker.ts`), files dealt round-robin, timed once every thread has its grammars: MB/s. */
-async function rawParallel(dir: string, files: ReturnType<typeof parseable>, threads: number): Promise<{ mbPerSecond: number; seconds: number }> {
+/**
+ * `raw`, or `extract` alone, on one thread per core (`parallel-worker.ts`), files dealt round-robin, timed once every
+ * thread has its grammars: MB/s.
+ */
+async function parallel(
+  what: 'raw' | 'extract',
+  dir: string,
+  files: ReturnType<typeof parseable>,
+  threads: number,
+): Promise<{ mbPerSecond: number; seconds: number }> {
   const workers = Array.from(
     { length: threads },
-    (_, t) => new Worker(new URL('./raw-worker.js', import.meta.url), { workerData: { dir, files: files.filter((_, i) => i % threads === t) } }),
+    (_, t) =>
+      new Worker(new URL('./parallel-worker.js', import.meta.url), {
+        workerData: { dir, what, files: files.filter((_, i) => i % threads === t) },
+      }),
   );
   const next = (worker: Worker) =>
     new Promise<unknown>((resolve, reject) => {
@@ -251,14 +264,12 @@ async function main(): Promise<void> {
   );
   const floor = await raw(dir, files);
   console.log(`raw parse + query, one thread         ${floor.mbPerSecond.toFixed(2)} MB/s (${floor.seconds.toFixed(1)} s)`);
-  const parallel = await rawParallel(dir, files, cores);
-  console.log(
-    `raw parse + query, ${cores} threads           ${parallel.seconds.toFixed(1)} s, ${(parallel.mbPerSecond / cores).toFixed(2)} MB/s per core (${(parallel.mbPerSecond / cores / floor.mbPerSecond).toFixed(2)} × raw): the floor itself in parallel`,
-  );
+  const perCoreOf = (run: { mbPerSecond: number; seconds: number }) =>
+    `${run.seconds.toFixed(1)} s, ${(run.mbPerSecond / cores).toFixed(2)} MB/s per core (${(run.mbPerSecond / cores / floor.mbPerSecond).toFixed(2)} × raw)`;
+  console.log(`raw parse + query, ${cores} threads           ${perCoreOf(await parallel('raw', dir, files, cores))}: the floor itself in parallel`);
+  console.log(`extraction alone, ${cores} threads            ${perCoreOf(await parallel('extract', dir, files, cores))}: no pool, transfer or storage`);
   const ceiling = await poolOnly(dir, files);
-  console.log(
-    `parse pool only, ${cores} threads, no storage   ${ceiling.seconds.toFixed(1)} s, ${(ceiling.mbPerSecond / cores).toFixed(2)} MB/s per core (${(ceiling.mbPerSecond / cores / floor.mbPerSecond).toFixed(2)} × raw): the full index's ceiling`,
-  );
+  console.log(`parse pool only, ${cores} threads, no storage   ${perCoreOf(ceiling)}: the full index's ceiling`);
 
   const samples = {
     names: ['createServer', 'Observable', 'parse', 'format', 'EventEmitter', 'Router', 'compile', 'debounce', 'isObject', 'render'],
