@@ -2,7 +2,8 @@
  * bench/symbols — the symbols stage and the symbol tools on the bench monorepo (≥ 20,000 files, npm sources) with,
  * for a multi-language corpus, the Go and Python sources the machine holds (Go's standard library: `apt-get install
  * golang-go`; Python's and the packages Debian installed, with Debian's python3), copied beside it:
- *   raw         web-tree-sitter parse + query of every parseable file, one thread: the floor per core
+ *   raw         web-tree-sitter parse + query of every parseable file, one thread (grammars loaded before the clock
+ *               starts): the floor per core
  *   raw, N      the same split over one thread per core (files dealt round-robin, grammars loaded before the clock
  *               starts): what this machine gives the floor itself in parallel, with no pool, extraction or storage
  *   extraction  `extract` (parse, query and what the index keeps of it) the same way, results dropped: the cost of
@@ -23,7 +24,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { languageOf, VENDORED_DIRECTORIES } from '@sextant/checkouts';
 import { git } from '@sextant/testing';
-import { Grammars, ParsePool, parsedLanguages } from '@sextant/parsing';
+import { ParsePool, parsedLanguages } from '@sextant/parsing';
 import {
   createTestDatabase,
   infrastructure,
@@ -65,30 +66,9 @@ function parseable(dir: string): Array<{ path: string; language: string; bytes: 
   return files;
 }
 
-/** One thread, parse + query only (no nesting, no storage): MB/s. */
-async function raw(dir: string, files: ReturnType<typeof parseable>): Promise<{ mbPerSecond: number; seconds: number }> {
-  const grammars = new Grammars();
-  // Grammars loaded before the clock starts, as the parallel floor's threads have them.
-  for (const language of new Set(files.map((f) => f.language))) await grammars.get(language);
-  let bytes = 0;
-  const started = performance.now();
-  for (const file of files) {
-    const grammar = await grammars.get(file.language);
-    if (!grammar || 'error' in grammar) continue;
-    const source = readFileSync(join(dir, file.path), 'utf8');
-    const tree = grammar.parser.parse(source);
-    if (!tree) continue;
-    grammar.query.matches(tree.rootNode);
-    tree.delete();
-    bytes += file.bytes;
-  }
-  const seconds = (performance.now() - started) / 1000;
-  return { mbPerSecond: bytes / 2 ** 20 / seconds, seconds };
-}
-
 /**
- * `raw`, or `extract` alone, on one thread per core (`parallel-worker.ts`), files dealt round-robin, timed once every
- * thread has its grammars: MB/s.
+ * Raw parse + query (no nesting, no storage), or `extract` alone, on `threads` threads (`parallel-worker.ts`; one
+ * thread: the floor), files dealt round-robin, timed once every thread has its grammars: MB/s.
  */
 async function parallel(
   what: 'raw' | 'extract',
@@ -262,7 +242,7 @@ async function main(): Promise<void> {
   console.log(
     `bench/symbols: ${dir} (${languages.join(' + ')}): ${total} files, ${files.length} parseable (${megabytes.toFixed(0)} MB: ${mix}); ${cores} cores`,
   );
-  const floor = await raw(dir, files);
+  const floor = await parallel('raw', dir, files, 1);
   console.log(`raw parse + query, one thread         ${floor.mbPerSecond.toFixed(2)} MB/s (${floor.seconds.toFixed(1)} s)`);
   const perCoreOf = (run: { mbPerSecond: number; seconds: number }) =>
     `${run.seconds.toFixed(1)} s, ${(run.mbPerSecond / cores).toFixed(2)} MB/s per core (${(run.mbPerSecond / cores / floor.mbPerSecond).toFixed(2)} × raw)`;

@@ -1,6 +1,6 @@
 /**
- * A thread of bench/symbols' parallel figures: of the files it is given (paths under `dir`, with their languages),
- * either web-tree-sitter parse + query and nothing else (`raw`, as main.ts's one-thread floor), or `extract` as the
+ * A thread of bench/symbols' floor and parallel figures: of the files it is given (paths under `dir`, with their languages),
+ * either web-tree-sitter parse + query and nothing else (`raw`: on one thread, the floor), or `extract` as the
  * parse worker runs it, results dropped (no pool, no transfer, no storage). It loads its grammars, posts 'ready',
  * works once told to go (the clock starts when every thread is ready), then posts the bytes it did.
  */
