@@ -13,6 +13,13 @@ const GIT_ENV = {
   GIT_COMMITTER_EMAIL: 'tests@sextant.invalid',
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',
+  // A commit of thousands of files would start `git gc --auto` detached, still writing under .git when the test
+  // removes its directory (ENOTEMPTY): fixtures are throwaway, so automatic housekeeping is off.
+  GIT_CONFIG_COUNT: '2',
+  GIT_CONFIG_KEY_0: 'gc.auto',
+  GIT_CONFIG_VALUE_0: '0',
+  GIT_CONFIG_KEY_1: 'maintenance.auto',
+  GIT_CONFIG_VALUE_1: 'false',
 };
 
 export function git(cwd: string, ...args: string[]): string {

@@ -95,6 +95,12 @@ const HARDENING = [
   // turn off, so it would only refuse to read it.
   '-c',
   'safe.directory=*',
+  // A fetch may start `git gc --auto`; detached, it would outlive the command's timeout and the entry's lock, and
+  // still be writing under .git when the cache evicts the clone. In the foreground it is part of the fetch.
+  '-c',
+  'gc.autoDetach=false',
+  '-c',
+  'maintenance.autoDetach=false',
 ];
 
 /** Commands that talk to a remote: they run under the process's `clones` budget. */
