@@ -36,4 +36,4 @@ export {
 } from './files/walker.js';
 export { directoriesOf, directoriesUnder, TreeWatcher, type WatchedChanges } from './files/tree-watcher.js';
 export { languageOf } from './files/languages.js';
-export { isBinary } from './files/read-files.js';
+export { isBinary, readRegularFileSync, type NotRead } from './files/read-files.js';

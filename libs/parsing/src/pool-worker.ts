@@ -3,8 +3,7 @@
  * grammar within the time budget and returns what `extract` found. Runs off
  * the main thread; one grammar instance per worker.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { isBinary } from '@sextant/checkouts';
+import { isBinary, readRegularFileSync } from '@sextant/checkouts';
 import { chunkParsed, chunkText, type Chunk } from './chunk.js';
 import { BudgetExceeded, extract, localDefinitionAt, type LocalDefinition } from './extract.js';
 import { Grammars } from './grammars.js';
@@ -87,21 +86,7 @@ function hookOf(module: string): Promise<ChunkHook> {
  * A file past the size limit is not read at all.
  */
 function readSource(task: ParseTask): Buffer | { skipped: SkipCause; reason?: string } {
-  let fd: number | undefined;
-  try {
-    fd = openSync(task.path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    const stat = fstatSync(fd);
-    // A device or a FIFO (read to its end, it might never end) is no source file.
-    if (!stat.isFile()) return { skipped: 'unreadable', reason: 'not a regular file' };
-    if (stat.size > task.maxBytes) return { skipped: 'too_large' };
-    const bytes = readFileSync(fd);
-    // A file that grew past the limit since its size was read.
-    if (bytes.length > task.maxBytes) return { skipped: 'too_large' };
-    if (isBinary(bytes)) return { skipped: 'binary' };
-    return bytes;
-  } catch (error) {
-    return { skipped: 'unreadable', reason: (error as Error).message };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const bytes = readRegularFileSync(task.path, task.maxBytes);
+  if (Buffer.isBuffer(bytes) && isBinary(bytes)) return { skipped: 'binary' };
+  return bytes;
 }

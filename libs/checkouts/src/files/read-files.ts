@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { languageOf } from './languages.js';
@@ -60,6 +60,35 @@ export async function readFiles(
 
 /** The flags every read opens with: not through a symlink, never blocking on a FIFO swapped in since the lstat. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+/** Why `readRegularFileSync` gave no bytes. */
+export interface NotRead {
+  skipped: 'unreadable' | 'too_large';
+  reason: string;
+}
+
+/**
+ * One file's bytes, read synchronously (for a worker thread, or a few small files where the thread pool's round
+ * trips would cost more than the reads): opened without following a symbolic link or blocking on a FIFO, `fstat`ed,
+ * and read only when it is a regular file of at most `maxBytes` (checked again after the read, for a file that grew).
+ */
+export function readRegularFileSync(path: string, maxBytes: number): Buffer | NotRead {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, READ_FLAGS);
+    const stat = fstatSync(fd);
+    // A device or a FIFO (read to its end, it might never end) is no source file.
+    if (!stat.isFile()) return { skipped: 'unreadable', reason: 'not a regular file' };
+    if (stat.size > maxBytes) return { skipped: 'too_large', reason: `${stat.size} bytes, over the ${maxBytes}-byte limit` };
+    const bytes = readFileSync(fd);
+    if (bytes.length > maxBytes) return { skipped: 'too_large', reason: `grew past the ${maxBytes}-byte limit while read` };
+    return bytes;
+  } catch (error) {
+    return { skipped: 'unreadable', reason: (error as Error).message };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /** Reads a file once for its hash. */
 async function readOne(dir: string, path: string, maxBytes: number, mtimeMs: number): Promise<ReadResult> {

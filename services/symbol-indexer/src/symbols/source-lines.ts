@@ -1,6 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseRepository, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
+import { parseRepository, readRegularFileSync, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
 import type { RegisteredRepository } from '@sextant/contracts';
 
 /** Longest snippet returned; a longer line is cut, with `…`. */
@@ -52,21 +51,10 @@ export class SourceLines {
   }
 
   private readOne(file: string): Buffer | undefined {
-    let fd: number | undefined;
-    try {
-      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-      const stat = fstatSync(fd);
-      if (!stat.isFile() || stat.size > this.deps.maxBytes) return undefined;
-      const bytes = Buffer.allocUnsafe(stat.size);
-      let read = 0;
-      for (let n = 1; read < bytes.length && n > 0; read += n) n = readSync(fd, bytes, read, bytes.length - read, read);
-      return bytes.subarray(0, read);
-    } catch {
-      return undefined;
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
+    const bytes = readRegularFileSync(file, this.deps.maxBytes);
+    return Buffer.isBuffer(bytes) ? bytes : undefined;
   }
+
 }
 
 /** The lines of `ranges` in `bytes`, found by scanning for newlines up to the last one wanted. */
