@@ -501,7 +501,8 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       }
     }
     const passedOn = localExports.size > 0 ? reexportsOfImports([...imports.values()], localExports) : [];
-    const shadowed = localScopes(scopes, locals);
+    const scopeTree = new ScopeTree(scopes);
+    const shadowed = localScopes(scopeTree, locals);
     const declared = new Set([...byNameNode.keys(), ...locals.map((l) => l.at), ...importLocals, ...skipped]);
     const uses: FoundReference[] = [];
     for (const [at, reference] of references) {
@@ -511,7 +512,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       uses.push(reference);
     }
     for (const [at, key] of memberKeys) if (!byNameNode.has(at)) uses.push(key);
-    typeReceivers(uses, [...typed.values()], locals, scopes, classAt, definitionAt, symbols, globalsOf(options));
+    typeReceivers(uses, [...typed.values()], locals, scopeTree, classAt, definitionAt, symbols, globalsOf(options));
     // A type without a name is the type of the definition it is written in (a Go test table's `[]struct{…}`, a
     // parameter's `{ a: T }`): its fields' container.
     for (const use of uses) {
@@ -599,9 +600,8 @@ export function localDefinitionAt(
       }
     }
     if (performance.now() > deadline) throw new BudgetExceeded(`the query took longer than ${timeoutMs} ms`);
-    scopes.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-    const starts = scopes.map((s) => s[0]);
-    const declared = declarations.map((declaration) => ({ declaration, scope: innermost(scopes, starts, declaration.at) }));
+    const scopeTree = new ScopeTree(scopes);
+    const declared = declarations.map((declaration) => ({ declaration, scope: scopeTree.innermost(declaration.at) }));
     /** The declaration a use of the name at byte `at` denotes, with its scope. */
     const denoted = (at: number) => {
       let best: { scope: [number, number]; declaration: (typeof declarations)[number] } | undefined;
@@ -711,27 +711,66 @@ function reexportsOfImports(imports: readonly ExtractedImport[], exported: Reado
 }
 
 /** Each local name with the ranges of the scopes it is declared in (the innermost scope around its declaration). */
-function localScopes(
-  scopes: Array<[number, number]>,
-  locals: ReadonlyArray<{ name: string; at: number }>,
-): Map<string, Array<[number, number]>> {
-  // Scopes nest: by start, the last one starting at or before a position that still spans it is the innermost.
-  scopes.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+function localScopes(scopes: ScopeTree, locals: ReadonlyArray<{ name: string; at: number }>): Map<string, Spans> {
   const byName = new Map<string, Array<[number, number]>>();
-  const starts = scopes.map((s) => s[0]);
   for (const local of locals) {
-    const best = innermost(scopes, starts, local.at);
+    const best = scopes.innermost(local.at);
     if (!best) continue;
     const ranges = byName.get(local.name);
     if (ranges) ranges.push(best);
     else byName.set(local.name, [best]);
   }
-  return byName;
+  return new Map([...byName].map(([name, ranges]) => [name, new Spans(ranges)]));
 }
 
-function isShadowed(shadowed: ReadonlyMap<string, Array<[number, number]>>, name: string, at: number): boolean {
-  const ranges = shadowed.get(name);
-  return ranges !== undefined && ranges.some(([start, end]) => start <= at && at < end);
+function isShadowed(shadowed: ReadonlyMap<string, Spans>, name: string, at: number): boolean {
+  return shadowed.get(name)?.holds(at) === true;
+}
+
+/**
+ * A syntax tree's scopes (ranges that nest or are apart), sorted by start, each with the innermost one around it
+ * (`parents`): the innermost scope holding a position is found by a binary search and a climb as deep as the scopes
+ * nest, where a walk back through every earlier scope was quadratic in a file of many functions.
+ */
+class ScopeTree {
+  readonly ranges: ReadonlyArray<[number, number]>;
+  private readonly starts: number[];
+  private readonly parents: number[] = [];
+
+  constructor(ranges: Array<[number, number]>) {
+    this.ranges = ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+    this.starts = ranges.map((r) => r[0]);
+    const open: number[] = [];
+    for (const [i, [, end]] of ranges.entries()) {
+      while (open.length > 0 && ranges[open.at(-1)!]![1] < end) open.pop();
+      this.parents.push(open.at(-1) ?? -1);
+      open.push(i);
+    }
+  }
+
+  innermost(at: number): [number, number] | undefined {
+    let i = lastAtOrBefore(this.starts, at);
+    while (i >= 0 && this.ranges[i]![1] <= at) i = this.parents[i]!;
+    return i >= 0 ? this.ranges[i] : undefined;
+  }
+}
+
+/** Ranges of any shape, by start, with the furthest end reached so far: whether one holds a position is one binary search. */
+class Spans {
+  private readonly starts: number[];
+  private readonly reach: number[] = [];
+
+  constructor(ranges: Array<[number, number]>) {
+    ranges.sort((a, b) => a[0] - b[0]);
+    this.starts = ranges.map((r) => r[0]);
+    let furthest = -Infinity;
+    for (const [, end] of ranges) this.reach.push((furthest = Math.max(furthest, end)));
+  }
+
+  holds(at: number): boolean {
+    const i = lastAtOrBefore(this.starts, at);
+    return i >= 0 && this.reach[i]! > at;
+  }
 }
 
 /** References in source order, each with the ordinal of the innermost definition around it. */
@@ -773,7 +812,7 @@ function typeReceivers(
   uses: FoundReference[],
   typed: readonly TypedName[],
   declared: ReadonlyArray<{ name: string; at: number }>,
-  scopes: ReadonlyArray<[number, number]>,
+  scopes: ScopeTree,
   classAt: EnclosingAt,
   definitionAt: EnclosingAt,
   symbols: readonly ExtractedSymbol[],
@@ -791,15 +830,14 @@ function typeReceivers(
     )
   )
     return;
-  // `scopes` is sorted by start (localScopes); a binding's range is its innermost scope, the whole file at the top level.
+  // A binding's range is its innermost scope, the whole file at the top level.
   // Every declared local is a binding, typed or not: an untyped one (`(user) => user.save()`) hides an outer typed one.
   const locals = new Map<string, Array<{ start: number; end: number; binding: TypedName }>>();
   const fields = new Map<string, TypedName>();
-  const scopeStarts = scopes.map((s) => s[0]);
   const classAround = (at: number): number => classAt(at, at + 1);
   const typedAt = new Set<number>();
   const addLocal = (binding: TypedName) => {
-    const scope = innermost(scopes, scopeStarts, binding.at) ?? [0, Infinity];
+    const scope = scopes.innermost(binding.at) ?? [0, Infinity];
     const list = locals.get(binding.name) ?? [];
     list.push({ start: scope[0], end: scope[1], binding });
     locals.set(binding.name, list);
@@ -979,12 +1017,6 @@ function lastAtOrBefore(starts: readonly number[], at: number): number {
     else hi = mid - 1;
   }
   return hi;
-}
-
-/** The innermost of scopes (sorted by start, nested; `starts` their starts) that holds `at`. */
-function innermost(scopes: ReadonlyArray<[number, number]>, starts: readonly number[], at: number): [number, number] | undefined {
-  for (let i = lastAtOrBefore(starts, at); i >= 0; i--) if (scopes[i]![1] > at) return scopes[i];
-  return undefined;
 }
 
 /**
