@@ -238,10 +238,12 @@ const SQL = {
     `SELECT name, repository_id AS "repositoryId", path FROM ${T.refs}
      WHERE name = ANY($1::text[]) AND ($2::text[] IS NULL OR repository_id = ANY($2::text[]))`,
   ),
+  // The paths as a semi-join, not `path = ANY($2)`: the planner estimates `= ANY` element by element, which took
+  // longer than the query itself for a hundred paths (bench corpus, PGlite: 1.96 -> 1.41 ms a query, same rows).
   referencesAt: sql(
     'refs.in-files',
     `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs}
-     WHERE repository_id = $1 AND path = ANY($2::text[]) AND name = ANY($3::text[]) ORDER BY path, name LIMIT $4`,
+     WHERE repository_id = $1 AND path IN (SELECT unnest($2::text[])) AND name = ANY($3::text[]) ORDER BY path, name LIMIT $4`,
   ),
   namespaceImportsOf: sql(
     'imports.namespaces',
