@@ -54,7 +54,6 @@ export class SourceLines {
     const bytes = readRegularFileSync(file, this.deps.maxBytes);
     return Buffer.isBuffer(bytes) ? bytes : undefined;
   }
-
 }
 
 /** The lines of `ranges` in `bytes`, found by scanning for newlines up to the last one wanted. */
