@@ -265,6 +265,10 @@ const FILES: Record<string, string> = {
 /** A second repository, for answers over several repositories and a project. */
 const TOOLS: Record<string, string> = {
   'lib/add.ts': 'export function add(a: number) { return a; }\nadd(1);\n',
+  // Three definitions of one name: a test's, and two of files whose paths sort around it (one names `spec`, as no test's does).
+  'lib/add.test.ts': 'export function setup() { return 1; }\n',
+  'lib/aspect.ts': 'export function setup() { return 2; }\n',
+  'lib/setup.ts': 'export function setup() { return 3; }\n',
 };
 
 interface Refs {
@@ -885,6 +889,12 @@ describe('symbol tools (embedded)', () => {
     assert.deepEqual(
       refs.body.references.map((r) => `${r.repo} ${r.path}:${r.line}`),
       ['tools lib/add.ts:2'],
+    );
+    // A test's definition comes after the others', whatever its path.
+    const setup = await callTool<Found>(client, 'locate_symbol', { name: 'setup', repo: 'tools' });
+    assert.deepEqual(
+      setup.body.definitions.map((d) => d.path),
+      ['lib/aspect.ts', 'lib/setup.ts', 'lib/add.test.ts'],
     );
     const unknown = await expectToolError(client, 'locate_symbol', { name: 'add', repos: ['shop', 'nope'] }, 'not_found');
     assert.match(unknown.message, /"nope"/);

@@ -107,9 +107,16 @@ const SYMBOL_COLUMNS = `s.repository_id AS "repositoryId", s.path, s.ordinal, s.
 /** A test file's path (POSIX regular expression): its definitions come after the others'. */
 export const TEST_PATH = String.raw`(^|/)(tests?|__tests__|spec|testing)/|[._](test|spec)\.[a-z]+$|(^|/)test_[^/]*\.py$`;
 
+/**
+ * Whether a symbol's file is a test's, in SQL. Every test path names `test` or `spec`: the regular expression runs only
+ * on those, where running it on each of a common name's hundreds of rows was most of `locate`'s time (the bench
+ * index's ten sample names: mean 2.04 -> 1.46 ms a query on PGlite, the same rows).
+ */
+const IS_TEST_PATH = `((strpos(s.path, 'test') > 0 OR strpos(s.path, 'spec') > 0) AND s.path ~ '${TEST_PATH}')`;
+
 /** Definitions matching a name, best first: exact, then case-insensitive, then `Container.name`; outside tests first. */
 const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) THEN 1 ELSE 2 END,
-  s.path ~ '${TEST_PATH}', s.repository_id, s.path, s.line`;
+  ${IS_TEST_PATH}, s.repository_id, s.path, s.line`;
 
 const SQL = {
   generation: sql('generation.read', `SELECT n::int AS n FROM ${T.generation}`),
