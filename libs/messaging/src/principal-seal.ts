@@ -18,7 +18,8 @@ interface Sealed {
   e: number;
   /**
    * A nonce: a seal is accepted once per process. A random UUID (122 random bits) from Node's buffered entropy: one
-   * `getrandom` call per 128 seals, where `randomBytes` made one per seal (~50 µs each on this virtualized machine).
+   * `getrandom` call per 128 seals, where `randomBytes` made one per seal (~50 µs each in a CPU profile of the
+   * gateway under bench:gateway).
    */
   n: string;
 }

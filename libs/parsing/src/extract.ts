@@ -733,7 +733,7 @@ function isShadowed(shadowed: ReadonlyMap<string, Spans>, name: string, at: numb
  * nest, where a walk back through every earlier scope was quadratic in a file of many functions.
  */
 class ScopeTree {
-  readonly ranges: ReadonlyArray<[number, number]>;
+  private readonly ranges: ReadonlyArray<[number, number]>;
   private readonly starts: number[];
   private readonly parents: number[] = [];
 

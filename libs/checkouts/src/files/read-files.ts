@@ -72,7 +72,7 @@ export interface NotRead {
  * trips would cost more than the reads): opened without following a symbolic link or blocking on a FIFO, `fstat`ed,
  * and read only when it is a regular file of at most `maxBytes`, as many bytes as `fstat` gave (a file that grows
  * meanwhile is read as it was; one that shrinks, to its end). Four system calls: `readFileSync(fd)` would `fstat`
- * once more, and a system call is dear on a virtualized machine (tens of microseconds here).
+ * once more.
  */
 export function readRegularFileSync(path: string, maxBytes: number): Buffer | NotRead {
   let fd: number | undefined;

@@ -109,8 +109,8 @@ export const TEST_PATH = String.raw`(^|/)(tests?|__tests__|spec|testing)/|[._](t
 
 /**
  * Whether a symbol's file is a test's, in SQL. Every test path names `test` or `spec`: the regular expression runs only
- * on those, where running it on each of a common name's hundreds of rows was most of `locate`'s time (the bench
- * index's ten sample names: mean 2.04 -> 1.46 ms a query on PGlite, the same rows).
+ * on those, not on each of a common name's hundreds of rows before the top-N sort (the bench index's ten sample
+ * names: mean 2.04 -> 1.46 ms a query on PGlite, the same rows).
  */
 const IS_TEST_PATH = `((strpos(s.path, 'test') > 0 OR strpos(s.path, 'spec') > 0) AND s.path ~ '${TEST_PATH}')`;
 
