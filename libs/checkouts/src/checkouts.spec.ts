@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BareRepository, git, writeTree } from '@sextant/testing';
@@ -458,6 +458,35 @@ describe('checkouts', () => {
       assert.notEqual(perProcess.directoryFor(locator), cacheAt(join(base, 'per-process'), false).directoryFor(locator), 'seeded names');
       await perProcess.stop();
       assert.ok(!existsSync(own), 'per-process clones go at shutdown');
+    });
+
+    it('removes at start an unfinished clone whose process is gone, whatever its age, and keeps a live one', async () => {
+      const root = join(base, 'leftovers');
+      mkdirSync(root, { recursive: true });
+      const host = hostname().replace(/[^A-Za-z0-9-]/g, '_');
+      // A process that has ended: its pid runs no more.
+      const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+      const leftovers = {
+        deadProcess: `.tmp-${host}.${gone}.abc123-1`,
+        // The pid of this very process with another tag: the process before a container's restart (pid 1 again).
+        samePidEarlierProcess: `.tmp-${host}.${process.pid}.def456-1`,
+        liveProcess: `.tmp-${host}.${process.ppid}.fed789-1`,
+        otherHost: `.tmp-elsewhere.${gone}.aaa111-1`,
+      };
+      for (const name of Object.values(leftovers)) {
+        mkdirSync(join(root, name, '.git'), { recursive: true });
+        writeFileSync(join(root, name, 'partial.pack'), 'x'.repeat(1000));
+      }
+      const cache = cacheAt(root, false);
+      await cache.start();
+      try {
+        assert.ok(!existsSync(join(root, leftovers.deadProcess)), 'a dead process: removed although fresh');
+        assert.ok(!existsSync(join(root, leftovers.samePidEarlierProcess)), 'an earlier process with this pid: removed');
+        assert.ok(existsSync(join(root, leftovers.liveProcess)), 'a live process: kept');
+        assert.ok(existsSync(join(root, leftovers.otherHost)), "another host's process, under an hour old: kept");
+      } finally {
+        await cache.stop();
+      }
     });
 
     it('counts the clones an earlier process left in its size cap from the start, evicting the least recently used', async () => {

@@ -193,13 +193,14 @@ export const IndexerEnv = z.object({
   INDEX_MAX_FILE_BYTES: env.int(1_024, 256 * 1024 ** 2).default(1024 ** 2),
   GIT_ALLOWED_HOSTS: env.hosts().default(['github.com']),
   GIT_ALLOW_FILE_URLS: env.bool().default(false),
+  GIT_CASE_INSENSITIVE_HOSTS: env.hosts().default([]),
   GIT_CLONE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(120_000),
 });
 
 export interface IndexerSettings {
   /** Larger files are left out of the index. */
   maxFileBytes: number;
-  git: { allowedHosts: string[]; allowFileUrls: boolean; cloneTimeoutMs: number };
+  git: { allowedHosts: string[]; allowFileUrls: boolean; caseInsensitiveHosts: string[]; cloneTimeoutMs: number };
   /** What git children inherit of the environment. */
   childEnv: { PATH: string | undefined; HOME: string | undefined };
 }
@@ -207,7 +208,12 @@ export interface IndexerSettings {
 export function indexerSettings(e: z.output<typeof IndexerEnv>, environment: NodeJS.ProcessEnv): IndexerSettings {
   return {
     maxFileBytes: e.INDEX_MAX_FILE_BYTES,
-    git: { allowedHosts: e.GIT_ALLOWED_HOSTS, allowFileUrls: e.GIT_ALLOW_FILE_URLS, cloneTimeoutMs: e.GIT_CLONE_TIMEOUT_MS },
+    git: {
+      allowedHosts: e.GIT_ALLOWED_HOSTS,
+      allowFileUrls: e.GIT_ALLOW_FILE_URLS,
+      caseInsensitiveHosts: e.GIT_CASE_INSENSITIVE_HOSTS,
+      cloneTimeoutMs: e.GIT_CLONE_TIMEOUT_MS,
+    },
     childEnv: { PATH: environment.PATH, HOME: environment.HOME },
   };
 }

@@ -13,6 +13,7 @@ export const GitCacheEnv = CommonEnv.extend(DataDirEnv.shape).extend({
   GIT_CLONE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(120_000),
   GIT_ALLOWED_HOSTS: env.hosts().default(['github.com']),
   GIT_ALLOW_FILE_URLS: env.bool().default(false),
+  GIT_CASE_INSENSITIVE_HOSTS: env.hosts().default([]),
   GREP_ENGINE: z.enum(['auto', 'ripgrep', 'git-grep']).default('auto'),
   GREP_TIMEOUT_MS: env.int(100, 600_000).default(10_000),
   // Below NATS's default max_payload (1 MiB), which every answer must fit in.
@@ -33,6 +34,8 @@ export interface GitCacheConfig extends CommonSettings {
   cache: { root: string; maxBytes: number; refreshAfterMs: number; evictAfterMs: number; cloneTimeoutMs: number };
   allowedHosts: string[];
   allowFileUrls: boolean;
+  /** Hosts besides github.com whose owner and repository names are case-insensitive (ADR 0044). */
+  caseInsensitiveHosts: string[];
   grep: { engine: 'auto' | 'ripgrep' | 'git-grep'; timeoutMs: number; maxResultBytes: number };
   github: { apiUrl: string; token: string | undefined; timeoutMs: number; retries: number; maxResultBytes: number };
   files: { codebaseRoot: string; repoRoot: string | undefined; maxLines: number; maxBytes: number };
@@ -56,6 +59,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): GitCacheConfig {
     },
     allowedHosts: e.GIT_ALLOWED_HOSTS,
     allowFileUrls: e.GIT_ALLOW_FILE_URLS,
+    caseInsensitiveHosts: e.GIT_CASE_INSENSITIVE_HOSTS,
     grep: { engine: e.GREP_ENGINE, timeoutMs: e.GREP_TIMEOUT_MS, maxResultBytes: e.GREP_MAX_RESULT_BYTES },
     github: {
       apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),

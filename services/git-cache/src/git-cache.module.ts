@@ -49,7 +49,11 @@ export class GitCacheModule {
               engine: await createGrepEngine(config.grep.engine, config.childEnv, spawner),
               github: new GitHubSearch({ ...config.github, backoffMs: 250 }),
               files: new FileReader(config.files),
-              policy: { allowedHosts: config.allowedHosts, allowFileUrls: config.allowFileUrls },
+              policy: {
+                allowedHosts: config.allowedHosts,
+                allowFileUrls: config.allowFileUrls,
+                caseInsensitiveHosts: config.caseInsensitiveHosts,
+              },
               grepTimeoutMs: config.grep.timeoutMs,
               grepMaxResultBytes: config.grep.maxResultBytes,
               lsRemoteTimeoutMs: Math.min(config.cache.cloneTimeoutMs, 30_000),

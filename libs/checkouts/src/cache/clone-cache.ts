@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import { ServiceError } from '@sextant/messaging';
 import { cloneCacheEvents, observeCloneCache } from '@sextant/telemetry';
@@ -107,8 +108,12 @@ export class CloneCache {
   private readonly log = new Logger('CloneCache');
   private readonly entries = new Map<string, Entry>();
   private readonly seed: string;
-  /** Marks this process's temporary clones, which a start must not remove. */
-  private readonly tmpTag = randomBytes(8).toString('hex');
+  /**
+   * Marks this process's temporary clones: `<host>.<pid>.<random>`, so that a start can tell a leftover of a
+   * process that is gone (same host, that pid no longer runs or is now another process) from a clone in
+   * progress of a live one sharing the volume.
+   */
+  private readonly tmpTag = `${hostname().replace(/[^A-Za-z0-9-]/g, '_')}.${process.pid}.${randomBytes(6).toString('hex')}`;
   private readonly now: () => number;
   private readonly counters = { hits: 0, clones: 0, refreshes: 0, evictions: 0, takenUp: 0 };
   /** The cache's label in the `sextant_clone_cache_*` series. */
@@ -137,7 +142,11 @@ export class CloneCache {
       const path = join(this.options.root, name);
       if (name.startsWith(TMP_PREFIX) && !name.startsWith(`${TMP_PREFIX}${this.tmpTag}`)) {
         const info = await stat(path).catch(() => undefined);
-        if (info && info.mtimeMs < this.now() - 3_600_000) await rm(path, { recursive: true, force: true });
+        // A crash leftover goes whatever its age; one of another host's process, past an hour.
+        if (info && (this.ownerGone(name.slice(TMP_PREFIX.length)) || info.mtimeMs < this.now() - 3_600_000)) {
+          await rm(path, { recursive: true, force: true });
+          this.log.log(`removed ${name}, a clone left unfinished by a process that is gone`);
+        }
       } else if (name.startsWith(DIR_PREFIX)) {
         const info = await stat(path).catch(() => undefined);
         if (!info) continue;
@@ -156,6 +165,19 @@ export class CloneCache {
         `took up ${before.entries} clones (${mib(before.bytes)}), over the cap of ${mib(this.options.maxBytes)}: ` +
           `evicted ${before.entries - this.entries.size}`,
       );
+    }
+  }
+
+  /** Whether the process a temporary clone's tag names ran on this host and runs no more. */
+  private ownerGone(tag: string): boolean {
+    const [host, pid, random] = tag.split('.');
+    if (host !== this.tmpTag.split('.')[0] || !/^\d+$/.test(pid ?? '') || !random) return false;
+    if (Number(pid) === process.pid) return true; // this pid, another tag: an earlier process (a restarted container)
+    try {
+      process.kill(Number(pid), 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
     }
   }
 
@@ -180,17 +202,13 @@ export class CloneCache {
   }
 
   /**
-   * The directory a repository's clone lives in: `mcp_<scheme>_<normalized url>_<hash(url + seed)>`.
-   * One per transport: what was fetched over plaintext `git://` or `http://`
-   * (which anyone on the path can tamper with) never answers an `https://` request.
+   * The directory a repository's clone lives in: `mcp_<scheme>_<identity>_<hash(scheme + identity + seed)>`,
+   * so every spelling of one repository shares one clone (ADR 0044). One per transport: what was fetched over
+   * plaintext `git://` or `http://` (which anyone on the path can tamper with) never answers an `https://` request.
    */
   directoryFor(locator: RepositoryLocator): string {
-    const normalized = `${locator.scheme}_${locator.host}_${locator.segments.join('_')}`.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100);
-    const hash = createHash('sha256')
-      .update(`${locator.scheme}://${locator.host}/${locator.segments.join('/')}`)
-      .update(this.seed)
-      .digest('hex')
-      .slice(0, 16);
+    const normalized = `${locator.scheme}_${locator.identity}`.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100);
+    const hash = createHash('sha256').update(`${locator.scheme}|${locator.identity}`).update(this.seed).digest('hex').slice(0, 16);
     return join(this.options.root, `${DIR_PREFIX}${normalized}_${hash}`);
   }
 

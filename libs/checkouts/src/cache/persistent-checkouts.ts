@@ -24,10 +24,10 @@ export function gitProtocols(allowFileUrls: boolean): string[] {
  */
 export function persistentCheckouts(options: {
   root: string;
-  git: { allowedHosts: string[]; allowFileUrls: boolean; cloneTimeoutMs: number };
+  git: { allowedHosts: string[]; allowFileUrls: boolean; caseInsensitiveHosts?: string[]; cloneTimeoutMs: number };
   childEnv: { PATH: string | undefined; HOME: string | undefined };
 }): PersistentCheckouts {
-  const { allowedHosts, allowFileUrls, cloneTimeoutMs } = options.git;
+  const { allowedHosts, allowFileUrls, caseInsensitiveHosts, cloneTimeoutMs } = options.git;
   const spawner = new LauncherSpawner();
   const git = new ProcessGitRunner({
     protocols: gitProtocols(allowFileUrls),
@@ -44,7 +44,7 @@ export function persistentCheckouts(options: {
     git,
     persistent: true,
   });
-  return { policy: { allowedHosts, allowFileUrls }, spawner, git, clones };
+  return { policy: { allowedHosts, allowFileUrls, caseInsensitiveHosts }, spawner, git, clones };
 }
 
 /** A repository as an indexing job pins it: a workspace (read where it is), or a remote one at the commit Discovery pinned. */

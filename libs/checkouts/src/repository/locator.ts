@@ -1,3 +1,5 @@
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { ServiceError } from '@sextant/messaging';
 
 /**
@@ -18,6 +20,12 @@ export interface RepositoryLocator {
   segments: string[];
   /** Short, human form for messages: `github.com/octo/hello`. */
   display: string;
+  /**
+   * The repository's one identity (ADR 0044), whatever the spelling: `host[:port]/owner/name` for a remote (no
+   * scheme, no default port, no `.git`, owner and name lower-case on a case-insensitive host), `file:<real path of
+   * the git directory>` for a local one. Registry lookups, access checks and the clone cache key on it.
+   */
+  identity: string;
 }
 
 export interface LocatorPolicy {
@@ -25,7 +33,12 @@ export interface LocatorPolicy {
   allowedHosts: readonly string[];
   /** Whether `file:///abs/path` URLs are accepted (tests, benchmarks, air-gapped mirrors). */
   allowFileUrls: boolean;
+  /** Hosts besides github.com whose owner and repository names are case-insensitive (GIT_CASE_INSENSITIVE_HOSTS). */
+  caseInsensitiveHosts?: readonly string[];
 }
+
+/** Each scheme's port when the URL names none: `git://h:9418/x` and `git://h/x` are one repository. */
+const DEFAULT_PORTS: Record<string, string> = { https: '443', http: '80', git: '9418' };
 
 /** A path segment of an owner, group or repository: no leading dash or dot, no shell or git metacharacters. */
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
@@ -53,6 +66,7 @@ function github(owner: string, repo: string, raw: string): RepositoryLocator {
     host: 'github.com',
     segments,
     display: `github.com/${segments.join('/')}`,
+    identity: `github.com/${segments.join('/')}`.toLowerCase(),
   };
 }
 
@@ -86,11 +100,11 @@ export function parseRepository(raw: string, policy: LocatorPolicy): RepositoryL
   if (url.protocol === 'file:') {
     if (!policy.allowFileUrls) refuse('file:// repositories are disabled (GIT_ALLOW_FILE_URLS)');
     if (url.host !== '') refuse('file:// URLs must be absolute local paths');
-    const path = decodeURIComponent(url.pathname);
-    const segments = path.split('/').filter(Boolean);
-    if (segments.length === 0 || segments.some((s) => s === '..' || s === '.' || s.startsWith('-')))
+    const segments = decodeURIComponentSafe(url.pathname, raw).split('/').filter(Boolean);
+    if (segments.length === 0 || segments.some((s) => s === '..' || s === '.' || s.startsWith('-') || /[\x00-\x1f\x7f]/.test(s)))
       refuse(`"${raw}" is not a plain absolute path`);
-    return { url: `file://${url.pathname}`, scheme: 'file', host: 'file', segments, display: path };
+    const path = `/${segments.join('/')}`;
+    return { url: `file://${encodeURI(path)}`, scheme: 'file', host: 'file', segments, display: path, identity: localIdentity(path) };
   }
   const segments = checkSegments(
     url.pathname
@@ -102,15 +116,56 @@ export function parseRepository(raw: string, policy: LocatorPolicy): RepositoryL
     raw,
     url.host.toLowerCase() === 'github.com' ? 2 : 1,
   );
-  const host = url.host.toLowerCase();
+  const scheme = url.protocol.slice(0, -1) as RepositoryLocator['scheme'];
+  const host = url.host.toLowerCase().replace(new RegExp(`:${DEFAULT_PORTS[scheme]}$`), '');
+  const path = segments.join('/');
+  const caseInsensitive = host === 'github.com' || (policy.caseInsensitiveHosts ?? []).includes(host);
   const locator: RepositoryLocator = {
-    scheme: url.protocol.slice(0, -1) as RepositoryLocator['scheme'],
-    url: `${url.protocol}//${host}/${segments.join('/')}${host === 'github.com' ? '.git' : url.pathname.endsWith('.git') ? '.git' : ''}`,
+    scheme,
+    url: `${url.protocol}//${host}/${path}${host === 'github.com' || /\.git\/*$/.test(url.pathname) ? '.git' : ''}`,
     host,
     segments,
-    display: `${url.protocol === 'https:' ? '' : url.protocol + '//'}${host}/${segments.join('/')}`,
+    display: `${url.protocol === 'https:' ? '' : url.protocol + '//'}${host}/${path}`,
+    identity: `${host}/${caseInsensitive ? path.toLowerCase() : path}`,
   };
   return allowHost(locator, policy);
+}
+
+/** git's own order of trying a local repository path (`enter_repo`): `p/.git`, `p`, `p.git/.git`, `p.git`. */
+const GIT_DIR_SUFFIXES = ['/.git', '', '.git/.git', '.git'];
+
+/**
+ * The identity of a repository on this machine's disk (a workspace root, a
+ * `file://` URL's path): the real path of the git directory git itself would
+ * open for that path (ADR 0044), so `/r/api`, `/r/api.git/`, `/r//api.git`
+ * and a symlink to it meet; a path where git would find none, as written.
+ */
+export function localIdentity(path: string): string {
+  if (!isAbsolute(path)) return `file:${path}`;
+  const plain = resolve(path);
+  for (const suffix of GIT_DIR_SUFFIXES) {
+    const gitDir = gitDirectoryAt(plain + suffix);
+    if (gitDir) return `file:${gitDir}`;
+  }
+  return `file:${plain}`;
+}
+
+/** The real path of the git directory at `candidate` (a directory, or a `.git` file naming one), if it is one. */
+function gitDirectoryAt(candidate: string): string | undefined {
+  try {
+    const info = statSync(candidate);
+    if (info.isFile() && lstatSync(candidate).isFile()) {
+      const pointer = /^gitdir: (.+)$/m.exec(readFileSync(candidate, 'utf8').slice(0, 4_096));
+      return pointer ? gitDirectoryAt(resolve(dirname(candidate), pointer[1]!.trim())) : undefined;
+    }
+    if (!info.isDirectory()) return undefined;
+    // What git checks before it takes a directory for a repository (is_git_directory): HEAD, objects/ and refs/.
+    if (!statSync(`${candidate}/objects`).isDirectory() || !statSync(`${candidate}/refs`).isDirectory()) return undefined;
+    statSync(`${candidate}/HEAD`);
+    return realpathSync(candidate);
+  } catch {
+    return undefined;
+  }
 }
 
 function decodeURIComponentSafe(segment: string, raw: string): string {
@@ -123,7 +178,8 @@ function decodeURIComponentSafe(segment: string, raw: string): string {
 
 function allowHost(locator: RepositoryLocator, policy: LocatorPolicy): RepositoryLocator {
   const hostname = locator.host.replace(/:\d+$/, '');
-  if (!policy.allowedHosts.includes(locator.host) && !policy.allowedHosts.includes(hostname)) {
+  const withPort = hostname === locator.host ? `${hostname}:${DEFAULT_PORTS[locator.scheme]}` : locator.host;
+  if (![locator.host, hostname, withPort].some((h) => policy.allowedHosts.includes(h))) {
     refuse(`host "${locator.host}" is not in GIT_ALLOWED_HOSTS`);
   }
   return locator;
