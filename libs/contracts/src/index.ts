@@ -17,4 +17,5 @@ export * from './principal.js';
 export * from './access.js';
 export * as ReadableRepositories from './projects/readable-repositories.js';
 export * as RecordAudit from './projects/record-audit.js';
+export * as MoveMemberships from './projects/move-memberships.js';
 export { AuditRecord } from './projects/record-audit.js';

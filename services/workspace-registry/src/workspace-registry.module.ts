@@ -12,6 +12,7 @@ import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { RegistryController } from './registry/registry.controller.js';
 import { RegistryService } from './registry/registry.service.js';
 import { RegistryStore } from './registry/registry.store.js';
+import { MembershipMover, reconcileIdentities } from './registry/identities.js';
 import { Workspaces } from './registry/workspaces.js';
 
 /** A watched workspace is still walked whole this often: what a watcher may have missed (events the kernel dropped) is found. */
@@ -92,17 +93,22 @@ export class WorkspaceRegistryModule {
         },
         {
           provide: ModuleLifecycle,
-          inject: [Coordinator, JobStore],
-          useFactory: (coordinator: Coordinator, jobs: JobStore) => {
+          inject: [Coordinator, JobStore, RegistryStore, BUS_CLIENT],
+          useFactory: (coordinator: Coordinator, jobs: JobStore, store: RegistryStore, bus: BusClient) => {
             let unobserve: () => void = () => undefined;
+            const mover = new MembershipMover(store, bus);
             return new ModuleLifecycle({
               lockDirs: [config.checkoutsDir],
               start: async () => {
+                // Every stored repository at its identity as computed now; rows that meet are merged (ADR 0044).
+                await reconcileIdentities(store, policy, (id) => jobs.cancel(id, 'it was merged into the same repository'));
+                mover.start();
                 await clones.start();
                 coordinator.start();
                 unobserve = observeIndexJobs(() => jobs.queue());
               },
               stop: async () => {
+                mover.stop();
                 unobserve();
                 await coordinator.stop();
                 await clones.stop();

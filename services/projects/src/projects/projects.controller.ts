@@ -5,17 +5,30 @@ import {
   DeleteProject,
   GetProject,
   ListProjects,
+  MoveMemberships,
   ReadableRepositories,
   RemoveRepositoryFromProject,
   UpdateProject,
 } from '@sextant/contracts';
 import { ToolHandler } from '@sextant/messaging';
+import { ProjectsRepository } from './projects.repository.js';
 import { ProjectsService } from './projects.service.js';
 
 /** Thin bus adapter: one method per tool; `@ToolHandler` validates with the tool's contract. */
 @Controller()
 export class ProjectsController {
-  constructor(private readonly projects: ProjectsService) {}
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly repository: ProjectsRepository,
+  ) {}
+
+  /** The registry merged repositories that were one (ADR 0044): their memberships follow. */
+  @ToolHandler(MoveMemberships)
+  async moveMemberships(input: MoveMemberships.Request): Promise<MoveMemberships.Response> {
+    let moved = 0;
+    for (const { from, to } of input.moves) moved += await this.repository.moveMembers(from, to);
+    return { moved };
+  }
 
   @ToolHandler(CreateProject)
   create(input: CreateProject.Request) {

@@ -61,12 +61,25 @@ const SQL = {
     `DELETE FROM "projects"."project_repositories" WHERE project_id = $1 AND repository_id = ANY($2::text[])`,
   ),
   removeAllMembers: sql('remove-all-members', `DELETE FROM "projects"."project_repositories" WHERE project_id = $1`),
+  // A merged-away repository id (ADR 0044): its projects hold the repository it was merged into.
+  moveMembers: sql(
+    'move-members',
+    `WITH moved AS (
+       DELETE FROM "projects"."project_repositories" WHERE repository_id = $1 RETURNING project_id
+     )
+     INSERT INTO "projects"."project_repositories" (project_id, repository_id) SELECT project_id, $2 FROM moved ON CONFLICT DO NOTHING`,
+  ),
 };
 
 /** SQL of the projects service. Methods taking a manager run inside the caller's transaction. */
 @Injectable()
 export class ProjectsRepository {
   constructor(private readonly db: Database) {}
+
+  /** Every membership of repository `from` becomes one of `to` (the registry merged them); how many moved. */
+  async moveMembers(from: string, to: string): Promise<number> {
+    return (await this.db.run(SQL.moveMembers, [from, to])).rowCount ?? 0;
+  }
 
   /** By id (when `ref` is a UUID) or by name, case-insensitively; an id match wins. */
   async find(ref: string, manager?: EntityManager): Promise<Project | undefined> {

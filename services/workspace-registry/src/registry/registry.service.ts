@@ -290,13 +290,9 @@ export class RegistryService {
     }
   }
 
+  /** By id or name, else by identity (ADR 0044): any spelling of a registered repository's URL or path is that repository. */
   private async lookUp(reference: string): Promise<Repository | undefined> {
-    const found = await this.deps.store.find(reference);
-    if (found) return found;
-    // A URL form of a registered remote (github:o/r for https://github.com/o/r), or a path through a symlink to a workspace.
-    const url = tryParse(reference, this.deps.policy);
-    if (url && url !== reference) return this.deps.store.byLocator(url);
-    return reference.startsWith('/') ? this.deps.workspaces.registeredAt(reference) : undefined;
+    return (await this.deps.store.find(reference)) ?? this.deps.workspaces.registeredAt(reference);
   }
 
   /** The registry's part of the health report: one entry per workspace, and the interrupted jobs. */
@@ -397,14 +393,6 @@ export class RegistryService {
 
 function registered(r: Repository): RegisteredRepository {
   return { id: r.id, name: r.name, kind: r.kind, locator: r.locator, ref: r.ref };
-}
-
-function tryParse(reference: string, policy: LocatorPolicy): string | undefined {
-  try {
-    return remoteLocator(reference, policy).url;
-  } catch {
-    return undefined;
-  }
 }
 
 export function progressToken(jobId: string): string {

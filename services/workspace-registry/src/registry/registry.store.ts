@@ -11,6 +11,8 @@ export interface Repository {
   kind: RepositoryKind;
   /** Local: the real path of the workspace root. Remote: the canonical clone URL. */
   locator: string;
+  /** The repository's one identity (ADR 0044): every spelling of it computes this; unique. */
+  identity: string | null;
   /** For people: `github.com/owner/repo`, or the workspace directory's name. */
   name: string;
   /** Branch or tag to index (remote); null: the default branch. */
@@ -45,7 +47,7 @@ export interface JobFile {
 }
 
 /** The columns of a `Repository`, named as its fields. */
-const REPOSITORY_COLUMNS = `id, kind, locator, name, ref, origin, status, indexed_commit AS "indexedCommit", indexed_ref AS "indexedRef",
+const REPOSITORY_COLUMNS = `id, kind, locator, identity, name, ref, origin, status, indexed_commit AS "indexedCommit", indexed_ref AS "indexedRef",
   last_indexed_at AS "lastIndexedAt", manifest_version AS "manifestVersion", file_count AS "fileCount",
   symbol_count AS "symbolCount", last_used_at AS "lastUsedAt"`;
 
@@ -54,6 +56,7 @@ const T = {
   files: '"workspace_registry"."files"',
   jobFiles: '"workspace_registry"."job_files"',
   jobs: '"workspace_registry"."jobs"',
+  merges: '"workspace_registry"."repository_merges"',
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -61,11 +64,34 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SQL = {
   insert: sql(
     'repo-insert',
-    `INSERT INTO ${T.repositories} (id, kind, locator, name, name_key, ref, origin) VALUES ($1, $2, $3, $4, lower($4), $5, $6)
-     ON CONFLICT (locator) DO NOTHING RETURNING ${REPOSITORY_COLUMNS}`,
+    `INSERT INTO ${T.repositories} (id, kind, locator, identity, name, name_key, ref, origin)
+     VALUES ($1, $2, $3, $4, $5, lower($5), $6, $7)
+     ON CONFLICT (identity) DO NOTHING RETURNING ${REPOSITORY_COLUMNS}`,
   ),
-  byLocator: sql('repo-by-locator', `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} WHERE locator = $1`),
-  byId: sql('repo-by-id', `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} WHERE id = $1`),
+  byIdentity: sql('repo-by-identity', `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} WHERE identity = $1`),
+  // An id merged into another (ADR 0044) still names the repository it was merged into.
+  byId: sql(
+    'repo-by-id',
+    `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories}
+     WHERE id = coalesce((SELECT repository_id FROM ${T.merges} WHERE merged_id = $1), $1)`,
+  ),
+  clearIdentities: sql('repo-clear-identities', `UPDATE ${T.repositories} SET identity = NULL WHERE id = ANY($1::uuid[])`),
+  setIdentity: sql('repo-set-identity', `UPDATE ${T.repositories} SET identity = $2, locator = $3 WHERE id = $1`),
+  recordMerge: sql(
+    'repo-record-merge',
+    `INSERT INTO ${T.merges} (merged_id, repository_id, locator) VALUES ($1, $2, $3)
+     ON CONFLICT (merged_id) DO UPDATE SET repository_id = excluded.repository_id`,
+  ),
+  // Earlier merges into the one now merged away follow it to the survivor.
+  forwardMerges: sql(
+    'repo-forward-merges',
+    `UPDATE ${T.merges} SET repository_id = $2, memberships_moved_at = NULL WHERE repository_id = $1`,
+  ),
+  pendingMerges: sql(
+    'repo-pending-merges',
+    `SELECT merged_id AS "from", repository_id AS "to" FROM ${T.merges} WHERE memberships_moved_at IS NULL ORDER BY merged_at`,
+  ),
+  mergesMoved: sql('repo-merges-moved', `UPDATE ${T.merges} SET memberships_moved_at = now() WHERE merged_id = ANY($1::uuid[])`),
   byName: sql(
     'repo-by-name',
     `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories} WHERE name_key = lower($1) OR locator = $1 ORDER BY created_at LIMIT 2`,
@@ -128,18 +154,58 @@ export class RegistryStore {
   async register(spec: {
     kind: RepositoryKind;
     locator: string;
+    identity: string;
     name: string;
     ref: string | null;
     origin: RepositoryOrigin;
   }): Promise<Repository> {
-    const inserted = await this.db.run<Repository>(SQL.insert, [randomUUID(), spec.kind, spec.locator, spec.name, spec.ref, spec.origin]);
+    const inserted = await this.db.run<Repository>(SQL.insert, [
+      randomUUID(),
+      spec.kind,
+      spec.locator,
+      spec.identity,
+      spec.name,
+      spec.ref,
+      spec.origin,
+    ]);
     if (inserted.rows[0]) return inserted.rows[0];
-    return (await this.byLocator(spec.locator))!;
+    return (await this.byIdentity(spec.identity))!;
   }
 
-  async byLocator(locator: string): Promise<Repository | undefined> {
-    const { rows } = await this.db.run<Repository>(SQL.byLocator, [locator]);
+  async byIdentity(identity: string): Promise<Repository | undefined> {
+    const { rows } = await this.db.run<Repository>(SQL.byIdentity, [identity]);
     return rows[0];
+  }
+
+  async clearIdentities(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.db.run(SQL.clearIdentities, [ids]);
+  }
+
+  /** Gives a repository its identity, and its locator as written now (a migration's rewrite). */
+  async setIdentity(id: string, identity: string, locator: string): Promise<void> {
+    await this.db.run(SQL.setIdentity, [id, identity, locator]);
+  }
+
+  /**
+   * Merges repository `from` into `into` (they turned out to be one): `from`
+   * leaves the registry with its manifest, and its id goes on naming `into`
+   * (by id lookups, and once the projects service moved them, memberships).
+   */
+  async merge(from: Repository, into: Repository): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      await this.db.run(SQL.forwardMerges, [from.id, into.id], manager);
+      await this.db.run(SQL.recordMerge, [from.id, into.id, from.locator], manager);
+      await this.db.run(SQL.delete, [from.id], manager);
+    });
+  }
+
+  /** Merges whose memberships the projects service has not moved yet. */
+  async pendingMerges(): Promise<Array<{ from: string; to: string }>> {
+    return (await this.db.run<{ from: string; to: string }>(SQL.pendingMerges, [])).rows;
+  }
+
+  async mergesMoved(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.db.run(SQL.mergesMoved, [ids]);
   }
 
   /** By id, then by name (case-insensitive) or locator; undefined when unknown or when a name is ambiguous. */

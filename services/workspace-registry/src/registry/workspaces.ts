@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, sep } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { parseRepository, type LocatorPolicy, type RepositoryLocator } from '@sextant/checkouts';
+import { localIdentity, parseRepository, type LocatorPolicy, type RepositoryLocator } from '@sextant/checkouts';
 import { ServiceError } from '@sextant/messaging';
 import type { RegistryStore, Repository } from './registry.store.js';
 
@@ -19,6 +19,20 @@ export interface WorkspaceOptions {
 /** A remote repository as `index_repository` takes it: `owner/repo` (on GitHub) or any locator git-cache accepts. */
 export function remoteLocator(repository: string, policy: LocatorPolicy): RepositoryLocator {
   return parseRepository(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository) ? `github:${repository}` : repository, policy);
+}
+
+/**
+ * The identity (ADR 0044) of what a reference names when it is a path of this
+ * machine or a repository URL; undefined for anything else (an id, a name,
+ * or a URL that cannot be normalized, which its tool refuses as invalid).
+ */
+export function identityOf(reference: string, policy: LocatorPolicy): string | undefined {
+  if (reference.startsWith('/')) return localIdentity(reference);
+  try {
+    return remoteLocator(reference, policy).identity;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A resolved workspace, and whether this call registered it (auto-discovery: indexing starts, answers are partial). */
@@ -54,7 +68,7 @@ export class Workspaces {
    */
   async resolve(workspace: string | undefined, readable?: ReadonlySet<string>): Promise<Resolved> {
     if (workspace === undefined) return { repository: await this.defaultWorkspace(), discovered: false };
-    const known = (await this.store.byLocator(workspace)) ?? (await this.byRealPath(workspace));
+    const known = await this.registeredAt(workspace);
     if (readable && !(known && readable.has(known.id))) {
       throw ServiceError.of(
         'workspace_not_registered',
@@ -86,12 +100,13 @@ export class Workspaces {
 
   private async discover(root: string): Promise<Resolved> {
     // Another call may have registered it while this one waited its turn.
-    const known = await this.store.byLocator(root);
+    const known = await this.registeredAt(root);
     if (known) return { repository: known, discovered: false };
     await this.makeRoom();
     const repository = await this.store.register({
       kind: 'local',
       locator: root,
+      identity: localIdentity(root),
       name: basename(root),
       ref: null,
       origin: 'auto_discovered',
@@ -103,19 +118,32 @@ export class Workspaces {
   /** Registers a local directory (`index_repository {localPath}`): a git repository, under an allowed root when roots are set. */
   async registerLocal(path: string): Promise<Repository> {
     const root = await this.checkLocal(path, 'localPath');
-    const known = await this.store.byLocator(root);
-    return known ?? this.store.register({ kind: 'local', locator: root, name: basename(root), ref: null, origin: 'registered' });
+    return this.store.register({
+      kind: 'local',
+      locator: root,
+      identity: localIdentity(root),
+      name: basename(root),
+      ref: null,
+      origin: 'registered',
+    });
   }
 
   /** Registers a remote repository (`owner/repo` or a git URL on an allowed host); a new `ref` replaces the old one. */
   async registerRemote(repository: string, ref: string | undefined): Promise<Repository> {
     const locator = remoteLocator(repository, this.options.policy);
-    const existing = await this.store.byLocator(locator.url);
+    const existing = await this.store.byIdentity(locator.identity);
     if (existing) {
       if ((ref ?? null) !== existing.ref) await this.store.setRef(existing.id, ref ?? null);
       return { ...existing, ref: ref ?? null };
     }
-    return this.store.register({ kind: 'remote', locator: locator.url, name: locator.display, ref: ref ?? null, origin: 'registered' });
+    return this.store.register({
+      kind: 'remote',
+      locator: locator.url,
+      identity: locator.identity,
+      name: locator.display,
+      ref: ref ?? null,
+      origin: 'registered',
+    });
   }
 
   private async defaultWorkspace(): Promise<Repository> {
@@ -125,24 +153,24 @@ export class Workspaces {
         workspace: 'required: this server has no default workspace (start it with --workspace DIR or SEXTANT_WORKSPACE, or name one)',
       });
     }
-    const known = (await this.store.byLocator(path)) ?? (await this.byRealPath(path));
+    const known = await this.registeredAt(path);
     if (known) return known;
     // The operator chose the default workspace: it need not lie under an allowed root.
     const root = await this.checkLocal(path, 'workspace', false);
-    return (
-      (await this.store.byLocator(root)) ??
-      this.store.register({ kind: 'local', locator: root, name: basename(root), ref: null, origin: 'default' })
-    );
+    return this.store.register({
+      kind: 'local',
+      locator: root,
+      identity: localIdentity(root),
+      name: basename(root),
+      ref: null,
+      origin: 'default',
+    });
   }
 
-  /** The registered workspace at `path` (or at its real path), without registering anything. */
-  async registeredAt(path: string): Promise<Repository | undefined> {
-    return (await this.store.byLocator(path)) ?? (await this.byRealPath(path));
-  }
-
-  private async byRealPath(path: string): Promise<Repository | undefined> {
-    const real = await realpath(path).catch(() => undefined);
-    return real && real !== path ? this.store.byLocator(real) : undefined;
+  /** The registered repository a path or URL names, by its identity (any spelling), without registering anything. */
+  async registeredAt(reference: string): Promise<Repository | undefined> {
+    const identity = identityOf(reference, this.options.policy);
+    return identity === undefined ? undefined : this.store.byIdentity(identity);
   }
 
   /** The real path of a local repository root, or the error that says why it cannot be one. */
