@@ -10,10 +10,10 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { inputJsonSchema, TOOLS, type ToolAccess, type ToolContract } from '@sextant/contracts';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BareRepository, callTool, git, httpClient, type Sextant, type TestDatabase } from '@sextant/testing';
+import { BareRepository, callTool, git, GitDaemon, httpClient, type Sextant, type TestDatabase } from '@sextant/testing';
 import { AUDIENCE, authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
 
 /** What each kind of caller may use, written out here rather than computed by the code under test. */
@@ -103,10 +103,15 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
 
   // Workspaces under this root are registered on first use (auto-discovery), by a caller who may.
   const allowedRoot = mkdtempSync(join(tmpdir(), 'sextant-permissions-root-'));
+  // Bare repositories served over git:// by a local `git daemon`.
+  const served = mkdtempSync(join(tmpdir(), 'sextant-permissions-daemon-'));
+  let daemon: GitDaemon;
 
   before(async () => {
+    daemon = await GitDaemon.start(served);
     fixture = await authenticatedSextant({
       GIT_ALLOW_FILE_URLS: 'true',
+      GIT_ALLOWED_HOSTS: `github.com,${daemon.host}`,
       SEXTANT_ALLOWED_ROOTS: allowedRoot,
       CODEBASE_ROOT: allowedRoot,
       // The scope matrix below makes over a thousand calls per caller in seconds.
@@ -137,7 +142,9 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
   after(async () => {
     for (const client of clients.values()) await client.close();
     await fixture?.stop();
+    await daemon?.stop();
     rmSync(allowedRoot, { recursive: true, force: true });
+    rmSync(served, { recursive: true, force: true });
   });
 
   for (const [who, allowed] of Object.entries(ALLOWED)) {
@@ -207,6 +214,12 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         const added = await callTool(admin, 'add_repository_to_project', { project, repository_id: reference });
         assert.equal(added.isError, false, JSON.stringify(added.body));
       };
+      // A repository of api over git:// as well.
+      new BareRepository(served, 'api-remote').commit('main', {
+        'src/index.ts': 'export function remoteHandler(): number {\n  return 1;\n}\n',
+      });
+      urls.remote = daemon.url('api-remote');
+      await indexInto('api', { repository: urls.remote }, urls.remote);
       for (const name of ['web', 'api']) {
         await indexInto(name, { repository: urls[name] }, urls[name]!);
         // Workspaces are directories of the server: one per project too.
@@ -255,7 +268,7 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       };
       const nameOf = (url: string) => url.slice('file://'.length);
       assert.deepEqual(await everywhere(reader), [nameOf(urls.web!)]);
-      assert.deepEqual(await everywhere(admin), [nameOf(urls.api!), nameOf(urls.web!)].sort());
+      assert.deepEqual(await everywhere(admin), [nameOf(urls.api!), nameOf(urls.web!), urls.remote!.replace(/\.git$/, '')].sort());
       // list_repositories: only its own.
       const listed = async (client: Client) => {
         const answer = await callTool<{ repositories: Array<{ url: string | null; repo_root: string | null }> }>(
@@ -266,7 +279,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         assert.equal(answer.isError, false, JSON.stringify(answer.body));
         return answer.body.repositories.map((r) => r.url ?? r.repo_root);
       };
-      const all = (...names: Array<'web' | 'api'>) => names.flatMap((n) => [urls[n], dirs[n]]).sort();
+      const all = (...names: Array<'web' | 'api'>) =>
+        names.flatMap((n) => [urls[n], dirs[n], ...(n === 'api' ? [urls.remote] : [])]).sort();
       assert.deepEqual((await listed(reader)).sort(), all('web'));
       assert.deepEqual((await listed(admin)).sort(), all('web', 'api'));
       // health_check names workspaces: the caller's only.
@@ -383,6 +397,66 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         }
       }
       assert.ok(probes > 300, `${probes} probes`);
+    });
+
+    it('every URL-taking field × every spelling of a hidden repository answers exactly as one nobody registered', async () => {
+      // A spelling, applied alike to the hidden repository's URL and to a URL nobody registered.
+      const SPELLINGS: Array<[string, (url: string) => string]> = [
+        ['as registered', (u) => u],
+        ['trailing slash', (u) => `${u}/`],
+        ['two trailing slashes', (u) => `${u}//`],
+        ['doubled slash', (u) => u.replace(/\/([^/]+)$/, '//$1')],
+        ['without .git', (u) => u.replace(/\.git$/, '')],
+        ['without .git, trailing slash', (u) => `${u.replace(/\.git$/, '')}/`],
+        ['percent-encoded', (u) => u.replace(/-(repo|remote)/, '%2D$1')],
+        ['upper-case scheme', (u) => u.replace(/^[a-z]+/, (scheme) => scheme.toUpperCase())],
+      ];
+      const fileSpellings: Array<[string, (url: string) => string]> = [
+        ['a symlinked directory', (u) => u.replace(repositories, linked)],
+        ['a dot segment in the root', (u) => u.replace(repositories, `${repositories}/./`)],
+      ];
+      const linked = join(tmpdir(), `sextant-permissions-link-${randomUUID()}`);
+      symlinkSync(repositories, linked);
+      const hidden: Array<[string, string, string]> = [
+        ['file://', urls.api!, `file://${join(repositories, 'nope-repo.git')}`],
+        ['git://', urls.remote!, daemon.url('nope-remote')],
+      ];
+      const FIELDS: Array<[string, string, (url: string) => unknown]> = [];
+      for (const tool of TOOLS) {
+        if (tool.access !== 'read') continue;
+        const fields = inputFields(tool);
+        if ('repo' in fields) FIELDS.push([tool.name, 'repo', (u) => u]);
+        if ('repository' in fields) FIELDS.push([tool.name, 'repository', (u) => u]);
+        if ('repos' in fields) FIELDS.push([tool.name, 'repos', (u) => [u]]);
+        if ('scope' in fields) FIELDS.push([tool.name, 'scope', (u) => ({ type: 'repo', repo: u })]);
+      }
+      assert.ok(FIELDS.length >= 10, `${FIELDS.length} URL-taking fields`);
+      const alike = (body: { error?: string; message?: string }) => ({
+        error: body.error,
+        message: (body.message ?? '').replace(/\b(api|nope)(-|%2D)(repo|remote)\b/g, 'X').replaceAll(linked, repositories),
+      });
+      let probes = 0;
+      try {
+        for (const who of ['reader of web', 'user without grants'] as const) {
+          const client = clients.get(who)!;
+          for (const [transport, url, missing] of hidden) {
+            const spellings = [...SPELLINGS, ...(transport === 'file://' ? fileSpellings : [])];
+            for (const [spelling, spell] of spellings) {
+              for (const [tool, field, value] of FIELDS) {
+                const call = (u: string) => errorOf(client, tool, { ...REST[tool], [field]: value(spell(u)) });
+                const what = `${tool} {${field}: ${transport} ${spelling}} as ${who}`;
+                const [answer, unregistered] = [await call(url), await call(missing)];
+                probes++;
+                assert.ok(answer.error, `${what} must not be answered: ${JSON.stringify(answer)}`);
+                assert.deepEqual(alike(answer), alike(unregistered), `${what} answers as one nobody registered`);
+              }
+            }
+          }
+        }
+      } finally {
+        rmSync(linked, { force: true });
+      }
+      assert.ok(probes >= 300, `${probes} probes`);
     });
 
     it('a workspace path: a caller who may not read it gets one answer whether it is registered, unregistered or absent, and registers nothing', async () => {
