@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -186,6 +186,22 @@ describe('open_file: FileReader', () => {
       assert.match(error.message, /not a regular file/);
     }
     assert.equal((await within(open('alpha', 'README.md'), 5_000)).totalLines, 3);
+  });
+
+  it('refuses a hard link to a file outside the repository in a directory of the server, and serves it in its own clone', async () => {
+    // A local user places a hard link (same inode as a file outside) inside a checkout: no path check sees it.
+    linkSync(join(base, 'outside', 'secret.txt'), join(root, 'alpha', 'hard-link.txt'));
+    try {
+      const error = await failure(open('alpha', 'hard-link.txt'));
+      assert.equal(error.code, 'forbidden');
+      assert.match(error.message, /2 hard links/);
+      assert.ok(!JSON.stringify(error).includes(SECRET));
+      // A clone git-cache made itself (openIn): git wrote its files, a link count is no sign of a planted link.
+      const answer = await reader.openIn(join(root, 'alpha'), { repo: 'alpha', path: 'hard-link.txt' });
+      assert.equal(answer.content, SECRET);
+    } finally {
+      rmSync(join(root, 'alpha', 'hard-link.txt'));
+    }
   });
 
   it('answers the repository root and directories with invalid_input, not as an escape', async () => {

@@ -36,8 +36,9 @@ export class FileReader {
     return this.options.repoRoot !== undefined;
   }
 
+  /** A directory of the server (CODEBASE_ROOT, REPO_ROOT): files with more than one hard link are refused. */
   async open(request: OpenFile.Request): Promise<OpenFile.Response> {
-    return this.read(this.directoryOf(request.repo), request);
+    return this.read(this.directoryOf(request.repo), request, false);
   }
 
   /** The directory `open` reads `repo` from: REPO_ROOT, or `<CODEBASE_ROOT>/<repo>`. */
@@ -47,12 +48,17 @@ export class FileReader {
     return join(this.options.codebaseRoot, repo);
   }
 
-  /** Reads from the checkout at `directory` (a cached clone); messages name the repository as `request.repo` does. */
+  /** Reads from the checkout at `directory` (a clone the cache made); messages name the repository as `request.repo` does. */
   openIn(directory: string, request: OpenFile.Request): Promise<OpenFile.Response> {
-    return this.read(directory, request);
+    return this.read(directory, request, true);
   }
 
-  private async read(repositoryDir: string, request: OpenFile.Request): Promise<OpenFile.Response> {
+  /**
+   * `ownClone`: the directory is a checkout git made for us, whose files git wrote. Anywhere else a second hard
+   * link may be someone's link to a file outside the repository (`ln /etc/passwd notes.txt`), which no path check
+   * can see: such a file is refused.
+   */
+  private async read(repositoryDir: string, request: OpenFile.Request, ownClone: boolean): Promise<OpenFile.Response> {
     checkRelativePath(request.path);
     const root = await realpath(repositoryDir).catch(() => {
       throw repositoryMissing(request.repo);
@@ -77,6 +83,13 @@ export class FileReader {
     try {
       const opened = await handle.stat();
       if (!opened.isFile()) throw notRegular(request.path, opened); // swapped since the lstat
+      if (!ownClone && opened.nlink > 1) {
+        throw ServiceError.of(
+          'forbidden',
+          `"${request.path}" has ${opened.nlink} hard links; a file linked from elsewhere is not served from a directory of the server.`,
+          { path: request.path },
+        );
+      }
       const sniff = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, opened.size));
       await handle.read(sniff, 0, sniff.length, 0);
       if (sniff.includes(0)) throw ServiceError.invalid({ path: `"${request.path}" is a binary file` });
