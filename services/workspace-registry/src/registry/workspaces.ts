@@ -23,11 +23,13 @@ export function remoteLocator(repository: string, policy: LocatorPolicy): Reposi
 
 /**
  * The identity (ADR 0044) of what a reference names when it is a path of this
- * machine or a repository URL; undefined for anything else (an id, a name,
- * or a URL that cannot be normalized, which its tool refuses as invalid).
+ * machine or a repository URL; undefined for anything else (an id, a
+ * name). A URL that cannot be normalized throws `invalid_input`.
  */
 export function identityOf(reference: string, policy: LocatorPolicy): string | undefined {
   if (reference.startsWith('/')) return localIdentity(reference);
+  // A URL that cannot be normalized is refused (invalid_input), never taken for an unregistered repository.
+  if (/^(github:|git@|[a-z][a-z0-9+.-]*:\/\/)/i.test(reference)) return remoteLocator(reference, policy).identity;
   try {
     return remoteLocator(reference, policy).identity;
   } catch {
