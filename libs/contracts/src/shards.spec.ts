@@ -14,6 +14,8 @@ describe('repository shards', () => {
     ];
     assert.deepEqual(new Set(spellings.map(repositoryShardKey)), new Set(['github.com/octo/hello']));
     assert.equal(repositoryShardKey('file:///srv/git/a.git/'), repositoryShardKey('file:///srv/git/a'));
+    assert.equal(repositoryShardKey('git://mirror:9418/a/b.git'), repositoryShardKey('git://mirror/a/b'));
+    assert.equal(repositoryShardKey('https://mirror:443/a/b'), repositoryShardKey('https://mirror/a/b'));
     assert.notEqual(repositoryShardKey('https://gitlab.example.com/a/b'), repositoryShardKey('https://github.com/a/b'));
     assert.equal(repositoryShardKey('my-service'), 'my-service', 'a registered name is its own key');
   });

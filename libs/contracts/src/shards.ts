@@ -11,7 +11,9 @@ import { createHash } from 'node:crypto';
 /**
  * The repository string a call names, reduced so that the spellings of one
  * repository meet: `github:o/r`, `git@github.com:o/r.git` and
- * `https://GitHub.com/o/r/` all give `github.com/o/r`. Anything that is not a
+ * `https://GitHub.com/o/r/` all give `github.com/o/r` (the lexical part of
+ * the repository's identity, ADR 0044; it only routes, so it may lower-case
+ * every name and cannot resolve local paths). Anything that is not a
  * URL (a registered repository's id or name) is its own key. Pure: the
  * service still parses and authorizes the string itself.
  */
@@ -30,7 +32,9 @@ export function repositoryShardKey(raw: string): string {
     .filter(Boolean)
     .join('/')
     .replace(/\.git$/, '');
-  return `${url.protocol === 'file:' ? 'file:' : url.host}/${path}`.toLowerCase();
+  // The default ports of https and http are dropped by URL itself; git's is not (a non-special scheme).
+  const host = url.protocol === 'git:' ? url.host.replace(/:9418$/, '') : url.host;
+  return `${url.protocol === 'file:' ? 'file:' : host}/${path}`.toLowerCase();
 }
 
 /**
