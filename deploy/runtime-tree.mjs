@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes the runtime tree the container image ships, from a built checkout:
-//   node deploy/runtime-tree.mjs <out-dir>
+//   node deploy/runtime-tree.mjs <out-dir> [--onnx]
 // - the workspaces the entry points need (apps/sextant and services/*, and the
 //   @sextant libraries they import, transitively): each package's package.json
 //   (without devDependencies) and everything but its sources (dist, query
@@ -9,19 +9,25 @@
 //   dev dependencies, the lock file, docs/ (served as MCP resources) and
 //   scripts/serve.mjs and healthcheck.mjs (the image's entry and HEALTHCHECK);
 // - `npm install --omit=dev --ignore-scripts` there, so test and bench
-//   packages (tests, bench, libs/testing, Nx, Prettier) stay out. TypeScript
-//   does not: @qdrant/js-client-rest declares it a required peer dependency.
+//   packages (tests, bench, libs/testing, Nx, Prettier) stay out;
+// - then only what runs on linux-x64 is kept (prune()): a grammar package's
+//   .wasm (not its C sources, bindings and prebuilds for every platform), no
+//   TypeScript (a peer of the Qdrant client for its types only), no source
+//   maps, declaration files or browser builds. The optional ONNX embedder
+//   (EMBEDDINGS_MODEL_DIR: @huggingface/transformers on onnxruntime-node and
+//   sharp) is left out unless --onnx, and then with linux-x64 binaries only.
 // deploy/Dockerfile runs it; tests/src/image.test.ts runs it too and starts
 // the result as a non-root user with only its data directory writable.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = process.argv[2] && resolve(process.argv[2]);
-if (!out) {
-  process.stderr.write('usage: node deploy/runtime-tree.mjs <out-dir>\n');
+const withOnnx = process.argv.includes('--onnx');
+if (!out || process.argv.slice(3).some((a) => a !== '--onnx')) {
+  process.stderr.write('usage: node deploy/runtime-tree.mjs <out-dir> [--onnx]\n');
   process.exit(2);
 }
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
@@ -88,4 +94,55 @@ execFileSync('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-audit', 
   stdio: ['ignore', 2, 2],
   env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip', ONNXRUNTIME_NODE_INSTALL_CUDA: 'skip' },
 });
-process.stderr.write(`runtime tree in ${relative(process.cwd(), out) || '.'}: ${runtime.join(', ')}\n`);
+for (const modules of nodeModulesUnder(out)) prune(modules);
+process.stderr.write(
+  `runtime tree in ${relative(process.cwd(), out) || '.'}${withOnnx ? ' (with the ONNX embedder)' : ''}: ${runtime.join(', ')}\n`,
+);
+
+/** The root node_modules and those npm nested in a workspace (a version differing from the root's). */
+function nodeModulesUnder(dir, found = []) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    if (entry.name === 'node_modules') found.push(join(dir, entry.name));
+    else if (!dir.includes('node_modules')) nodeModulesUnder(join(dir, entry.name), found);
+  }
+  return found;
+}
+
+/** Removes from the installed packages what never runs in the image (see the head of this file). */
+function prune(modules) {
+  const remove = (...paths) => paths.forEach((p) => rmSync(join(modules, p), { recursive: true, force: true }));
+  const keepOnly = (dir, keep) => {
+    if (!existsSync(join(modules, dir))) return;
+    for (const entry of readdirSync(join(modules, dir))) if (!keep(entry)) remove(join(dir, entry));
+  };
+  // Grammars: web-tree-sitter loads each package's .wasm; nothing else of them is read.
+  for (const name of readdirSync(modules).filter((n) => n.startsWith('tree-sitter-'))) {
+    keepOnly(name, (entry) => entry.endsWith('.wasm') || entry === 'package.json' || entry.startsWith('LICENSE'));
+  }
+  remove('typescript', 'typeorm/browser', 'onnxruntime-web');
+  // usearch (the local vector index) loads its linux-x64 prebuild; its C++ sources and kernels are for builds.
+  keepOnly('usearch/prebuilds', (entry) => entry === 'linux-x64');
+  remove('usearch/numkong', 'usearch/cpp', 'usearch/include', 'usearch/c', 'usearch/binding.gyp');
+  if (!withOnnx) {
+    remove('@huggingface', 'onnxruntime-node', 'onnxruntime-common', 'sharp', '@img');
+  } else {
+    // The CPU runtime for linux-x64 only (the package ships darwin, win32 and linux-arm64 too); sharp's likewise.
+    keepOnly('onnxruntime-node/bin/napi-v3', (entry) => entry === 'linux');
+    keepOnly('onnxruntime-node/bin/napi-v3/linux', (entry) => entry === 'x64');
+    keepOnly('@img', (entry) => entry.endsWith('linux-x64'));
+    keepOnly('@huggingface/transformers/dist', (entry) => entry.startsWith('transformers.node.') && !entry.endsWith('.map'));
+    remove('@huggingface/transformers/src', '@huggingface/transformers/types');
+  }
+  // Source maps and declarations are for debuggers and compilers; docs for people.
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      const info = lstatSync(path);
+      if (info.isDirectory()) walk(path);
+      else if (/\.(map|d\.ts|d\.mts|d\.cts|md|markdown)$/i.test(entry) && !/^license/i.test(entry)) rmSync(path);
+    }
+  };
+  walk(modules);
+}
+
