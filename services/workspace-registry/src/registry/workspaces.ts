@@ -4,7 +4,7 @@ import { basename, isAbsolute, sep } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { localIdentity, parseRepository, type LocatorPolicy, type RepositoryLocator } from '@sextant/checkouts';
 import { ServiceError } from '@sextant/messaging';
-import type { RegistryStore, Repository } from './registry.store.js';
+import type { RegistryStore, Repository, RepositoryOrigin } from './registry.store.js';
 
 export interface WorkspaceOptions {
   defaultWorkspace: string | undefined;
@@ -105,14 +105,7 @@ export class Workspaces {
     const known = await this.registeredAt(root);
     if (known) return { repository: known, discovered: false };
     await this.makeRoom();
-    const repository = await this.store.register({
-      kind: 'local',
-      locator: root,
-      identity: localIdentity(root),
-      name: basename(root),
-      ref: null,
-      origin: 'auto_discovered',
-    });
+    const repository = await this.registerWorkspace(root, 'auto_discovered');
     this.log.log(`auto-discovered workspace ${root}`);
     return { repository, discovered: true };
   }
@@ -120,14 +113,12 @@ export class Workspaces {
   /** Registers a local directory (`index_repository {localPath}`): a git repository, under an allowed root when roots are set. */
   async registerLocal(path: string): Promise<Repository> {
     const root = await this.checkLocal(path, 'localPath');
-    return this.store.register({
-      kind: 'local',
-      locator: root,
-      identity: localIdentity(root),
-      name: basename(root),
-      ref: null,
-      origin: 'registered',
-    });
+    return this.registerWorkspace(root, 'registered');
+  }
+
+  /** A workspace root (its real path) in the registry, under its identity; the one registered already if any. */
+  private registerWorkspace(root: string, origin: RepositoryOrigin): Promise<Repository> {
+    return this.store.register({ kind: 'local', locator: root, identity: localIdentity(root), name: basename(root), ref: null, origin });
   }
 
   /** Registers a remote repository (`owner/repo` or a git URL on an allowed host); a new `ref` replaces the old one. */
@@ -159,14 +150,7 @@ export class Workspaces {
     if (known) return known;
     // The operator chose the default workspace: it need not lie under an allowed root.
     const root = await this.checkLocal(path, 'workspace', false);
-    return this.store.register({
-      kind: 'local',
-      locator: root,
-      identity: localIdentity(root),
-      name: basename(root),
-      ref: null,
-      origin: 'default',
-    });
+    return this.registerWorkspace(root, 'default');
   }
 
   /** The registered repository a path or URL names, by its identity (any spelling), without registering anything. */
