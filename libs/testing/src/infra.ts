@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 
 export interface Infrastructure {
@@ -17,8 +18,11 @@ const LOCAL = { nats: 'nats://127.0.0.1:4222', postgres: 'postgres://postgres@12
  * ports when something listens there; else containers started with
  * Testcontainers where a container runtime exists. Never a fake, never a
  * silent skip: with none of the three, it throws and the test fails.
+ * `SEXTANT_TEST_INFRA=containers` takes containers whatever else runs
+ * (scripts/run-tests.mjs's second pass).
  */
 export async function infrastructure(env: NodeJS.ProcessEnv = process.env): Promise<Infrastructure> {
+  if (env.SEXTANT_TEST_INFRA === 'containers') return fromContainers();
   if (env.TEST_NATS_URL && env.TEST_DATABASE_URL) {
     return { natsUrl: env.TEST_NATS_URL, postgresUrl: env.TEST_DATABASE_URL, source: 'environment', stop: async () => undefined };
   }
@@ -45,6 +49,11 @@ function listening(port: number, host = '127.0.0.1'): Promise<boolean> {
 }
 
 async function fromContainers(): Promise<Infrastructure> {
+  // Ryuk (the reaper of containers a crashed test process leaves) is an image of a registry: off unless the
+  // environment names one (a local stand-in); each suite stops its containers in stop(). Inside a container (this
+  // machine has a /.dockerenv), Testcontainers would look for the ports on the bridge gateway: they are on localhost.
+  process.env.TESTCONTAINERS_RYUK_DISABLED ??= process.env.RYUK_CONTAINER_IMAGE ? 'false' : 'true';
+  if (existsSync('/.dockerenv')) process.env.TESTCONTAINERS_HOST_OVERRIDE ??= 'localhost';
   let tc: typeof import('testcontainers');
   try {
     tc = await import('testcontainers');
