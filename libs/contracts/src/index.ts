@@ -18,3 +18,4 @@ export * from './access.js';
 export * as ReadableRepositories from './projects/readable-repositories.js';
 export * as RecordAudit from './projects/record-audit.js';
 export { AuditRecord } from './projects/record-audit.js';
+export { AUDIT_LIMITS, boundAuditRecord, boundText } from './projects/audit-bounds.js';
