@@ -4,7 +4,7 @@ import { Database, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant
 import { MIGRATIONS } from '../migrations/index.js';
 import { AuditLog } from './audit-log.js';
 
-const record = (at: string, tool: string) => ({
+const record = (at: string, tool: string, request_id = 'r1') => ({
   at,
   principal: 'key:ci',
   principal_id: 'k1',
@@ -14,7 +14,7 @@ const record = (at: string, tool: string) => ({
   code: 'ok',
   duration_ms: 1.5,
   trace_id: null,
-  request_id: 'r1',
+  request_id,
   query: null,
 });
 
@@ -35,7 +35,10 @@ describe('AuditLog (PGlite, real SQL and migrations)', () => {
   it('stores a batch in one statement and deletes records past the retention', async () => {
     const audit = Object.assign(new AuditLog(db), { retentionDays: 30 });
     const old = new Date(Date.now() - 31 * 86_400_000).toISOString();
-    assert.equal(await audit.store([record(old, 'search_code'), record(new Date().toISOString(), 'grep_repository')]), 2);
+    assert.deepEqual(await audit.store([record(old, 'search_code', 'r1'), record(new Date().toISOString(), 'grep_repository', 'r2')]), {
+      stored: 2,
+      refused: 0,
+    });
     const stored = await db.run<{ tool: string; repositories: string[]; scope: unknown }>(
       { name: 'read', text: 'SELECT tool, repositories, scope FROM projects.audit_log ORDER BY id' },
       [],
@@ -46,6 +49,52 @@ describe('AuditLog (PGlite, real SQL and migrations)', () => {
     assert.deepEqual(
       left.rows.map((r) => r.tool),
       ['grep_repository'],
+    );
+  });
+
+  it('stores a record with a NUL or a control character, cleaned, with the rest of its batch (Postgres refuses \\u0000)', async () => {
+    const audit = new AuditLog(db);
+    const now = new Date().toISOString();
+    const nul = { ...record(now, 'get_file_outline', 'nul-1'), scope: { path: 'a\u0000b' }, query: 'q\u0000\u001b[2J' };
+    assert.deepEqual(await audit.store([record(now, 'list_projects', 'nul-0'), nul, record(now, 'list_projects', 'nul-2')]), {
+      stored: 3,
+      refused: 0,
+    });
+    const stored = await db.run<{ scope: unknown; query: string }>(
+      { name: 'read-nul', text: `SELECT scope, query FROM projects.audit_log WHERE request_id = 'nul-1'` },
+      [],
+    );
+    assert.deepEqual(stored.rows, [{ scope: { path: 'a\\u0000b' }, query: 'q\\u0000\\u001b[2J' }]);
+  });
+
+  it('stores a record handed over again once (a retry after a lost answer adds nothing)', async () => {
+    const audit = new AuditLog(db);
+    const batch = [record(new Date().toISOString(), 'search_code', 'again-1'), record(new Date().toISOString(), 'search_code', 'again-2')];
+    assert.deepEqual(await audit.store(batch), { stored: 2, refused: 0 });
+    assert.deepEqual(await audit.store([...batch, record(new Date().toISOString(), 'search_code', 'again-3')]), { stored: 1, refused: 0 });
+    const count = await db.run<{ n: number }>(
+      { name: 'count-again', text: `SELECT count(*)::int AS n FROM projects.audit_log WHERE request_id LIKE 'again-%'` },
+      [],
+    );
+    assert.equal(count.rows[0]!.n, 3);
+  });
+
+  it('sets aside the one record the database refuses and stores the others of its batch', async () => {
+    const audit = new AuditLog(db);
+    const now = new Date().toISOString();
+    // Not a time: the cast to timestamptz fails, for this record only.
+    const bad = record('not a time', 'search_code', 'bad-1');
+    assert.deepEqual(await audit.store([record(now, 'search_code', 'bad-0'), bad, record(now, 'search_code', 'bad-2')]), {
+      stored: 2,
+      refused: 1,
+    });
+    const stored = await db.run<{ request_id: string }>(
+      { name: 'read-bad', text: `SELECT request_id FROM projects.audit_log WHERE request_id LIKE 'bad-%' ORDER BY request_id` },
+      [],
+    );
+    assert.deepEqual(
+      stored.rows.map((r) => r.request_id),
+      ['bad-0', 'bad-2'],
     );
   });
 });
