@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { Controller, Logger, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { RecordAudit, type AuditRecord } from '@sextant/contracts';
@@ -33,18 +33,20 @@ describe('auditDetails: what a call contributes to its audit record', () => {
  * The hand-over to the projects service, over the real in-process bus (the bus of embedded mode: JSON round trip,
  * timeouts, errors as data) to a stand-in of the projects service that validates with the real contract and keeps
  * records by request id, as the store does. What it may do: take records, refuse the ones named `poison` (a record
- * the store refuses), or answer `unavailable` (database or service down).
+ * the store refuses), answer `unavailable` (database or service down), or not answer in time.
  */
 @Controller()
 class ProjectsStandIn {
-  static mode: 'store' | 'unavailable' = 'store';
+  static mode: 'store' | 'unavailable' | 'hang' = 'store';
   static readonly stored = new Map<string, AuditRecord>();
   static requests = 0;
   static largestRequestBytes = 0;
 
   @ToolHandler(RecordAudit)
-  record(input: RecordAudit.Request): RecordAudit.Response {
+  async record(input: RecordAudit.Request): Promise<RecordAudit.Response> {
     ProjectsStandIn.requests += 1;
+    // A store that does not answer within the bus timeout (2 s here).
+    if (ProjectsStandIn.mode === 'hang') await sleep(3_000);
     ProjectsStandIn.largestRequestBytes = Math.max(ProjectsStandIn.largestRequestBytes, Buffer.byteLength(JSON.stringify(input)));
     if (ProjectsStandIn.mode === 'unavailable') throw ServiceError.of('unavailable', 'The database is not reachable right now.');
     // Postgres refuses a NUL in text and jsonb: as JSON, an unescaped \u0000.
@@ -123,11 +125,12 @@ describe('AuditTrail: bounded records, batches and backlog; refusals split and s
     ProjectsStandIn.reset();
     warnings.length = 0;
   });
-  after(async () => {
-    ProjectsStandIn.reset();
-    await Promise.all(trails.map((t) => t.onModuleDestroy()));
-    await app.close();
+  // Each test's trails stopped (what they hold handed over), so none of them asks the stand-in during the next test.
+  afterEach(async () => {
+    ProjectsStandIn.mode = 'store';
+    await Promise.all(trails.splice(0).map((t) => t.onModuleDestroy()));
   });
+  after(() => app.close());
 
   it('keeps a record with a NUL and a 1 MB path bounded and clean, and the projects service takes it', async () => {
     const audit = trail();
@@ -222,16 +225,18 @@ describe('AuditTrail: bounded records, batches and backlog; refusals split and s
     await working.onModuleDestroy();
     assert.equal(ProjectsStandIn.stored.size, 250);
 
-    const stuck = trail({ SEXTANT_SHUTDOWN_GRACE_MS: '500' });
-    ProjectsStandIn.mode = 'unavailable';
-    for (let i = 0; i < 250; i++) stuck.record(entry());
-    const before = await droppedCount('shutdown');
-    const started = performance.now();
-    await stuck.onModuleDestroy();
-    const ms = performance.now() - started;
-    assert.ok(ms >= 450 && ms < 1_000, `${ms} ms`);
-    assert.equal((await droppedCount('shutdown')) - before, 250);
-    stuck.record(entry());
-    assert.equal((await droppedCount('shutdown')) - before, 251, 'a record after the stop is dropped at once');
+    for (const mode of ['unavailable', 'hang'] as const) {
+      const stuck = trail({ SEXTANT_SHUTDOWN_GRACE_MS: '500' });
+      ProjectsStandIn.mode = mode;
+      for (let i = 0; i < 250; i++) stuck.record(entry());
+      const before = await droppedCount('shutdown');
+      const started = performance.now();
+      await stuck.onModuleDestroy();
+      const ms = performance.now() - started;
+      assert.ok(ms >= 450 && ms < 1_000, `${mode}: ${ms} ms`);
+      assert.equal((await droppedCount('shutdown')) - before, 250);
+      stuck.record(entry());
+      assert.equal((await droppedCount('shutdown')) - before, 251, 'a record after the stop is dropped at once');
+    }
   });
 });
