@@ -32,7 +32,12 @@ export type AuditRecord = z.output<typeof AuditRecord>;
 
 /** Internal (not a tool): the gateway hands the projects service a batch of audit records to keep (with retention). */
 export const SUBJECT = 'projects.record-audit.v1';
-export const Request = z.strictObject({ records: z.array(AuditRecord).min(1).max(500) });
+/**
+ * A batch: each record an object, not checked field by field here. The projects service bounds and cleans each one
+ * (`boundAuditRecord`) and checks it against `AuditRecord`; a record that still fails is set aside alone. A record
+ * over a cap (from a gateway of another version) therefore never fails the records of its batch.
+ */
+export const Request = z.strictObject({ records: z.array(z.record(z.string(), z.unknown())).min(1).max(500) });
 export type Request = z.output<typeof Request>;
 /** `stored`: records new to the table (one handed over again is not stored twice); `refused`: records it could not store, each logged with why. */
 export const Response = z.object({ stored: z.int(), refused: z.int().optional() });

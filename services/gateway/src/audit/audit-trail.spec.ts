@@ -53,7 +53,7 @@ class ProjectsStandIn {
     if (/(^|[^\\])\\u0000/.test(JSON.stringify(input))) throw ServiceError.of('internal_error', 'unsupported Unicode escape sequence');
     if (input.records.some((r) => r.tool === 'poison')) throw ServiceError.of('internal_error', 'the store refused a record');
     let stored = 0;
-    for (const r of input.records) {
+    for (const r of input.records as AuditRecord[]) {
       if (ProjectsStandIn.stored.has(r.request_id)) continue;
       ProjectsStandIn.stored.set(r.request_id, r);
       stored += 1;

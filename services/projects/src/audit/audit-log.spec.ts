@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Database, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
+import { RecordAudit } from '@sextant/contracts';
 import { MIGRATIONS } from '../migrations/index.js';
 import { AuditLog } from './audit-log.js';
 
@@ -96,5 +97,33 @@ describe('AuditLog (PGlite, real SQL and migrations)', () => {
       stored.rows.map((r) => r.request_id),
       ['bad-0', 'bad-2'],
     );
+  });
+
+  it('takes a batch with a record over the caps (a gateway of another version), bounded, with the others', async () => {
+    const audit = new AuditLog(db);
+    const now = new Date().toISOString();
+    const over = {
+      ...record(now, 'open_file', 'over-1'),
+      principal: 'p'.repeat(10_000),
+      scope: { repo: 'r'.repeat(1024 * 1024), extra: { deep: [1, 2, 3] } },
+      query: 'q'.repeat(100_000),
+    };
+    const batch = { records: [record(now, 'list_projects', 'over-0'), over] };
+    // The contract takes the batch (each record is bounded and checked by the store, not refused with its batch).
+    assert.ok(RecordAudit.Request.safeParse(batch).success);
+    assert.deepEqual(await audit.store(batch.records), { stored: 2, refused: 0 });
+    const [row] = (
+      await db.run<{ principal: string; repo: string; query: string; bytes: number }>(
+        {
+          name: 'read-over',
+          text: `SELECT principal, scope->>'repo' AS repo, query, octet_length(t::text) AS bytes FROM projects.audit_log t WHERE request_id = 'over-1'`,
+        },
+        [],
+      )
+    ).rows;
+    assert.match(row!.principal, /^p+…\[truncated \d+ bytes\]$/);
+    assert.match(row!.repo, /^r+…\[truncated \d+ bytes\]$/);
+    assert.ok(row!.query.length <= 2_000);
+    assert.ok(row!.bytes < 4_096, `${row!.bytes} bytes`);
   });
 });

@@ -1,5 +1,5 @@
 import { Controller, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { boundAuditRecord, RecordAudit } from '@sextant/contracts';
+import { AuditRecord, boundAuditRecord, RecordAudit } from '@sextant/contracts';
 import { ToolHandler } from '@sextant/messaging';
 import { Database, isDatabaseUnavailable, sql } from '@sextant/persistence';
 import { auditRecordsDropped } from '@sextant/telemetry';
@@ -38,31 +38,46 @@ export class AuditLog implements OnApplicationBootstrap, OnModuleDestroy {
    * reachable fails the batch (`unavailable`: the gateway tries again later).
    */
   async store(records: RecordAudit.Request['records']): Promise<{ stored: number; refused: number }> {
-    const clean = records.map((r) => boundAuditRecord(r));
+    const clean: AuditRecord[] = [];
+    let refused = 0;
+    for (const record of records) {
+      const checked = AuditRecord.safeParse(boundAuditRecord(record as unknown as AuditRecord));
+      if (checked.success) clean.push(checked.data);
+      else refused += this.setAside(checked.data ?? (record as unknown as AuditRecord), checked.error.issues[0]?.message ?? 'invalid');
+    }
+    if (clean.length === 0) return { stored: 0, refused };
     try {
-      return { stored: await this.insert(clean), refused: 0 };
+      return { stored: await this.insert(clean), refused };
     } catch (error) {
       if (isDatabaseUnavailable(error)) throw error;
       let stored = 0;
-      let refused = 0;
       for (const record of clean) {
         try {
           stored += await this.insert([record]);
         } catch (one) {
           if (isDatabaseUnavailable(one)) throw one;
-          refused += 1;
-          auditRecordsDropped.inc({ reason: 'refused' });
-          this.log.warn({
-            msg: `the database refused an audit record; it is set aside: ${(one as Error).message}`,
-            refused: { request_id: record.request_id, tool: record.tool, at: record.at },
-          });
+          refused += this.setAside(record, `the database refused it: ${(one as Error).message}`);
         }
       }
       return { stored, refused };
     }
   }
 
-  private async insert(records: RecordAudit.Request['records']): Promise<number> {
+  /** Logs a record that cannot be stored, with why, and counts it; returns 1. */
+  private setAside(record: Partial<AuditRecord>, reason: string): number {
+    auditRecordsDropped.inc({ reason: 'refused' });
+    this.log.warn({
+      msg: `an audit record cannot be stored; it is set aside: ${reason}`,
+      refused: {
+        request_id: String(record.request_id).slice(0, 256),
+        tool: String(record.tool).slice(0, 256),
+        at: String(record.at).slice(0, 256),
+      },
+    });
+    return 1;
+  }
+
+  private async insert(records: AuditRecord[]): Promise<number> {
     return (await this.db.run(SQL.insert, [JSON.stringify(records)])).rowCount ?? records.length;
   }
 
