@@ -160,3 +160,61 @@ describe('audit trail under hostile arguments, distributed mode (gateway and pro
     check(figures, 'distributed');
   });
 });
+
+describe('audit trail while the projects service is down, distributed mode', () => {
+  let stack: Stack;
+  const BACKLOG_BYTES = 128 * 1024;
+
+  before(async () => {
+    stack = await distributedStack();
+    await stack.startGateway({ SEXTANT_AUDIT_BACKLOG_BYTES: String(BACKLOG_BYTES) });
+  });
+  after(() => stack?.stop());
+
+  /** A series of the gateway's /metrics (0 when it has no sample yet). */
+  async function metric(name: string, labels = ''): Promise<number> {
+    const text = await (await fetch(new URL('/metrics', stack.gateway!.url))).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
+    return line ? Number(line.split(' ')[1]) : 0;
+  }
+
+  it('holds at most SEXTANT_AUDIT_BACKLOG_BYTES, drops the oldest (counted), and stores the rest once the service is back', async () => {
+    const call = leanCaller(stack.gateway!.url);
+    const calls = 1_000;
+    let held = 0;
+    try {
+      for (let i = 0; i < calls; i++) {
+        // Answered by the gateway (invalid_input), so the calls go on while projects is down.
+        const answer = await call<{ error?: string }>('get_file_outline', { repo: 'shop', path: `down\u0000-${i}` });
+        assert.equal(answer.body.error, 'invalid_input');
+        if (i % 100 === 99) held = Math.max(held, await metric('sextant_audit_backlog_bytes'));
+      }
+    } finally {
+      call.close();
+    }
+    const dropped = await metric('sextant_audit_records_dropped_total', '{reason="backlog"}');
+    assert.ok(held > 0 && held <= BACKLOG_BYTES, `held ${held} bytes`);
+    assert.ok(dropped > 0 && dropped < calls, `${dropped} dropped`);
+    assert.match(stack.gateway!.process.output(), /\d+ dropped from a full backlog/);
+    assert.equal(stack.gateway!.process.output().match(/dropped from a full backlog/g)?.length, 1, 'logged once, not per record');
+
+    await stack.startService('projects');
+    let rows = 0;
+    for (let i = 0; i < 300 && rows < calls - dropped; i++) {
+      await sleep(100);
+      // The table is made by the projects service's migrations as it starts.
+      rows = await queryOnce<{ n: number }>(stack.database.url, 'SELECT count(*)::int AS n FROM projects.audit_log').then(
+        (r) => r[0]!.n,
+        () => 0,
+      );
+    }
+    assert.equal(rows, calls - dropped, `${rows} rows, ${dropped} dropped of ${calls}`);
+    // The newest were kept.
+    const [last] = await queryOnce<{ n: number }>(
+      stack.database.url,
+      `SELECT count(*)::int AS n FROM projects.audit_log WHERE scope->>'path' = 'down\\u0000-${calls - 1}'`,
+    );
+    assert.equal(last!.n, 1);
+    assert.equal(await metric('sextant_audit_backlog_bytes'), 0);
+  });
+});
