@@ -233,7 +233,8 @@ describe('AuditTrail: bounded records, batches and backlog; refusals split and s
       const started = performance.now();
       await stuck.onModuleDestroy();
       const ms = performance.now() - started;
-      assert.ok(ms >= 450 && ms < 1_000, `${mode}: ${ms} ms`);
+      // Down: three tries 250 ms apart; not answering: until the grace period ends. Never longer.
+      assert.ok(ms < 1_000 && (mode === 'unavailable' || ms >= 450), `${mode}: ${ms} ms`);
       assert.equal((await droppedCount('shutdown')) - before, 250);
       stuck.record(entry());
       assert.equal((await droppedCount('shutdown')) - before, 251, 'a record after the stop is dropped at once');

@@ -11,6 +11,8 @@ const FLUSH_MS = 1_000;
 /** After a failed hand-over, the next waits this long, doubled per failure up to the cap. */
 const RETRY_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
+/** Hand-overs tried at a stop (250 ms apart), all within SEXTANT_SHUTDOWN_GRACE_MS. */
+const SHUTDOWN_TRIES = 3;
 /** Drops are logged at most this often (they are counted in sextant_audit_records_dropped_total as they happen). */
 const DROP_LOG_MS = 60_000;
 /** The answers of the projects service that refuse the records themselves: split the batch, never resend it whole. */
@@ -131,12 +133,13 @@ export class AuditTrail implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     const deadline = Date.now() + this.graceMs;
     this.retryAt = 0;
-    while (this.held.length + this.sending.length > 0 && Date.now() < deadline) {
+    // A few tries: a service that is not there now is unlikely to come within the grace period.
+    for (let tries = 0; tries < SHUTDOWN_TRIES && this.held.length + this.sending.length > 0 && Date.now() < deadline; tries++) {
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([this.flush(), new Promise((resolve) => (timeout = setTimeout(resolve, deadline - Date.now())))]);
       clearTimeout(timeout);
       // A failed try: again shortly, not after the back-off.
-      if (this.held.length > 0 && Date.now() < deadline)
+      if (this.held.length > 0 && tries + 1 < SHUTDOWN_TRIES && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, Math.min(250, deadline - Date.now())));
     }
     this.stopped = true;
