@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * hands over again (its answer was lost to a timeout) adds nothing. Copies such retries stored before are removed
  * first (the earliest kept): they are one call each.
  */
-export class AuditLogRequestId1764200000000 implements MigrationInterface {
-  name = 'AuditLogRequestId1764200000000';
+export class AuditLogRequestId1764210000000 implements MigrationInterface {
+  name = 'AuditLogRequestId1764210000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
