@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Database, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import { RecordAudit } from '@sextant/contracts';
+import { AuditLogRequestId1764210000000 } from '../migrations/1764210000000-audit-log-request-id.js';
 import { MIGRATIONS } from '../migrations/index.js';
 import { AuditLog } from './audit-log.js';
 
@@ -125,5 +126,53 @@ describe('AuditLog (PGlite, real SQL and migrations)', () => {
     assert.match(row!.repo, /^r+…\[truncated \d+ bytes\]$/);
     assert.ok(row!.query.length <= 2_000);
     assert.ok(row!.bytes < 4_096, `${row!.bytes} bytes`);
+  });
+});
+
+describe('migration AuditLogRequestId (PGlite): copies stored by earlier retries removed, request ids unique', () => {
+  it('keeps the earliest row of each request id, then refuses a second one', async () => {
+    const pg = await startEmbeddedPostgres({ dataDir: 'memory://' });
+    const options = { url: pg.url, schema: 'projects', poolSize: 2, connectTimeoutMs: 2_000 };
+    const earlier = new Database({ ...options, migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(AuditLogRequestId1764210000000)) });
+    try {
+      await earlier.start();
+      const insert = `INSERT INTO projects.audit_log (at, principal, principal_id, tool, scope, repositories, code, duration_ms, request_id)
+                      VALUES (now(), 'local', 'local', $1, '{}', '{}', 'ok', 1, $2)`;
+      for (const [tool, id] of [
+        ['first', 'a'],
+        ['retry', 'a'],
+        ['retry', 'a'],
+        ['other', 'b'],
+      ]) {
+        await earlier.run({ name: 'seed', text: insert }, [tool, id]);
+      }
+    } finally {
+      await earlier.stop();
+    }
+    const db = new Database({ ...options, migrations: MIGRATIONS });
+    try {
+      await db.start();
+      const rows = await db.run<{ tool: string; request_id: string }>(
+        { name: 'after', text: 'SELECT tool, request_id FROM projects.audit_log ORDER BY id' },
+        [],
+      );
+      assert.deepEqual(rows.rows, [
+        { tool: 'first', request_id: 'a' },
+        { tool: 'other', request_id: 'b' },
+      ]);
+      await assert.rejects(
+        db.run(
+          {
+            name: 'again',
+            text: `INSERT INTO projects.audit_log (at, principal, principal_id, tool, scope, repositories, code, duration_ms, request_id) VALUES (now(), 'local', 'local', 'x', '{}', '{}', 'ok', 1, 'a')`,
+          },
+          [],
+        ),
+        /duplicate key|audit_log_request_id_key/,
+      );
+    } finally {
+      await db.stop();
+      await pg.stop();
+    }
   });
 });
