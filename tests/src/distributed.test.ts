@@ -72,7 +72,7 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
     const migrations = await queryOnce<{ name: string }>(stack.database.url, 'SELECT name FROM projects.migrations');
     assert.deepEqual(
       migrations.map((m) => m.name),
-      ['CreateProjects1732200000000', 'CreateApiKeys1764000000000', 'CreateAuditLog1764100000000'],
+      ['CreateProjects1732200000000', 'CreateApiKeys1764000000000', 'CreateAuditLog1764100000000', 'AuditLogRequestId1764210000000'],
     );
   });
 

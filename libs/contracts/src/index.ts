@@ -19,3 +19,4 @@ export * as ReadableRepositories from './projects/readable-repositories.js';
 export * as RecordAudit from './projects/record-audit.js';
 export * as MoveMemberships from './projects/move-memberships.js';
 export { AuditRecord } from './projects/record-audit.js';
+export { AUDIT_LIMITS, boundAuditRecord, boundText } from './projects/audit-bounds.js';

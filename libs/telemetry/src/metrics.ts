@@ -45,6 +45,21 @@ export const busFailures = new Counter({
   registers: [metricsRegistry],
 });
 
+/** Audit records that did not reach Postgres (each is still in the log stream), by reason; see AuditTrail (ADR 0046). */
+export const auditRecordsDropped = new Counter({
+  name: 'sextant_audit_records_dropped_total',
+  help: 'Audit records not stored in Postgres (each is still in the log stream, context Audit), by reason: backlog (the gateway held more than SEXTANT_AUDIT_BACKLOG_BYTES while the projects service could not take them; oldest first), refused (the projects service refused the record; logged with why), shutdown (not stored within SEXTANT_SHUTDOWN_GRACE_MS of a stop).',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Bytes of audit records the gateway holds for the projects service (bounded by SEXTANT_AUDIT_BACKLOG_BYTES). */
+export const auditBacklogBytes = new Gauge({
+  name: 'sextant_audit_backlog_bytes',
+  help: 'Bytes (as JSON) of audit records the gateway holds, or is handing over, for the projects service; at most SEXTANT_AUDIT_BACKLOG_BYTES.',
+  registers: [metricsRegistry],
+});
+
 /** Costly work running now under a process-wide budget (clones, greps, parses); see WorkBudget. */
 export const workRunning = new Gauge({
   name: 'sextant_work_running',

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { SERVICE_NAMES, TOOLS_BY_NAME, type ServiceName } from '@sextant/contracts';
+import { AUDIT_LIMITS, SERVICE_NAMES, TOOLS_BY_NAME, type ServiceName } from '@sextant/contracts';
 import type { CallLimitSettings } from './limits/call-limits.js';
 import { CommonEnv, commonSettings, ConfigError, env, parseEnv, type CommonSettings } from '@sextant/runtime';
 
@@ -100,6 +100,8 @@ export const GatewayEnv = CommonEnv.extend({
     .default({}),
   SEXTANT_MAX_CALLS_IN_FLIGHT: env.int(1, 1_000_000).default(512),
   SEXTANT_MAX_CALLS_IN_FLIGHT_PER_CALLER: env.int(1, 1_000_000).default(32),
+  SEXTANT_AUDIT_BACKLOG_BYTES: env.int(AUDIT_LIMITS.recordBytes * 2, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  SEXTANT_AUDIT_BATCH_BYTES: env.int(AUDIT_LIMITS.recordBytes, 64 * 1024 * 1024).default(256 * 1024),
 });
 
 /** Roles the identity provider's groups give. */
@@ -152,6 +154,11 @@ export interface GatewayConfig extends CommonSettings {
   auth: AuthSettings;
   /** Per-caller rate limits and in-flight caps on tool calls (authenticated callers only). */
   limits: CallLimitSettings;
+  /**
+   * The audit trail's hand-over to the projects service (ADR 0046): records held while it cannot take them, at most
+   * `backlogBytes` (as JSON; oldest dropped first); a batch at most `batchBytes` (under NATS max_payload).
+   */
+  audit: { backlogBytes: number; batchBytes: number };
 }
 
 function list(value: string | undefined): string[] | null | undefined {
@@ -198,6 +205,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {
       inFlightPerCaller: e.SEXTANT_MAX_CALLS_IN_FLIGHT_PER_CALLER,
       inFlight: e.SEXTANT_MAX_CALLS_IN_FLIGHT,
     },
+    audit: { backlogBytes: e.SEXTANT_AUDIT_BACKLOG_BYTES, batchBytes: e.SEXTANT_AUDIT_BATCH_BYTES },
     ...commonSettings(e),
   };
 }
