@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { SERVICE_NAMES, TOOLS_BY_NAME, type ServiceName } from '@sextant/contracts';
@@ -163,8 +164,29 @@ function list(value: string | undefined): string[] | null | undefined {
   return items.includes('*') ? null : items;
 }
 
-function isLoopback(host: string): boolean {
-  return LOOPBACK.includes(host) || host.startsWith('127.');
+/**
+ * True when `host` (SEXTANT_HOST) is a loopback address: `localhost`, an IPv4
+ * address of 127.0.0.0/8, `::1` or an IPv4-mapped `::ffff:127.x.y.z` (with or
+ * without brackets). A name that merely starts with `127.` (`127.evil.com`)
+ * is a DNS name like any other, not loopback.
+ */
+export function isLoopback(host: string): boolean {
+  const name = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  if (name === 'localhost') return true;
+  const version = isIP(name);
+  if (version === 4) return name.split('.', 1)[0] === '127';
+  if (version !== 6) return false;
+  if (name === '::1' || /^(0{0,4}:){7}0{0,3}1$/.test(name)) return true;
+  const mapped = /^(?:0{0,4}:){5}ffff:(.+)$/.exec(name) ?? /^::ffff:(.+)$/.exec(name);
+  if (!mapped) return false;
+  const tail = mapped[1]!;
+  if (isIP(tail) === 4) return tail.split('.', 1)[0] === '127';
+  // ::ffff:7f00:1 — the same address written in hexadecimal groups.
+  const hex = /^([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(tail);
+  return hex !== null && parseInt(hex[1]!, 16) >> 8 === 0x7f;
 }
 
 export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {
