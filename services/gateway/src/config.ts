@@ -42,6 +42,9 @@ export const GatewayEnv = CommonEnv.extend({
   SEXTANT_HTTP_HEADERS_TIMEOUT_MS: env.int(100, 600_000).default(10_000),
   SEXTANT_HTTP_REQUEST_TIMEOUT_MS: env.int(100, 3_600_000).default(30_000),
   SEXTANT_HTTP_MAX_CONNECTIONS: env.int(1, 1_000_000).default(1_024),
+  SEXTANT_HTTP_MAX_CONNECTIONS_PER_IP: env.int(1, 1_000_000).default(256),
+  SEXTANT_HTTP_BODY_TIMEOUT_MS: env.int(100, 3_600_000).default(10_000),
+  SEXTANT_AUTH_FAILURES_PER_MINUTE: env.int(1, 1_000_000).default(60),
   SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(65_000),
   SEXTANT_SERVICES: serviceList.optional(),
   SEXTANT_PROGRESS_POLL_MS: env.int(50, 60_000).default(250),
@@ -141,7 +144,17 @@ export interface GatewayConfig extends CommonSettings {
   allowedOrigins: string[] | null;
   maxBodyBytes: number;
   /** Limits against slow and too many clients (see http-adapter.ts). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number; keepAliveTimeoutMs: number };
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    /** An authenticated request's body must be all in within this of its headers. */
+    bodyTimeoutMs: number;
+    maxConnections: number;
+    maxConnectionsPerIp: number;
+    keepAliveTimeoutMs: number;
+    /** Requests refused for their credentials, per client address and minute, before the next ones are refused (429) without checking. */
+    authFailuresPerMinute: number;
+  };
   healthTimeoutMs: number;
   /** The services this installation runs: their tools are listed, readiness waits for them. */
   services: readonly ServiceName[];
@@ -205,8 +218,11 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {
       headersTimeoutMs: e.SEXTANT_HTTP_HEADERS_TIMEOUT_MS,
       // Node requires the request timeout to be at least the headers timeout.
       requestTimeoutMs: Math.max(e.SEXTANT_HTTP_REQUEST_TIMEOUT_MS, e.SEXTANT_HTTP_HEADERS_TIMEOUT_MS),
+      bodyTimeoutMs: e.SEXTANT_HTTP_BODY_TIMEOUT_MS,
       maxConnections: e.SEXTANT_HTTP_MAX_CONNECTIONS,
+      maxConnectionsPerIp: e.SEXTANT_HTTP_MAX_CONNECTIONS_PER_IP,
       keepAliveTimeoutMs: e.SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      authFailuresPerMinute: e.SEXTANT_AUTH_FAILURES_PER_MINUTE,
     },
     healthTimeoutMs: e.SEXTANT_HEALTH_TIMEOUT_MS,
     services: e.SEXTANT_SERVICES ?? DEFAULT_SERVICES,
