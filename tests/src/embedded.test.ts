@@ -127,6 +127,13 @@ describe('embedded mode over Streamable HTTP', () => {
       assert.equal(json.error.code, -32700);
     });
 
+    it('answers the methods __proto__, constructor and toString "method not found", not 500', async () => {
+      for (const method of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+        const { status, json } = await postRaw(sextant.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: {} }));
+        assert.deepEqual([status, json.id, json.error?.code], [200, 7, -32601], `${method}: ${status} ${JSON.stringify(json)}`);
+      }
+    });
+
     it('answers a body that is JSON but not JSON-RPC with 400', async () => {
       const { status, json } = await postRaw(sextant.url, '{"hello": "world"}');
       assert.equal(status, 400);
