@@ -22,7 +22,9 @@ export function mayUse(principal: Principal, access: ToolAccess): boolean {
 
 /** The role `principal` holds in a project: `admin` (org-wide admins, the local user, Sextant's own services), its grant, or none. */
 export function projectRole(principal: Principal, projectId: string): 'admin' | ProjectRole | undefined {
-  return principal.admin ? 'admin' : principal.projects[projectId];
+  if (principal.admin) return 'admin';
+  // Own properties only: `constructor` or `__proto__` name no project, whatever a plain object inherits.
+  return Object.hasOwn(principal.projects, projectId) ? principal.projects[projectId] : undefined;
 }
 
 /** The projects a non-admin principal may read (undefined: every project). */

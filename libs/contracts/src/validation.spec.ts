@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CreateProject, GrepRepository, ListProjects, OpenFile, SearchCode, UpdateProject } from './catalog.js';
-import { safeParseInput } from './validation.js';
+import { z } from 'zod';
+import { projectRole } from './access.js';
+import { safeParseInput, unacceptableText } from './validation.js';
 
 describe('input validation', () => {
   it('names every bad field, unknown ones included', () => {
@@ -76,5 +78,21 @@ describe('input validation', () => {
       assert.equal(safeParseInput(GrepRepository.Request, { repository: 'github:o/r', pattern: 'x', workspace }).ok, false, workspace);
     }
     assert.equal(safeParseInput(GrepRepository.Request, { repository: 'github:o/r', pattern: 'x', workspace: '/srv/ws' }).ok, true);
+  });
+  it('gives no role in a project called constructor, __proto__ or toString', () => {
+    const principal = { kind: 'key', id: 'k', name: 'k', admin: false, projects: { p1: 'reader' }, groups: [] } as const;
+    for (const id of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) assert.equal(projectRole(principal, id), undefined, id);
+    assert.equal(projectRole(principal, 'p1'), 'reader');
+  });
+
+  it('names fields called __proto__, constructor or toString like any other', () => {
+    const strict = safeParseInput(CreateProject.Request, JSON.parse('{"name": "x", "__proto__": "y", "constructor": "z"}'));
+    assert.equal(strict.ok, false);
+    if (!strict.ok) assert.deepEqual(Object.keys(strict.error.details?.fields as object).sort(), ['__proto__', 'constructor']);
+    const missing = safeParseInput(z.object({ toString: z.string(), constructor: z.int() }), {});
+    assert.equal(missing.ok, false);
+    if (!missing.ok) assert.deepEqual(missing.error.details, { fields: { toString: 'required', constructor: 'required' } });
+    // NUL under a key __proto__ is found too (a plain object swallowed the finding).
+    assert.deepEqual(Object.keys(unacceptableText(JSON.parse('{"__proto__": "a\\u0000b"}'))), ['__proto__']);
   });
 });

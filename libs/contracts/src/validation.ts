@@ -7,18 +7,21 @@ import { busError, type BusError } from './errors.js';
  * Issues about the object as a whole are keyed by `(root)`.
  */
 export function fieldErrors(error: z.ZodError, input?: unknown): Record<string, string> {
-  const fields: Record<string, string> = {};
+  // A Map, then own properties: field names are the caller's (`constructor`, `__proto__` are names like any other).
+  const fields = new Map<string, string>();
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        fields[joinPath([...issue.path, key])] = 'unknown field; check the spelling against the tool schema';
+        fields.set(joinPath([...issue.path, key]), 'unknown field; check the spelling against the tool schema');
       }
       continue;
     }
     const key = joinPath(issue.path);
-    fields[key] ??= issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.message;
+    if (!fields.has(key)) {
+      fields.set(key, issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined ? 'required' : issue.message);
+    }
   }
-  return fields;
+  return Object.fromEntries(fields);
 }
 
 function joinPath(path: readonly PropertyKey[]): string {
@@ -28,7 +31,7 @@ function joinPath(path: readonly PropertyKey[]): string {
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
   for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
@@ -44,7 +47,7 @@ export function invalidFields(fields: Record<string, string>, what = 'arguments'
   const names = Object.keys(fields);
   const summary = names
     .slice(0, 5)
-    .map((name) => `${name}: ${fields[name]}`)
+    .map((name) => `${name}: ${Object.hasOwn(fields, name) ? fields[name] : ''}`)
     .join('; ');
   const more = names.length > 5 ? `; and ${names.length - 5} more` : '';
   return busError('invalid_input', `Invalid ${what}: ${summary}${more}.`, { fields });
@@ -61,17 +64,18 @@ const MAX_DEPTH = 32;
  * `details.fields` entries, empty when every string is clean.
  */
 export function unacceptableText(value: unknown): Record<string, string> {
-  const fields: Record<string, string> = {};
+  // A Map, then own properties: a key `__proto__` of the arguments would otherwise swallow its own finding.
+  const fields = new Map<string, string>();
   const visit = (node: unknown, path: string[]): void => {
     if (typeof node === 'string') {
-      if (node.includes('\0')) fields[joinPath(path)] = 'must not contain NUL (\\u0000) characters';
-      else if (LONE_SURROGATE.test(node)) fields[joinPath(path)] = 'must be valid Unicode text (it holds a lone UTF-16 surrogate)';
+      if (node.includes('\0')) fields.set(joinPath(path), 'must not contain NUL (\\u0000) characters');
+      else if (LONE_SURROGATE.test(node)) fields.set(joinPath(path), 'must be valid Unicode text (it holds a lone UTF-16 surrogate)');
     } else if (node !== null && typeof node === 'object' && path.length < MAX_DEPTH) {
       for (const [key, child] of Object.entries(node)) visit(child, [...path, key]);
     }
   };
   visit(value, []);
-  return fields;
+  return Object.fromEntries(fields);
 }
 
 /** Parses or returns the `invalid_input` error; never throws. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -85,4 +86,63 @@ describe('embedded Postgres', () => {
       await server.stop();
     }
   });
+  it('never serves without authentication: a Unix socket in a 0700 directory, also for a data path too long for a socket', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sextant-pglite-'));
+    const long = join(root, 'a-data-directory-whose-path-is-longer-than-a-unix-socket-path-may-be'.repeat(2));
+    try {
+      for (const dataDir of [long, 'memory://', join(root, 'short')]) {
+        const server = await startEmbeddedPostgres({ dataDir });
+        let socketDir = '';
+        try {
+          const url = new URL(server.url);
+          socketDir = url.searchParams.get('host') ?? '';
+          assert.ok(socketDir.startsWith('/'), `${dataDir}: served on ${server.url}, not on a Unix socket`);
+          const stat = statSync(socketDir);
+          assert.deepEqual([stat.mode & 0o777, stat.uid], [0o700, process.getuid!()], `${dataDir}: ${socketDir}`);
+          // Sextant itself still connects.
+          const client = new pg.Client({ connectionString: server.url });
+          await client.connect();
+          assert.equal((await client.query('SELECT 1 AS one')).rows[0].one, 1);
+          await client.end();
+          // Another local user (nobody) cannot: the directory refuses it before Postgres would take any password.
+          if (process.getuid!() === 0) {
+            const other = spawnSync(process.execPath, ['--input-type=module', '-e', STARTUP_PROBE, server.url], {
+              uid: 65_534,
+              gid: 65_534,
+              encoding: 'utf8',
+              cwd: '/',
+            });
+            assert.match(other.stdout.trim(), /^refused EACCES$/, `${dataDir}: ${other.stdout}${other.stderr}`);
+          }
+        } finally {
+          await server.stop();
+        }
+        if (dataDir !== join(root, 'short')) assert.equal(existsSync(socketDir), false, 'its own socket directory is removed on stop');
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
+
+/**
+ * A Postgres startup message as any local process can send it, to the
+ * socket or host:port of a URL; prints `ok <auth code>` (0: in without a
+ * password) or `refused <code>`.
+ */
+const STARTUP_PROBE = `
+import { connect } from 'node:net';
+const url = new URL(process.argv[1]);
+const dir = url.searchParams.get('host');
+const socket = dir ? connect(dir + '/.s.PGSQL.5432') : connect(Number(url.port), url.hostname);
+socket.on('error', (e) => { console.log('refused ' + e.code); process.exit(0); });
+socket.on('connect', () => {
+  const params = Buffer.from('user\\0postgres\\0database\\0postgres\\0\\0');
+  const head = Buffer.alloc(8);
+  head.writeInt32BE(8 + params.length, 0);
+  head.writeInt32BE(196608, 4);
+  socket.write(Buffer.concat([head, params]));
+});
+socket.once('data', (d) => { console.log(d[0] === 82 ? 'ok ' + d.readInt32BE(5) : 'refused ' + String.fromCharCode(d[0])); process.exit(0); });
+setTimeout(() => { console.log('timeout'); process.exit(0); }, 5000);
+`;

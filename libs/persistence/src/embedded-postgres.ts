@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -17,15 +18,20 @@ export interface EmbeddedPostgresOptions {
   maxConnections?: number;
 }
 
-// Unix socket paths are limited to ~107 bytes; longer data dirs fall back to loopback TCP.
+// Unix socket paths are limited to ~107 bytes (104 on macOS).
 const MAX_SOCKET_PATH = 100;
+const SOCKET_NAME = '.s.PGSQL.5432';
 
 /**
  * Postgres for embedded mode: PGlite (Postgres compiled to WASM, with
  * pgvector) in this process, served on the Postgres wire protocol so the
  * services use the same `pg` driver, TypeORM config, migrations and SQL as
- * against a real server. Served on a Unix socket inside the data directory
- * (owner-only), or on an ephemeral loopback port. See docs/adr/0004.
+ * against a real server. PGlite takes any user and password, so it is never
+ * served on TCP: only on a Unix socket in a directory of mode 0700 (the
+ * `socket` directory inside the data directory, or, when that path is too
+ * long for a socket or the database is in memory, a directory of its own
+ * made with mkdtemp under the temporary directory, removed on stop), which
+ * only this user can enter. See docs/adr/0004 and 0045.
  * PGlite files take one writer: the caller holds the data directory's lock
  * (embedded mode takes it with `lockDataDir` of @sextant/runtime).
  */
@@ -35,29 +41,46 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const db = await PGlite.create({ dataDir: dir ? join(dir, 'pgdata') : 'memory://', extensions: { vector } });
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
-  const socketPath = dir && join(dir, '.s.PGSQL.5432').length <= MAX_SOCKET_PATH ? join(dir, '.s.PGSQL.5432') : undefined;
-  if (socketPath) rmSync(socketPath, { force: true });
+  const socket = socketDirectory(dir);
   const server = new PGLiteSocketServer({
     db: wholeSequences(db),
-    ...(socketPath ? { path: socketPath } : { host: '127.0.0.1', port: 0 }),
+    path: join(socket.path, SOCKET_NAME),
     maxConnections: options.maxConnections ?? 64,
   });
   try {
     await server.start();
   } catch (error) {
     await db.close();
+    socket.remove();
     throw error;
   }
-  const url = socketPath
-    ? `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir!)}`
-    : `postgres://postgres@${server.getServerConn()}/postgres`;
   return {
-    url,
+    url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socket.path)}`,
     async stop() {
       await server.stop();
       await db.close();
+      socket.remove();
     },
   };
+}
+
+/**
+ * A fresh directory of mode 0700 for the socket: `<data dir>/socket` (made
+ * anew, so a directory or link left there by anyone else is not used), or a
+ * mkdtemp directory (0700 by construction) when that path is too long or
+ * there is no data directory.
+ */
+function socketDirectory(dir: string | undefined): { path: string; remove(): void } {
+  const inside = dir && join(dir, 'socket');
+  if (dir) rmSync(join(dir, SOCKET_NAME), { force: true }); // where earlier versions put it
+  if (inside && join(inside, SOCKET_NAME).length <= MAX_SOCKET_PATH) {
+    rmSync(inside, { recursive: true, force: true });
+    mkdirSync(inside, { mode: 0o700 });
+    return { path: inside, remove: () => rmSync(join(inside, SOCKET_NAME), { force: true }) };
+  }
+  const base = join(tmpdir(), 'sextant-pg-XXXXXX', SOCKET_NAME).length <= MAX_SOCKET_PATH ? tmpdir() : '/tmp';
+  const own = mkdtempSync(join(base, 'sextant-pg-'));
+  return { path: own, remove: () => rmSync(own, { recursive: true, force: true }) };
 }
 
 /**

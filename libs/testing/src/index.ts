@@ -25,3 +25,4 @@ export { startFakeQdrant, type FakeQdrant, type FakeQdrantOptions, type QdrantEx
 export { checkQdrantExchanges } from './qdrant-schema.js';
 export { writeTinyEmbeddingModel, type TinyModel } from './tiny-onnx-model.js';
 export { TestIdentityProvider, type TokenOptions } from './identity-provider.js';
+export { probe, startSlowloris, type Slowloris, type SlowlorisOptions, type SlowlorisReport } from './slowloris.js';

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { AUDIT_LIMITS, SERVICE_NAMES, TOOLS_BY_NAME, type ServiceName } from '@sextant/contracts';
@@ -41,6 +42,9 @@ export const GatewayEnv = CommonEnv.extend({
   SEXTANT_HTTP_HEADERS_TIMEOUT_MS: env.int(100, 600_000).default(10_000),
   SEXTANT_HTTP_REQUEST_TIMEOUT_MS: env.int(100, 3_600_000).default(30_000),
   SEXTANT_HTTP_MAX_CONNECTIONS: env.int(1, 1_000_000).default(1_024),
+  SEXTANT_HTTP_MAX_CONNECTIONS_PER_IP: env.int(1, 1_000_000).default(256),
+  SEXTANT_HTTP_BODY_TIMEOUT_MS: env.int(100, 3_600_000).default(10_000),
+  SEXTANT_AUTH_FAILURES_PER_MINUTE: env.int(1, 1_000_000).default(60),
   SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(65_000),
   SEXTANT_SERVICES: serviceList.optional(),
   SEXTANT_PROGRESS_POLL_MS: env.int(50, 60_000).default(250),
@@ -142,7 +146,17 @@ export interface GatewayConfig extends CommonSettings {
   allowedOrigins: string[] | null;
   maxBodyBytes: number;
   /** Limits against slow and too many clients (see http-adapter.ts). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number; keepAliveTimeoutMs: number };
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    /** An authenticated request's body must be all in within this of its headers. */
+    bodyTimeoutMs: number;
+    maxConnections: number;
+    maxConnectionsPerIp: number;
+    keepAliveTimeoutMs: number;
+    /** Requests refused for their credentials, per client address and minute, before the next ones are refused (429) without checking. */
+    authFailuresPerMinute: number;
+  };
   healthTimeoutMs: number;
   /** The services this installation runs: their tools are listed, readiness waits for them. */
   services: readonly ServiceName[];
@@ -170,8 +184,29 @@ function list(value: string | undefined): string[] | null | undefined {
   return items.includes('*') ? null : items;
 }
 
-function isLoopback(host: string): boolean {
-  return LOOPBACK.includes(host) || host.startsWith('127.');
+/**
+ * True when `host` (SEXTANT_HOST) is a loopback address: `localhost`, an IPv4
+ * address of 127.0.0.0/8, `::1` or an IPv4-mapped `::ffff:127.x.y.z` (with or
+ * without brackets). A name that merely starts with `127.` (`127.evil.com`)
+ * is a DNS name like any other, not loopback.
+ */
+export function isLoopback(host: string): boolean {
+  const name = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  if (name === 'localhost') return true;
+  const version = isIP(name);
+  if (version === 4) return name.split('.', 1)[0] === '127';
+  if (version !== 6) return false;
+  if (name === '::1' || /^(0{0,4}:){7}0{0,3}1$/.test(name)) return true;
+  const mapped = /^(?:0{0,4}:){5}ffff:(.+)$/.exec(name) ?? /^::ffff:(.+)$/.exec(name);
+  if (!mapped) return false;
+  const tail = mapped[1]!;
+  if (isIP(tail) === 4) return tail.split('.', 1)[0] === '127';
+  // ::ffff:7f00:1 — the same address written in hexadecimal groups.
+  const hex = /^([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(tail);
+  return hex !== null && parseInt(hex[1]!, 16) >> 8 === 0x7f;
 }
 
 export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {
@@ -190,8 +225,11 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {
       headersTimeoutMs: e.SEXTANT_HTTP_HEADERS_TIMEOUT_MS,
       // Node requires the request timeout to be at least the headers timeout.
       requestTimeoutMs: Math.max(e.SEXTANT_HTTP_REQUEST_TIMEOUT_MS, e.SEXTANT_HTTP_HEADERS_TIMEOUT_MS),
+      bodyTimeoutMs: e.SEXTANT_HTTP_BODY_TIMEOUT_MS,
       maxConnections: e.SEXTANT_HTTP_MAX_CONNECTIONS,
+      maxConnectionsPerIp: e.SEXTANT_HTTP_MAX_CONNECTIONS_PER_IP,
       keepAliveTimeoutMs: e.SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      authFailuresPerMinute: e.SEXTANT_AUTH_FAILURES_PER_MINUTE,
     },
     healthTimeoutMs: e.SEXTANT_HEALTH_TIMEOUT_MS,
     services: e.SEXTANT_SERVICES ?? DEFAULT_SERVICES,

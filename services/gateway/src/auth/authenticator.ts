@@ -27,9 +27,11 @@ const PROJECT_IDS_MS = 60_000;
  * the projects of a user's groups are unreachable: retry, do not sign in again).
  */
 export interface AuthFailure {
-  status: 401 | 503;
+  status: 401 | 429 | 503;
   error?: 'invalid_token';
   description: string;
+  /** Seconds to wait (429: the client address's budget of refused credentials is spent). */
+  retryAfter?: number;
 }
 
 export type AuthOutcome = { principal: Principal } | { failure: AuthFailure };
@@ -59,12 +61,15 @@ export class Authenticator {
   private readonly keys = new Map<string, { principal: Principal; until: number }>();
   private readonly tokens = new Map<string, { principal: Principal; until: number }>();
   private readonly projectIds = new Map<string, { id: string | undefined; until: number }>();
+  /** Refused credentials per client address (SEXTANT_AUTH_FAILURES_PER_MINUTE). */
+  private readonly failures: FailureBudget;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
   ) {
     this.settings = config.auth;
+    this.failures = new FailureBudget(config.http.authFailuresPerMinute);
     this.keyCacheMs = config.auth.mode === 'on' ? config.auth.keyCacheMs : 0;
     const jwt = this.settings.mode === 'on' ? this.settings.jwt : undefined;
     this.jwtSettings = jwt;
@@ -87,8 +92,45 @@ export class Authenticator {
     return this.settings.mode === 'on' ? this.settings.jwt?.issuer : undefined;
   }
 
-  async authenticate(authorization: string | undefined): Promise<AuthOutcome> {
+  /**
+   * `client`: the caller's address. Each address may be refused for its
+   * credentials SEXTANT_AUTH_FAILURES_PER_MINUTE times a minute (a burst of
+   * as many); past that, its requests are refused (429) without checking
+   * their credentials (no key lookup over the bus, no signature check),
+   * unless those were verified recently (in the caches), so callers with
+   * valid credentials behind the same address are still let in.
+   */
+  async authenticate(authorization: string | undefined, client?: string): Promise<AuthOutcome> {
     if (this.settings.mode === 'off') return { principal: LOCAL_PRINCIPAL };
+    if (client === undefined) return this.check(authorization);
+    const known = this.remembered(authorization);
+    if (known) return { principal: known };
+    const wait = this.failures.wait(client);
+    if (wait > 0) {
+      return {
+        failure: {
+          status: 429,
+          description: `Too many requests with missing or refused credentials from this address (SEXTANT_AUTH_FAILURES_PER_MINUTE); retry in ${wait} s.`,
+          retryAfter: wait,
+        },
+      };
+    }
+    const outcome = await this.check(authorization);
+    if ('failure' in outcome && outcome.failure.status === 401) this.failures.spend(client);
+    return outcome;
+  }
+
+  /** The principal of credentials verified recently (the caches only: nothing is asked or verified). */
+  private remembered(authorization: string | undefined): Principal | undefined {
+    const token = authorization && /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(authorization)?.[1];
+    if (!token) return undefined;
+    const cached = token.startsWith(API_KEY_PREFIX)
+      ? this.keys.get(createHash('sha256').update(token, 'utf8').digest('hex'))
+      : this.tokens.get(token);
+    return cached && cached.until > Date.now() ? cached.principal : undefined;
+  }
+
+  private async check(authorization: string | undefined): Promise<AuthOutcome> {
     if (!authorization || !/^Bearer\b/i.test(authorization)) {
       return fail(401, undefined, 'Authentication required: send Authorization: Bearer <token or API key>.');
     }
@@ -193,6 +235,41 @@ export class Authenticator {
     const principal: Principal = { kind: 'user', id: payload.sub!, name, ...roles, groups };
     remember(this.tokens, token, principal, Math.min(payload.exp! * 1000, Date.now() + VERIFIED_TOKEN_MS));
     return { principal };
+  }
+}
+
+/**
+ * Per client address, a bucket of `perMinute` refusals, refilled
+ * continuously; at most CACHE_ENTRIES addresses are followed (the oldest
+ * dropped first), and a full bucket is not kept.
+ */
+class FailureBudget {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Seconds until this address may be refused again; 0 when it may now. */
+  wait(client: string): number {
+    const tokens = this.tokens(client);
+    return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 60) / this.perMinute);
+  }
+
+  spend(client: string): void {
+    const tokens = this.tokens(client) - 1;
+    this.buckets.delete(client);
+    if (this.buckets.size >= CACHE_ENTRIES) this.buckets.delete(this.buckets.keys().next().value!);
+    this.buckets.set(client, { tokens, at: this.now() });
+  }
+
+  private tokens(client: string): number {
+    const bucket = this.buckets.get(client);
+    if (!bucket) return this.perMinute;
+    const tokens = Math.min(this.perMinute, bucket.tokens + ((this.now() - bucket.at) * this.perMinute) / 60_000);
+    if (tokens >= this.perMinute) this.buckets.delete(client);
+    return tokens;
   }
 }
 

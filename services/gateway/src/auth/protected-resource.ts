@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '@sextant/contracts';
 import type { GatewayConfig } from '../config.js';
+import { refuseBody } from '../http/connection-guard.js';
 import { jsonRpcError } from '../http/json-rpc-error.js';
 import type { AuthFailure, Authenticator } from './authenticator.js';
 
@@ -34,8 +35,9 @@ export function challenge(base: string, failure: AuthFailure): string {
 }
 
 /**
- * Authenticates an HTTP request; on failure writes the answer (401 with its
- * challenge, or 503 with Retry-After) and returns undefined.
+ * Authenticates an HTTP request from its headers; on failure writes the
+ * answer (401 with its challenge, or 429 or 503 with Retry-After) and returns
+ * undefined.
  */
 export async function authenticateRequest(
   auth: Authenticator,
@@ -43,11 +45,13 @@ export async function authenticateRequest(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<Principal | undefined> {
-  const outcome = await auth.authenticate(req.headers.authorization);
+  const outcome = await auth.authenticate(req.headers.authorization, req.socket.remoteAddress ?? '');
   if ('principal' in outcome) return outcome.principal;
   const { failure } = outcome;
+  // Refused from its headers: the body, if any, is never read, and the connection closes after the answer.
+  refuseBody(req, res);
   if (failure.status === 401) res.setHeader('www-authenticate', challenge(baseUrl(config, req), failure));
-  else res.setHeader('retry-after', '5');
+  else res.setHeader('retry-after', String(failure.retryAfter ?? 5));
   jsonRpcError(res, failure.status, -32001, failure.status === 401 ? `Unauthorized: ${failure.description}` : failure.description);
   return undefined;
 }

@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../config.js';
 import { jsonRpcError } from '../http/json-rpc-error.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 import { McpEndpoint } from '../mcp/mcp-endpoint.js';
-import { HealthService } from './health.service.js';
+import { healthHttpStatus, HealthService } from './health.service.js';
 
 @Controller()
 export class HealthController {
@@ -21,7 +21,8 @@ export class HealthController {
   ) {}
 
   /**
-   * Readiness of the whole system; 503 when any part is in error. It names
+   * Readiness of the whole system; 503 when a service is down or in error (a
+   * repository whose indexing failed is reported in the body only). It names
    * workspaces, so callers authenticate as for MCP (probes use /livez and /readyz).
    */
   @Get('/health')
@@ -30,7 +31,7 @@ export class HealthController {
     if (!principal) return;
     // For the caller: its workspaces only.
     const report = await withPrincipal(principal, () => this.health.report());
-    res.status(report.status === 'error' ? 503 : 200).json(report);
+    res.status(healthHttpStatus(report)).json(report);
   }
 
   /** Liveness of the gateway process alone (for Kubernetes probes). */

@@ -8,8 +8,12 @@ const started = Date.now();
 
 /**
  * `GET /health`: the gateway and every service of the installation, with
- * status priority error > warming > indexing > ready. Ready means every
- * listed tool has a running service behind it.
+ * status priority error > warming > indexing > ready. `error` is a service's:
+ * one that does not answer its health subject, or answers that it is in
+ * error (its database unreachable). A repository whose indexing failed is
+ * reported in its own entry (`index_status: "error"`) and does not make the
+ * whole report `error`: the endpoint still serves every other repository,
+ * and a load balancer would read it as down (docs/adr/0045).
  */
 @Injectable()
 export class HealthService {
@@ -23,10 +27,7 @@ export class HealthService {
     const statuses = new Set<ServerStatus>();
     for (const probe of Object.values(probes))
       statuses.add(probe.reachability.status === 'down' ? 'error' : (probe.health?.status ?? 'error'));
-    for (const workspace of projects) {
-      if (workspace.index_status === 'error') statuses.add('error');
-      if (workspace.index_status === 'indexing') statuses.add('indexing');
-    }
+    if (projects.some((workspace) => workspace.index_status === 'indexing')) statuses.add('indexing');
     return {
       status: PRIORITY.find((s) => statuses.has(s)) ?? 'ready',
       projects,
@@ -36,4 +37,10 @@ export class HealthService {
       ...(registry?.interrupted_recovery_report ? { interrupted_recovery_report: registry.interrupted_recovery_report } : {}),
     };
   }
+}
+
+/** The HTTP status of a report: 503 only when a service is down or in error, whatever its repositories' indexing did. */
+export function healthHttpStatus(report: Pick<HealthReport, 'services'>): 200 | 503 {
+  const failing = Object.values(report.services).some((s) => s.status === 'down' || s.service_status === 'error');
+  return failing ? 503 : 200;
 }

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
 import type { GatewayConfig } from '../config.js';
+import { ConnectionGuard } from './connection-guard.js';
 
 /** How often Node checks open connections against the header and request timeouts (its default is 30 s). */
 const CONNECTIONS_CHECK_MS = 1_000;
@@ -13,8 +14,9 @@ const CONNECTIONS_CHECK_MS = 1_000;
  * endpoint's 405), and limits against slow or too many clients: a request's
  * headers must arrive within `headersTimeoutMs` and the whole request within
  * `requestTimeoutMs` (answering a slow tool call is not bounded by either),
- * and at most `maxConnections` sockets are open at once (more are closed on
- * arrival), so a client off loopback cannot starve the others. An idle
+ * and at most `maxConnections` sockets are open at once, `maxConnectionsPerIp`
+ * from one address, the least recently active idle one closed to make room
+ * for a new one (ConnectionGuard), so slow clients cannot starve the others. An idle
  * connection is kept `keepAliveTimeoutMs` (Node's default is 5 s: a client
  * that paused about that long could send its next request on a connection
  * the server was closing, and get ECONNRESET).
@@ -42,7 +44,8 @@ class LimitedExpressAdapter extends ExpressAdapter {
       },
       this.getInstance(),
     );
-    server.maxConnections = this.limits.maxConnections;
+    // Not server.maxConnections, which refuses the newest connection when full: the guard closes an idle one instead.
+    new ConnectionGuard(this.limits).install(server);
     server.keepAliveTimeout = this.limits.keepAliveTimeoutMs;
     closeSilentConnections(server, this.limits.headersTimeoutMs);
     this.httpServer = server;

@@ -6,6 +6,7 @@ import { context, extractTraceContext } from '@sextant/telemetry';
 import { Authenticator } from '../auth/authenticator.js';
 import { authenticateRequest } from '../auth/protected-resource.js';
 import type { GatewayConfig } from '../config.js';
+import { ConnectionGuard, refuseBody } from '../http/connection-guard.js';
 import { hostOrOriginRefusal } from '../http/http-setup.js';
 import { jsonRpcError, writeJson } from '../http/json-rpc-error.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
@@ -43,7 +44,9 @@ export class McpEndpoint {
   install(server: Server): void {
     const others = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
     server.removeAllListeners('request');
+    const guard = ConnectionGuard.of(server);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      guard?.request(req, res);
       if (req.method === 'POST' && MCP_PATHS.has(pathOf(req.url))) {
         if (this.stopping) {
           res.setHeader('connection', 'close');
@@ -51,11 +54,13 @@ export class McpEndpoint {
         }
         this.active.begin(res);
         res.once('close', () => this.active.end(res));
-        this.handle(req, res).catch((error: unknown) => {
+        this.handle(req, res, guard).catch((error: unknown) => {
           this.logger.error(`MCP request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
           if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error; it was logged.');
         });
       } else {
+        // No route of Express reads a body: one sent is never read.
+        refuseBody(req, res);
         for (const listener of others) listener(req, res);
       }
     });
@@ -78,15 +83,24 @@ export class McpEndpoint {
     }
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Everything that can refuse a request does so from its headers, before a
+   * byte of its body is read (docs/adr/0045): the body of a caller that is
+   * not authenticated is never read, and its connection closes after the answer.
+   */
+  private async handle(req: IncomingMessage, res: ServerResponse, guard: ConnectionGuard | undefined): Promise<void> {
     const refusal = hostOrOriginRefusal(req.headers, this.config);
-    if (refusal) return jsonRpcError(res, 403, -32000, refusal);
+    if (refusal) {
+      refuseBody(req, res);
+      return jsonRpcError(res, 403, -32000, refusal);
+    }
     const principal = await authenticateRequest(this.auth, this.config, req, res);
     if (!principal) return;
+    guard?.vouch(req.socket);
     // A caller may keep its query text out of the audit trail (the rest of the record is kept).
     const auditQuery = header(req, 'sextant-audit-query')?.toLowerCase() !== 'off';
     if (!acceptsPost(req, res)) return;
-    const body = await readJson(req, res, this.config.maxBodyBytes);
+    const body = await readJson(req, res, this.config.maxBodyBytes, this.config.http.bodyTimeoutMs);
     if (body === NO_BODY) return;
     // A client may send its own W3C traceparent; the call then joins the client's trace.
     const parent = extractTraceContext({ get: (name) => header(req, name), set: () => undefined });
@@ -112,25 +126,23 @@ export class McpEndpoint {
  * protocol version). On failure the error response is written and false returned.
  */
 function acceptsPost(req: IncomingMessage, res: ServerResponse): boolean {
+  // Refused from the headers: the body is not read, and the connection closes after the answer.
+  const refuse = (status: number, message: string) => {
+    refuseBody(req, res);
+    jsonRpcError(res, status, -32000, message);
+    return false;
+  };
   const accept = req.headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-    jsonRpcError(res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream.');
-    return false;
+    return refuse(406, 'Not Acceptable: the client must accept both application/json and text/event-stream.');
   }
   const contentType = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (contentType !== 'application/json') {
-    jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json.');
-    return false;
+    return refuse(415, 'Unsupported Media Type: Content-Type must be application/json.');
   }
   const version = req.headers['mcp-protocol-version'];
   if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    jsonRpcError(
-      res,
-      400,
-      -32000,
-      `Bad Request: unsupported protocol version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`,
-    );
-    return false;
+    return refuse(400, `Bad Request: unsupported protocol version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}).`);
   }
   return true;
 }
@@ -138,12 +150,13 @@ function acceptsPost(req: IncomingMessage, res: ServerResponse): boolean {
 const NO_BODY = Symbol('no body');
 
 /**
- * Reads and parses a JSON body of at most `limit` bytes. On a failure the
- * error response (413, 415, 400) is written and NO_BODY returned; the rest
- * of a refused body is read and dropped (by Node once the answer is sent, or
- * here for one refused midway), so the connection stays usable.
+ * Reads and parses a JSON body of at most `limit` bytes, which must be all in
+ * within `timeoutMs` (a body sent a byte at a time holds a connection no
+ * longer). On a failure the error response (413, 415, 400, 408) is written
+ * and NO_BODY returned; a body refused before it is all in is not read
+ * further, and the connection closes after the answer (ConnectionGuard).
  */
-function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Promise<unknown> {
+function readJson(req: IncomingMessage, res: ServerResponse, limit: number, timeoutMs: number): Promise<unknown> {
   const tooLarge = () =>
     jsonRpcError(res, 413, -32600, `Request body larger than ${limit} bytes (SEXTANT_MAX_BODY_BYTES).`, {
       error: 'invalid_input',
@@ -151,10 +164,12 @@ function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Pro
     });
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding !== 'identity') {
+    refuseBody(req, res);
     jsonRpcError(res, 415, -32000, `Unsupported Content-Encoding "${encoding}": send the JSON body uncompressed.`);
     return Promise.resolve(NO_BODY);
   }
   if (Number(req.headers['content-length'] ?? 0) > limit) {
+    refuseBody(req, res);
     tooLarge();
     return Promise.resolve(NO_BODY);
   }
@@ -162,18 +177,31 @@ function readJson(req: IncomingMessage, res: ServerResponse, limit: number): Pro
     const chunks: Buffer[] = [];
     let length = 0;
     let refused = false;
+    const deadline = setTimeout(() => {
+      refused = true;
+      refuseBody(req, res);
+      jsonRpcError(res, 408, -32600, `The request body did not arrive within ${timeoutMs} ms (SEXTANT_HTTP_BODY_TIMEOUT_MS).`);
+      resolve(NO_BODY);
+    }, timeoutMs);
     req.on('data', (chunk: Buffer) => {
       if (refused) return;
       length += chunk.length;
       if (length > limit) {
         refused = true;
+        clearTimeout(deadline);
+        refuseBody(req, res);
         tooLarge();
         return resolve(NO_BODY);
       }
       chunks.push(chunk);
     });
-    req.on('error', reject);
+    req.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
+    req.on('close', () => clearTimeout(deadline));
     req.on('end', () => {
+      clearTimeout(deadline);
       if (refused) return;
       try {
         resolve(JSON.parse(Buffer.concat(chunks, length).toString('utf8')));

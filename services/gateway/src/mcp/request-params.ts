@@ -11,15 +11,19 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 
-/** The requests the gateway serves, by method, with the SDK's own schemas. */
-const SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: ZodIssueLike[] } } }> = {
-  initialize: InitializeRequestSchema,
-  'tools/call': CallToolRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'resources/list': ListResourcesRequestSchema,
-  'resources/read': ReadResourceRequestSchema,
-  'prompts/list': ListPromptsRequestSchema,
-};
+/**
+ * The requests the gateway serves, by method, with the SDK's own schemas. A
+ * Map: the method is the client's, and a plain object would answer
+ * `constructor` or `__proto__` with what it inherits.
+ */
+const SCHEMAS = new Map<string, { safeParse(value: unknown): { success: boolean; error?: { issues: ZodIssueLike[] } } }>([
+  ['initialize', InitializeRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['resources/list', ListResourcesRequestSchema],
+  ['resources/read', ReadResourceRequestSchema],
+  ['prompts/list', ListPromptsRequestSchema],
+]);
 
 interface ZodIssueLike {
   path: PropertyKey[];
@@ -34,7 +38,7 @@ interface ZodIssueLike {
  */
 export function invalidParams(message: JSONRPCMessage): string | undefined {
   if (!isJSONRPCRequest(message)) return undefined;
-  const schema = SCHEMAS[message.method];
+  const schema = typeof message.method === 'string' ? SCHEMAS.get(message.method) : undefined;
   const result = schema?.safeParse({ method: message.method, params: message.params });
   if (!result || result.success) return undefined;
   const issue = result.error!.issues[0]!;
