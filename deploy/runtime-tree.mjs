@@ -130,7 +130,7 @@ function prune(modules) {
     // The CPU runtime for linux-x64 only (the package ships darwin, win32 and linux-arm64 too); sharp's likewise.
     keepOnly('onnxruntime-node/bin/napi-v3', (entry) => entry === 'linux');
     keepOnly('onnxruntime-node/bin/napi-v3/linux', (entry) => entry === 'x64');
-    keepOnly('@img', (entry) => entry.endsWith('linux-x64'));
+    keepOnly('@img', (entry) => !entry.startsWith('sharp-') || /^sharp-(libvips-)?linux-x64$/.test(entry));
     keepOnly('@huggingface/transformers/dist', (entry) => entry.startsWith('transformers.node.') && !entry.endsWith('.map'));
     remove('@huggingface/transformers/src', '@huggingface/transformers/types');
   }
