@@ -21,7 +21,8 @@ export class OtlpReceiver {
   private server: Server | undefined;
   url = '';
 
-  async start(): Promise<string> {
+  /** Listens on `host` (loopback; a container reaches the host on its bridge's gateway address). */
+  async start(host = '127.0.0.1'): Promise<string> {
     this.server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk) => (body += chunk));
@@ -30,8 +31,8 @@ export class OtlpReceiver {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}/v1/traces`;
+    await new Promise<void>((resolve) => this.server!.listen(0, host, resolve));
+    this.url = `http://${host}:${(this.server.address() as { port: number }).port}/v1/traces`;
     return this.url;
   }
 
