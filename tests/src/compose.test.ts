@@ -102,6 +102,15 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
 
   before(async () => {
     new BareRepository(repos, 'shop').commit('main', SHOP);
+    new BareRepository(repos, 'big').commit(
+      'main',
+      Object.fromEntries(
+        Array.from({ length: 3_000 }, (_, i) => [
+          `src/m${i}.ts`,
+          `export function handler${i}(x: number): number {\n  return x + ${i};\n}\n`,
+        ]),
+      ),
+    );
     chownTree(repos);
     new BareRepository(localRepos, 'shop').commit('main', SHOP);
     // The collector listens on the address host.docker.internal (host-gateway) stands for in a container.
@@ -254,6 +263,140 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
       }
     } finally {
       await embedded.stop();
+    }
+  });
+
+  it('faults with real containers: NATS killed mid-call, Postgres restarted during an index job, git-cache killed and restarted on its volume', async (t) => {
+    const key = (
+      await compose(['run', '--rm', '-T', 'projects', 'node', 'apps/sextant/dist/keys/main.js', 'create', '--name', 'faults', '--admin'])
+    ).trim();
+    const containerOf = async (service: string) => (await compose(['ps', '-q', service])).trim().split('\n')[0]!;
+    const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<number> => {
+      const started = performance.now();
+      while (performance.now() - started < timeoutMs) {
+        if (await check().catch(() => false)) return performance.now() - started;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      throw new Error(`${what}: not within ${timeoutMs} ms`);
+    };
+    const ready = async () => (await fetch('http://127.0.0.1:9100/readyz')).ok;
+    const BIG = 'file:///repos/big.git';
+
+    // 1. NATS killed while calls go on: they answer unavailable quickly; everything recovers when it is back.
+    let client = await httpClient('http://127.0.0.1:9100/mcp', { bearer: key });
+    const nats = await containerOf('nats');
+    try {
+      await docker(['kill', nats]);
+      const killedAt = performance.now();
+      const answer = await callTool<{ error?: string }>(client, 'locate_symbol', { name: 'send', repo: SHOP_URL }).catch(
+        (error: Error) => ({ isError: true, body: { error: `transport: ${error.message}` } }),
+      );
+      const toUnavailable = performance.now() - killedAt;
+      assert.equal(answer.body.error, 'unavailable', JSON.stringify(answer.body));
+      await docker(['start', nats]);
+      const toRecovery = await until('the gateway ready again after NATS came back', async () => {
+        if (!(await ready())) return false;
+        const again = await callTool<{ error?: string }>(client, 'locate_symbol', { name: 'send', repo: SHOP_URL });
+        return again.isError === false;
+      });
+      t.diagnostic(
+        `NATS killed: unavailable in ${Math.round(toUnavailable)} ms; answering again ${Math.round(toRecovery)} ms after it restarted`,
+      );
+      assert.ok(toUnavailable < 10_000, `unavailable within 10 s (${Math.round(toUnavailable)} ms)`);
+    } finally {
+      await client.close();
+    }
+
+    // 2. Postgres restarted while an index job runs: the job completes or is reported interrupted, and nothing is doubled.
+    client = await httpClient('http://127.0.0.1:9100/mcp', { bearer: key });
+    try {
+      let progressed = false;
+      const job = client
+        .callTool({ name: 'index_repository', arguments: { repository: BIG } }, undefined, {
+          onprogress: () => (progressed = true),
+          timeout: 180_000,
+        })
+        .then(
+          (result) => result.structuredContent as { runId?: string; status?: string; error?: string },
+          (error: Error) => ({ error: error.message }) as { runId?: string; status?: string; error?: string },
+        );
+      await until('the job reports progress', async () => progressed, 60_000);
+      const postgres = await containerOf('postgres');
+      const restarting = performance.now();
+      await docker(['restart', '-t', '5', postgres]);
+      const answered = await job;
+      t.diagnostic(
+        `Postgres restarted (${Math.round(performance.now() - restarting)} ms) during indexing: the call answered ${JSON.stringify(answered).slice(0, 200)}`,
+      );
+      // Whatever that call said, the repository ends indexed once: re-index if the job was cut off, then count.
+      await until('the registry answers again', ready, 90_000);
+      const settle = async () => {
+        const listed = await callTool<{ repositories: Array<{ url: string | null; index_status: string; file_count?: number }> }>(
+          client,
+          'list_repositories',
+          {},
+        );
+        return listed.body.repositories?.filter((r) => r.url === BIG) ?? [];
+      };
+      await until(
+        'the interrupted job ends',
+        async () => {
+          const [big] = await settle();
+          return big !== undefined && big.index_status !== 'indexing';
+        },
+        120_000,
+      );
+      const [big] = await settle();
+      if (big?.index_status !== 'ready') {
+        const again = await client.callTool({ name: 'index_repository', arguments: { repository: BIG } }, undefined, {
+          onprogress: () => undefined,
+          timeout: 180_000,
+        });
+        assert.equal((again.structuredContent as { status: string }).status, 'completed', JSON.stringify(again.structuredContent));
+      }
+      assert.equal((await settle()).length, 1, 'one registry row for the repository');
+      for (const name of ['handler0', 'handler1499', 'handler2999']) {
+        const found = await callTool<{ definitions?: unknown[] }>(client, 'locate_symbol', { name, repo: BIG });
+        assert.equal(found.body.definitions?.length, 1, `${name} defined once: ${JSON.stringify(found.body)}`);
+      }
+      const hits = await callTool<{ results?: Array<{ path: string }> }>(client, 'search_code', {
+        query: 'handler2999',
+        mode: 'lexical',
+        scope: { type: 'repo', repo: BIG },
+      });
+      const paths = (hits.body.results ?? []).map((r) => r.path);
+      assert.equal(paths.filter((p) => p === 'src/m2999.ts').length, 1, `search finds the file once: ${paths.join(', ')}`);
+    } finally {
+      await client.close();
+    }
+
+    // 3. git-cache killed mid-grep and started again on its volume: clones taken up or made again, nothing left of the crash.
+    client = await httpClient('http://127.0.0.1:9100/mcp', { bearer: key });
+    try {
+      const gitCache = await containerOf('git-cache');
+      const inFlight = callTool(client, 'grep_repository', { repository: BIG, pattern: 'handler\\d+', max_matches: 5 }).catch(
+        (error: Error) => error,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await docker(['kill', gitCache]);
+      await inFlight;
+      await docker(['start', gitCache]);
+      const toRecovery = await until('grep answers again', async () => {
+        const answer = await callTool<{ matches?: unknown[] }>(client, 'grep_repository', { repository: BIG, pattern: 'handler2999' });
+        return (answer.body.matches?.length ?? 0) === 1;
+      });
+      t.diagnostic(`git-cache killed mid-grep: answering again ${Math.round(toRecovery)} ms after it was started`);
+      const leftovers = await compose([
+        'exec',
+        '-T',
+        'git-cache',
+        'sh',
+        '-c',
+        'ls -A /var/lib/sextant/git-cache | grep "^\\.tmp-" || true',
+      ]);
+      assert.equal(leftovers.trim(), '', 'no unfinished clone is left in the volume');
+    } finally {
+      await client.close();
     }
   });
 });
