@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
-import { leanCaller, memory, queryOnce, startEmbedded, type RunningProcess, type Sextant } from '@sextant/testing';
+import { leanCaller, memory, queryOnce, startEmbedded, type RunningProcess, type Sextant, embeddedDatabaseUrl } from '@sextant/testing';
 import { distributedStack, type Stack } from './stack.js';
 
 const MB = 1024 * 1024;
@@ -135,7 +135,7 @@ describe('audit trail under hostile arguments, embedded mode (PGlite)', () => {
   before(async () => {
     sextant = await startEmbedded({ SEXTANT_MAX_BODY_BYTES: MAX_BODY_BYTES, SEXTANT_SHUTDOWN_GRACE_MS: String(GRACE_MS) });
     // The embedded Postgres listens on a socket in the data directory (ADR 0004).
-    databaseUrl = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(join(sextant.dataDir, 'postgres'))}`;
+    databaseUrl = embeddedDatabaseUrl(sextant.dataDir);
   });
   after(() => sextant?.stop());
 

@@ -19,6 +19,7 @@ import {
   startGateway,
   startService,
   type RunningProcess,
+  embeddedDatabaseUrl,
 } from '@sextant/testing';
 
 const quick = process.argv.includes('--quick');
@@ -99,12 +100,7 @@ for (const mode of modes) {
   if (mode === 'embedded') {
     const sextant = await startEmbedded(ENV);
     try {
-      await run(
-        mode,
-        sextant.url,
-        sextant.process,
-        `postgres://postgres@localhost/postgres?host=${encodeURIComponent(join(sextant.dataDir, 'postgres'))}`,
-      );
+      await run(mode, sextant.url, sextant.process, embeddedDatabaseUrl(sextant.dataDir));
     } finally {
       await sextant.stop();
     }

@@ -24,6 +24,7 @@ import {
   startService,
   type RunningProcess,
   type ToolCaller,
+  embeddedDatabaseUrl,
 } from '@sextant/testing';
 import { buildCorpus } from '../grep/corpus.js';
 import { buildMonorepo } from '../indexing/monorepo.js';
@@ -219,7 +220,7 @@ async function main(): Promise<void> {
     // The service saves its indexes 2 s after the last change (about 0.2 s on its event loop for 200k vectors); latencies
     // are measured after it, at rest, and the index files then match Postgres for the recall check.
     await new Promise((r) => setTimeout(r, 3_000));
-    const dbUrl = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(join(work, 'postgres'))}`;
+    const dbUrl = embeddedDatabaseUrl(work);
     const symbols = await sampledSymbols(dbUrl, SAMPLED_SYMBOLS);
     const queries = [...QUERIES, ...symbols];
     const first = await warmUp(call, queries);

@@ -1,7 +1,7 @@
 export { infrastructure, type Infrastructure } from './infra.js';
 export { createTestDatabase, queryOnce, type TestDatabase } from './databases.js';
 export { cpuMs, freePort, memory, rssBytes, startNode, type RunningProcess, type StartOptions } from './processes.js';
-export { READY, startEmbedded, startGateway, startService, TEST_BUS_SECRET, type Sextant } from './sextant.js';
+export { embeddedDatabaseUrl, READY, startEmbedded, startGateway, startService, TEST_BUS_SECRET, type Sextant } from './sextant.js';
 export {
   callTool,
   httpClient,

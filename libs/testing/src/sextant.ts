@@ -18,6 +18,14 @@ export interface Sextant {
 }
 
 /** The bus secret the processes a test starts share (SEXTANT_BUS_SECRET), unless the test gives its own. */
+/**
+ * The URL of the one-process mode's embedded Postgres, for a test's own queries: its Unix socket lives in
+ * `<data dir>/postgres/socket` (ADR 0004; a data directory short enough for a socket path, as tests' are).
+ */
+export function embeddedDatabaseUrl(dataDir: string): string {
+  return `postgres://postgres@localhost/postgres?host=${encodeURIComponent(join(dataDir, 'postgres', 'socket'))}`;
+}
+
 export const TEST_BUS_SECRET = 'sextant-tests-bus-secret-0123456789abcdef';
 
 /**
