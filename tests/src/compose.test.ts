@@ -19,6 +19,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -152,6 +153,17 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
     assert.match(result.stderr, /SEXTANT_BUS_SECRET/);
   });
 
+  it('says which port is taken when 9100 is already in use on the host, and starts once it is free', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(9100, '127.0.0.1', resolve));
+    try {
+      await assert.rejects(compose(['up', '-d']), (error: Error) => /9100/.test(error.message) && /allocated|in use/i.test(error.message));
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+      await compose(['down'], 120_000);
+    }
+  });
+
   it('brings every container up healthy, answers the MCP smoke through the gateway, traces a call across services, stops cleanly, and keeps its index across up again', async (t) => {
     const upStarted = performance.now();
     await compose(['up', '-d']);
@@ -165,6 +177,7 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
     let client = await httpClient('http://127.0.0.1:9100/mcp', { bearer: key });
     let composeTimes: Record<string, number>;
     let indexedCommit: string | null;
+    let indexedAt: string | null;
     try {
       assert.equal((await callTool(client, 'create_project', { name: 'shop' })).isError, false);
       const progress: number[] = [];
@@ -200,8 +213,10 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
       const listed = await callTool<{
         repositories: Array<{ url: string | null; indexed_commit: string | null; last_indexed_at: string | null }>;
       }>(client, 'list_repositories', {});
-      indexedCommit = listed.body.repositories.find((r) => r.url === SHOP_URL)?.indexed_commit ?? null;
-      assert.ok(indexedCommit);
+      const entry = listed.body.repositories.find((r) => r.url === SHOP_URL);
+      indexedCommit = entry?.indexed_commit ?? null;
+      indexedAt = entry?.last_indexed_at ?? null;
+      assert.ok(indexedCommit && indexedAt);
     } finally {
       await client.close();
     }
@@ -220,13 +235,16 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
     await allHealthy();
     client = await httpClient('http://127.0.0.1:9100/mcp', { bearer: key });
     try {
-      const listed = await callTool<{ repositories: Array<{ url: string | null; indexed_commit: string | null; index_status: string }> }>(
-        client,
-        'list_repositories',
-        {},
-      );
+      const listed = await callTool<{
+        repositories: Array<{ url: string | null; indexed_commit: string | null; index_status: string; last_indexed_at: string | null }>;
+      }>(client, 'list_repositories', {});
       const shop = listed.body.repositories.find((r) => r.url === SHOP_URL);
-      assert.deepEqual([shop?.index_status, shop?.indexed_commit], ['ready', indexedCommit], JSON.stringify(listed.body));
+      // Not indexed again: the same commit, indexed at the same moment as before the restart.
+      assert.deepEqual(
+        [shop?.index_status, shop?.indexed_commit, shop?.last_indexed_at],
+        ['ready', indexedCommit, indexedAt],
+        JSON.stringify(listed.body),
+      );
       const located = await callTool<{ definitions?: Array<{ path: string }> }>(client, 'locate_symbol', {
         name: 'retryFailedWebhooks',
         repo: SHOP_URL,

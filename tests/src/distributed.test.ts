@@ -96,8 +96,14 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
       stack.startService('symbol-indexer', { SEXTANT_DATA_DIR: dataDir }),
       stack.startService('vector-search', { SEXTANT_DATA_DIR: dataDir }),
     ]);
-    const full = await health(stack.gateway!.url);
-    assert.equal(full.code, 200);
+    // Ready once every service runs: a service just started may still be opening its database connections (over a
+    // container's port mapping this takes longer), so the report is read until it says so, for at most 15 s.
+    let full = await health(stack.gateway!.url);
+    for (let i = 0; i < 75 && full.code !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      full = await health(stack.gateway!.url);
+    }
+    assert.equal(full.code, 200, JSON.stringify(full.body));
     assert.equal(full.body.status, 'ready');
     for (const service of Object.values(full.body.services)) assert.equal(service.status, 'up');
     await assertToolList(client, true);
