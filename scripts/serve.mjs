@@ -3,7 +3,12 @@
 // from the built tree (no build step, no npm): one of the services, or
 // `embedded` for the whole product in one process. Arguments are passed on
 // (`SERVICE=embedded … --stdio`).
-import { existsSync } from 'node:fs';
+//
+// A process that keeps data checks first that it may write SEXTANT_DATA_DIR.
+// When it may not (a volume owned by another user), it says so once and
+// waits, unhealthy, until it is stopped: exiting would have a restart policy
+// (compose's `unless-stopped`) start it again and again, with the same message.
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -27,5 +32,27 @@ if (!entry || !existsSync(entry)) {
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'fatal', context: 'Bootstrap', msg })}\n`);
   process.exit(2);
 }
-process.argv = [process.argv[0], entry, ...process.argv.slice(2)];
-await import(pathToFileURL(entry).href);
+/** The services that keep data in SEXTANT_DATA_DIR (the others never write it). */
+const KEEPS_DATA = new Set(['embedded', 'git-cache', 'workspace-registry', 'symbol-indexer', 'vector-search']);
+const dataDir = process.env.SEXTANT_DATA_DIR;
+let writable = true;
+if (KEEPS_DATA.has(service) && dataDir && existsSync(dataDir)) {
+  try {
+    accessSync(dataDir, constants.W_OK | constants.X_OK);
+  } catch {
+    writable = false;
+    const owner = statSync(dataDir).uid;
+    const msg =
+      `SEXTANT_DATA_DIR ${dataDir} is owned by uid ${owner} and this process (uid ${process.getuid?.()}) may not write it: ` +
+      `give the volume to uid ${process.getuid?.()} (chown), or mount one it may write. Waiting until stopped, instead of restarting.`;
+    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'fatal', context: 'Bootstrap', msg })}\n`);
+    const stop = () => process.exit(2);
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    setInterval(() => undefined, 2 ** 31 - 1);
+  }
+}
+if (writable) {
+  process.argv = [process.argv[0], entry, ...process.argv.slice(2)];
+  await import(pathToFileURL(entry).href);
+}
