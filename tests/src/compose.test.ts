@@ -21,7 +21,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -32,6 +32,7 @@ import {
   docker,
   DOCKER,
   engineMissing,
+  giveToImageUser,
   httpClient,
   OtlpReceiver,
   repoPath,
@@ -42,11 +43,6 @@ import { SHOP } from './shop.js';
 
 const missing = engineMissing();
 if (missing && process.env.CI) it('a container engine answers', () => assert.fail(missing));
-
-function chownTree(path: string): void {
-  chownSync(path, 1000, 1000);
-  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry));
-}
 
 /** The calls of the smoke, timed: each tool's median over `rounds` calls. */
 async function smoke(client: Client, url: string, rounds = 5): Promise<Record<string, number>> {
@@ -112,7 +108,7 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
         ]),
       ),
     );
-    chownTree(repos);
+    giveToImageUser(repos);
     new BareRepository(localRepos, 'shop').commit('main', SHOP);
     // The collector listens on the address host.docker.internal (host-gateway) stands for in a container.
     const hosts = await docker([

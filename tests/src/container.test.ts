@@ -15,14 +15,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { TOOLS } from '@sextant/contracts';
-import { BareRepository, buildImage, callTool, docker, DOCKER, engineMissing, httpClient } from '@sextant/testing';
+import { BareRepository, buildImage, callTool, docker, DOCKER, engineMissing, giveToImageUser, httpClient } from '@sextant/testing';
 import { SHOP } from './shop.js';
 
 const IMAGE = 'sextant:local';
@@ -37,16 +37,19 @@ if (missing && process.env.CI) {
 /** Hardening every run here uses: what a platform team's pod security settings impose. */
 const LOCKED = ['--read-only', '--tmpfs', '/tmp', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'];
 
-function chownTree(path: string): void {
-  chownSync(path, 1000, 1000);
-  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry));
-}
-
 describe('the container image, built and run for real', { skip: missing && !process.env.CI ? missing : false }, () => {
   const name = `sextant-test-${randomUUID().slice(0, 8)}`;
   const volume = `${name}-data`;
   const repos = mkdtempSync(join(tmpdir(), 'sextant-container-repos-'));
   const containers: string[] = [];
+
+  /** Starts the image in the background, hardened as everywhere here, named after this run; removed after the suite. */
+  async function detached(suffix: string, args: string[]): Promise<string> {
+    const container = `${name}-${suffix}`;
+    containers.push(container);
+    await docker(['run', '-d', '--name', container, ...LOCKED, ...args, IMAGE]);
+    return container;
+  }
 
   before(async () => {
     // The repository the container indexes, mounted read-only and owned by its user (git refuses another's).
@@ -63,7 +66,7 @@ describe('the container image, built and run for real', { skip: missing && !proc
       ),
     );
     chmodSync(repos, 0o755);
-    chownTree(repos);
+    giveToImageUser(repos);
     await docker(['volume', 'create', volume]);
   });
   after(async () => {
@@ -111,27 +114,19 @@ describe('the container image, built and run for real', { skip: missing && !proc
     const run = (...args: string[]) => docker(['run', '--rm', ...LOCKED, '-v', `${volume}:/var/lib/sextant`, IMAGE, ...args]);
     const key = (await run('node', 'apps/sextant/dist/keys/main.js', 'create', '--name', 'ci', '--admin')).trim();
     assert.match(key, /^sxt_/);
-    const container = `${name}-embedded`;
-    containers.push(container);
-    await docker([
-      'run',
-      '-d',
-      '--name',
-      container,
-      ...LOCKED,
+    const container = await detached('embedded', [
       '-v',
       `${volume}:/var/lib/sextant`,
       '-v',
       `${repos}:/repos:ro`,
+      '-p',
+      '127.0.0.1::9100',
       '-e',
       'SERVICE=embedded',
       '-e',
       'GIT_ALLOW_FILE_URLS=true',
       '-e',
       'SEXTANT_SHUTDOWN_GRACE_MS=20000',
-      '-p',
-      '127.0.0.1::9100',
-      IMAGE,
     ]);
     const started = performance.now();
     let health = '';
@@ -220,22 +215,14 @@ describe('the container image, built and run for real', { skip: missing && !proc
     chmodSync(dir, 0o755); // owned by root: uid 1000 may read it, not write it
     mkdirSync(join(dir, 'x'));
     try {
-      const container = `${name}-readonly-data`;
-      containers.push(container);
       // As compose runs it: a restart policy that would start a process that exits again and again.
-      await docker([
-        'run',
-        '-d',
-        '--name',
-        container,
+      const container = await detached('readonly-data', [
         '--restart',
         'unless-stopped',
-        ...LOCKED,
         '-v',
         `${dir}:/var/lib/sextant`,
         '-e',
         'SERVICE=embedded',
-        IMAGE,
       ]);
       await new Promise((resolve) => setTimeout(resolve, 5_000));
       const [status, restarts] = (await docker(['inspect', '-f', '{{.State.Status}} {{.RestartCount}}', container])).trim().split(' ');

@@ -1,4 +1,4 @@
-export { parseRepository, localIdentity, checkRefName, type LocatorPolicy, type RepositoryLocator } from './repository/locator.js';
+export { parseRepository, localIdentity, looksLikeLocator, checkRefName, type LocatorPolicy, type RepositoryLocator } from './repository/locator.js';
 export { GitError, ProcessGitRunner, classifyGitFailure, type GitFailureKind, type GitRunner } from './git/git-runner.js';
 export { explainGitFailure, repositoryNotFound } from './git/git-errors.js';
 export { closestNames, parseLsRemote } from './git/refs.js';

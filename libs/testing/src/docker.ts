@@ -1,5 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chownSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoPath } from './paths.js';
 
@@ -8,6 +9,12 @@ import { repoPath } from './paths.js';
  * else `docker` on PATH.
  */
 export const DOCKER = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
+
+/** Gives a directory tree to the image's user (uid and gid 1000): git in a container refuses a repository another user owns. */
+export function giveToImageUser(path: string): void {
+  chownSync(path, 1000, 1000);
+  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) giveToImageUser(join(path, entry));
+}
 
 /** Why no container engine answers (undefined when one does): tests that need one say this and fail in CI. */
 export function engineMissing(): string | undefined {

@@ -14,7 +14,7 @@ export {
   type ToolCaller,
 } from './mcp.js';
 export { FaultProxy } from './tcp-proxy.js';
-export { buildImage, docker, DOCKER, engineMissing, nodeImage } from './docker.js';
+export { buildImage, docker, DOCKER, engineMissing, giveToImageUser, nodeImage } from './docker.js';
 export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 export { repoPath } from './paths.js';
 export { BareRepository, GitDaemon, HangingServer, createSampleRepository, git, writeTree } from './git.js';

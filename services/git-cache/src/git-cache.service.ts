@@ -10,6 +10,7 @@ import {
   type GitRunner,
   parseLsRemote,
   checkRefName,
+  looksLikeLocator,
   parseRepository,
   repositoryNotFound,
   type LocatorPolicy,
@@ -265,7 +266,3 @@ export class GitCacheService {
 
 /** A registered repository's id or name (`backend`, `github.com/o/r`): word characters, dots, dashes and slashes, no `..`. */
 const REGISTERED_NAME = /^(?!-)(?!.*\.\.)[\p{L}\p{N}_.-]+(\/[\p{L}\p{N}_.-]+)*$/u;
-
-function looksLikeLocator(repo: string): boolean {
-  return /^(github:|git@|[a-z][a-z0-9+.-]*:\/\/)/i.test(repo);
-}

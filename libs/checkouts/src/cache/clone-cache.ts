@@ -127,8 +127,10 @@ export class CloneCache {
   }
 
   /**
-   * Creates the root and removes what dead processes left: temporary clones,
-   * and clones unused past the age limit. A persistent cache takes up every
+   * Creates the root and removes what dead processes left: temporary clones
+   * of a process of this host that is gone (whatever their age; those of
+   * another host sharing the volume after an hour), and clones unused past
+   * the age limit. A persistent cache takes up every
    * clone an earlier process left (a clone without its record, cut off by a
    * crash, is removed), so they count in the size cap from the start, and
    * evicts the least recently used of them while the total is over it.

@@ -70,6 +70,11 @@ function github(owner: string, repo: string, raw: string): RepositoryLocator {
   };
 }
 
+/** Whether a string is written as a repository locator (`github:`, `git@`, `scheme://`) rather than a name or an id. */
+export function looksLikeLocator(reference: string): boolean {
+  return /^(github:|git@|[a-z][a-z0-9+.-]*:\/\/)/i.test(reference);
+}
+
 /** Parses and authorizes a repository string; throws `invalid_input`. */
 export function parseRepository(raw: string, policy: LocatorPolicy): RepositoryLocator {
   const input = raw.trim();

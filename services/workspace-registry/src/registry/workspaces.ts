@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, sep } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { localIdentity, parseRepository, type LocatorPolicy, type RepositoryLocator } from '@sextant/checkouts';
+import { localIdentity, looksLikeLocator, parseRepository, type LocatorPolicy, type RepositoryLocator } from '@sextant/checkouts';
 import { ServiceError } from '@sextant/messaging';
 import type { RegistryStore, Repository, RepositoryOrigin } from './registry.store.js';
 
@@ -29,7 +29,7 @@ export function remoteLocator(repository: string, policy: LocatorPolicy): Reposi
 export function identityOf(reference: string, policy: LocatorPolicy): string | undefined {
   if (reference.startsWith('/')) return localIdentity(reference);
   // A URL that cannot be normalized is refused (invalid_input), never taken for an unregistered repository.
-  if (/^(github:|git@|[a-z][a-z0-9+.-]*:\/\/)/i.test(reference)) return remoteLocator(reference, policy).identity;
+  if (looksLikeLocator(reference)) return remoteLocator(reference, policy).identity;
   try {
     return remoteLocator(reference, policy).identity;
   } catch {
