@@ -95,13 +95,16 @@ async function gitScenario(client: Client, f: Fixture): Promise<void> {
   assert.equal(many.body.truncated, true);
   assert.ok(many.body.stats.total_matches > 1_000 && many.body.stats.total_matches < 10_000, `${many.body.stats.total_matches} lines`);
   assert.match(many.body.notes?.[0] ?? '', /GREP_MAX_RESULT_BYTES/);
-  const whole = await callTool<{ truncated: boolean; content: string }>(client, 'open_file', {
-    repo: f.daemon.url('big'),
-    path: 'haystack.txt',
-  });
+  const whole = await callTool<{ truncated: boolean; content: string; endLine: number; next: { startLine: number } | null }>(
+    client,
+    'open_file',
+    { repo: f.daemon.url('big'), path: 'haystack.txt' },
+  );
   assert.equal(whole.isError, false, JSON.stringify(whole.body).slice(0, 500));
   assert.equal(whole.body.truncated, true);
-  assert.ok(whole.body.content.length <= 512 * 1024);
+  // Sized for an agent's context by default: 64 KiB at most, and the range to ask for next.
+  assert.ok(Buffer.byteLength(whole.body.content) <= 64 * 1024, `${Buffer.byteLength(whole.body.content)} bytes`);
+  assert.equal(whole.body.next?.startLine, whole.body.endLine + 1);
   const refs = await callTool<{ branches: string[]; tags: string[] }>(client, 'list_repository_refs', {
     repository: f.daemon.url('sample'),
   });

@@ -26,7 +26,7 @@ export const GitCacheEnv = CommonEnv.extend(DataDirEnv.shape).extend({
   CODEBASE_ROOT: z.string().min(1).optional(),
   REPO_ROOT: z.string().min(1).optional(),
   OPEN_FILE_MAX_LINES: env.int(1, 1_000_000).default(2_000),
-  OPEN_FILE_MAX_BYTES: env.int(1_024, 64 * 1024 ** 2).default(512 * 1024),
+  OPEN_FILE_MAX_BYTES: env.int(1_024, 64 * 1024 ** 2).default(64 * 1024),
   SEXTANT_UNREGISTERED_ACCESS: z.enum(['read', 'maintain', 'admin']).default('read'),
 });
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { busError, type BusError, type GrepRepository, type RegisteredRepository } from '@sextant/contracts';
-import { GrepRepository as GrepContract } from '@sextant/contracts';
+import { GrepRepository as GrepContract, OpenFile as OpenFileContract } from '@sextant/contracts';
 import { BusRequestError, ReadableRepositoryIds } from '@sextant/messaging';
 import { BareRepository, createSampleRepository, GitDaemon, HangingServer, freePort, git, writeTree } from '@sextant/testing';
 import { FileReader } from './files/file-reader.js';
@@ -60,10 +60,19 @@ class Clock {
 class RegistryStandIn {
   readonly byReference = new Map<string, RegisteredRepository>();
   readonly byWorkspace = new Map<string, RegisteredRepository>();
+  /** The commit each repository's index reflects (by id). */
+  readonly indexed = new Map<string, string>();
   register(repository: RegisteredRepository, workspace?: string): void {
     this.byReference.set(repository.id, repository);
     this.byReference.set(repository.name, repository);
-    if (workspace) this.byWorkspace.set(workspace, repository);
+    this.byReference.set(repository.locator, repository);
+    if (workspace) {
+      this.byWorkspace.set(workspace, repository);
+      this.byReference.set(workspace, repository);
+    }
+  }
+  async freshness(ids: readonly string[]) {
+    return ids.map((id) => ({ id, indexed_commit: this.indexed.get(id) ?? null, behind_head: null }));
   }
   async repositories(references: readonly string[]): Promise<Array<RegisteredRepository | null>> {
     return references.map((r) => this.byReference.get(r) ?? null);
@@ -154,6 +163,78 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
   }
 
   const paths = (r: GrepRepository.Response) => r.matches.map((m) => m.path).sort();
+
+  function openFile(h: Harness, input: Record<string, unknown>) {
+    return h.service.openFile(OpenFileContract.Request.parse(input));
+  }
+
+  describe('open_file', () => {
+    it('opens a registered remote repository by its name at the commit its index reflects, or a ref at its head', async () => {
+      const h = harness();
+      const remote = createSampleRepository(join(workspace, 'remotes'), 'opened');
+      const indexed = remote.commit('main', { 'src/app.ts': 'export const version = 1;\n', 'link.ts': { symlink: 'src/app.ts' } });
+      h.registry.register({ id: 'id-opened', name: 'opened', kind: 'remote', locator: remote.fileUrl, ref: null });
+      h.registry.indexed.set('id-opened', indexed);
+      const moved = remote.commit('main', { 'src/app.ts': 'export const version = 2;\n' });
+      // The clone fetches the branch's head: the answer is still what search saw, at the indexed commit.
+      const atIndex = await openFile(h, { repo: 'opened', path: 'src/app.ts' });
+      assert.deepEqual([atIndex.repo, atIndex.commit, atIndex.content], ['opened', indexed, 'export const version = 1;']);
+      const byUrl = await openFile(h, { repo: remote.fileUrl, path: 'src/app.ts' });
+      assert.deepEqual([byUrl.repo, byUrl.commit], ['opened', indexed]);
+      const atHead = await openFile(h, { repo: 'id-opened', path: 'src/app.ts', ref: 'main' });
+      assert.deepEqual([atHead.commit, atHead.content], [moved, 'export const version = 2;']);
+      // Once indexed at the head, the file is read from the checkout itself.
+      h.registry.indexed.set('id-opened', moved);
+      assert.equal((await openFile(h, { repo: 'opened', path: 'src/app.ts' })).content, 'export const version = 2;');
+      h.registry.indexed.set('id-opened', indexed);
+      const link = await failure(openFile(h, { repo: 'opened', path: 'link.ts' }));
+      assert.deepEqual(
+        [link.code, link.message],
+        [
+          'invalid_input',
+          `Invalid input: path: "link.ts" is a symbolic link at ${indexed.slice(0, 12)}; only regular files can be opened.`,
+        ],
+      );
+      assert.equal((await failure(openFile(h, { repo: 'opened', path: 'src' }))).code, 'invalid_input');
+      assert.equal((await failure(openFile(h, { repo: 'opened', path: 'missing.ts' }))).code, 'not_found');
+      assert.equal((await failure(openFile(h, { repo: 'opened', path: '../x' }))).code, 'forbidden');
+      assert.equal((await failure(openFile(h, { repo: 'opened', path: '.git/config' }))).code, 'forbidden');
+      remote.dispose();
+    });
+
+    it('opens a registered workspace by name, path or workspace from its working tree; other names stay CODEBASE_ROOT directories', async () => {
+      const h = harness();
+      const dir = mkdtempSync(join(workspace, 'ws-'));
+      git(dir, 'init', '-q', '--initial-branch=main');
+      writeTree(dir, { 'notes.md': 'draft\n' });
+      h.registry.register({ id: 'id-ws', name: 'target', kind: 'local', locator: dir, ref: null }, '/srv/target');
+      for (const input of [{ repo: 'target' }, { repo: 'id-ws' }, { repo: dir }, { workspace: '/srv/target' }]) {
+        const answer = await openFile(h, { ...input, path: 'notes.md' });
+        assert.deepEqual([answer.repo, answer.commit, answer.content], ['target', null, 'draft'], JSON.stringify(input));
+      }
+      const ref = await failure(openFile(h, { repo: 'target', path: 'notes.md', ref: 'main' }));
+      assert.deepEqual([ref.code, Object.keys((ref.details as { fields: object }).fields)], ['invalid_input', ['ref']]);
+      const mismatch = await failure(openFile(h, { repo: 'opened-elsewhere', workspace: '/srv/target', path: 'notes.md' }));
+      assert.deepEqual([mismatch.code, Object.keys((mismatch.details as { fields: object }).fields)], ['invalid_input', ['repo']]);
+      assert.equal((await failure(openFile(h, { repo: 'target', path: '../escape' }))).code, 'forbidden');
+      mkdirSync(join(h.root, 'plain'));
+      writeTree(join(h.root, 'plain'), { 'a.txt': 'in the codebase root\n' });
+      assert.deepEqual((await openFile(h, { repo: 'plain', path: 'a.txt' })).content, 'in the codebase root');
+      assert.equal((await failure(openFile(h, { repo: 'nowhere', path: 'a.txt' }))).code, 'not_found');
+    });
+
+    it('says which range to ask for next when an answer is cut short', async () => {
+      const h = harness();
+      mkdirSync(join(h.root, 'long'));
+      writeTree(join(h.root, 'long'), { 'many.txt': Array.from({ length: 5_000 }, (_, i) => `line ${i + 1}`).join('\n') });
+      const first = await openFile(h, { repo: 'long', path: 'many.txt' });
+      assert.deepEqual([first.endLine, first.truncated, first.next], [2_000, true, { startLine: 2_001, endLine: 4_000 }]);
+      const last = await openFile(h, { repo: 'long', path: 'many.txt', startLine: 4_001 });
+      assert.deepEqual([last.endLine, last.truncated, last.next], [5_000, false, null]);
+      const asked = await openFile(h, { repo: 'long', path: 'many.txt', startLine: 10, endLine: 2_500 });
+      assert.deepEqual([asked.endLine, asked.next], [2_009, { startLine: 2_010, endLine: 2_500 }]);
+    });
+  });
 
   describe('grep_repository', () => {
     let h: Harness;

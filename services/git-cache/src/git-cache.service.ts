@@ -29,7 +29,7 @@ export interface GitCacheServiceDeps {
   grepMaxResultBytes?: number;
   lsRemoteTimeoutMs: number;
   /** Registered repositories and workspaces (workspace-registry, over the bus). */
-  registry: Pick<RegistryClient, 'repositories' | 'workspace'>;
+  registry: Pick<RegistryClient, 'repositories' | 'workspace' | 'freshness'>;
   /** The registered repositories the caller may read (issue #13). */
   readable: Pick<ReadableRepositoryIds, 'readable'>;
   /** Who may use the tools on repositories that are not registered: remote URLs, CODEBASE_ROOT directories (SEXTANT_UNREGISTERED_ACCESS). */
@@ -41,7 +41,9 @@ export interface GitCacheServiceDeps {
  * `ref`: the registered branch, used when the call names none), or a
  * registered local workspace, searched as its working tree.
  */
-type Target = ({ kind: 'remote'; locator: RepositoryLocator; ref?: string } | { kind: 'local'; dir: string; name: string }) & {
+type Target = ({ kind: 'remote'; locator: RepositoryLocator; ref?: string } | { kind: 'local'; dir: string }) & {
+  /** How answers name it: a registered repository's name, else the reference as the caller spelled it. */
+  name: string;
   /** A workspace this call registered (auto-discovery). */
   discovered?: boolean;
 };
@@ -82,6 +84,7 @@ export class GitCacheService {
       }
       const ref = await this.deps.git.run(['symbolic-ref', '--short', '-q', 'HEAD'], { cwd: target.dir }).catch(() => '');
       return {
+        repo: target.name,
         ...(await this.deps.engine.search(target.dir, query)),
         ...(ref.trim() ? { ref: ref.trim() } : {}),
         ...(target.discovered ? DISCOVERED : {}),
@@ -89,7 +92,7 @@ export class GitCacheService {
     }
     return this.deps.cache.withCheckout(target.locator, named ?? target.ref, async (checkout) => {
       const found = await this.deps.engine.search(checkout.dir, query);
-      return { ...found, ref: checkout.ref };
+      return { repo: target.name, ...found, ref: checkout.ref };
     });
   }
 
@@ -119,14 +122,7 @@ export class GitCacheService {
    */
   private async target(repository: string | undefined, workspace: string | undefined): Promise<Target> {
     if (workspace !== undefined) {
-      const { repository: resolved, discovered } = await this.deps.registry.workspace(workspace);
-      await this.mayRead(resolved, workspace);
-      if (repository !== undefined) {
-        const [named] = await this.deps.registry.repositories([repository]);
-        if (named?.id !== resolved.id) {
-          throw ServiceError.invalid({ repository: `"${repository}" is not the repository of workspace ${workspace} (${resolved.name})` });
-        }
-      }
+      const { repository: resolved, discovered } = await this.workspaceRepository(workspace, repository, 'repository');
       return { ...this.targetOf(resolved), discovered };
     }
     if (repository === undefined) throw ServiceError.invalid({ repository: 'required: a repository URL or name, or a workspace' });
@@ -134,14 +130,14 @@ export class GitCacheService {
     if (looksLikeLocator(repository) || !REGISTERED_NAME.test(repository)) {
       const locator = parseRepository(repository, this.deps.policy);
       await this.mayUseUrl(repository);
-      return { kind: 'remote', locator };
+      return { kind: 'remote', locator, name: repository };
     }
     const [registered] = await this.deps.registry.repositories([repository]);
     if (registered) {
       await this.mayRead(registered, repository);
       return this.targetOf(registered);
     }
-    return { kind: 'remote', locator: this.unregistered(repository) };
+    return { kind: 'remote', locator: this.unregistered(repository), name: repository };
   }
 
   /** A reference nobody registered: its locator, when it is one and the unregistered rule lets the caller use it. */
@@ -154,6 +150,24 @@ export class GitCacheService {
     }
     this.mayUseUnregistered();
     return locator;
+  }
+
+  /**
+   * A tool's `workspace`, resolved by the registry (with its rules and errors), when the caller may read it; a
+   * repository named beside it (in `field`) must be the same one.
+   */
+  private async workspaceRepository(workspace: string, repository: string | undefined, field: string) {
+    const resolved = await this.deps.registry.workspace(workspace);
+    await this.mayRead(resolved.repository, workspace);
+    if (repository !== undefined) {
+      const [named] = await this.deps.registry.repositories([repository]);
+      if (named?.id !== resolved.repository.id) {
+        throw ServiceError.invalid({
+          [field]: `"${repository}" is not the repository of workspace ${workspace} (${resolved.repository.name})`,
+        });
+      }
+    }
+    return resolved;
   }
 
   /** A registered repository the caller may not read answers like one nobody registered (`hidden`). */
@@ -213,7 +227,12 @@ export class GitCacheService {
 
   private targetOf(repository: RegisteredRepository): Target {
     if (repository.kind === 'local') return { kind: 'local', dir: repository.locator, name: repository.name };
-    return { kind: 'remote', locator: parseRepository(repository.locator, this.deps.policy), ref: repository.ref ?? undefined };
+    return {
+      kind: 'remote',
+      locator: parseRepository(repository.locator, this.deps.policy),
+      ref: repository.ref ?? undefined,
+      name: repository.name,
+    };
   }
 
   searchRepositories(input: SearchRepositories.Request): Promise<SearchRepositories.Response> {
@@ -221,18 +240,98 @@ export class GitCacheService {
   }
 
   /**
-   * `repo` is a directory under CODEBASE_ROOT (or ignored under REPO_ROOT).
-   * When it is a repository locator (`github:o/r`, a URL) and no REPO_ROOT is
-   * set, the file is read from that repository's clone in the cache.
+   * A file of the repository `repo` (or `workspace`) names, as every other tool names it: a registered repository
+   * (id, name, URL, workspace path) the caller may read — a workspace from its working tree, a remote one from its
+   * clone at the commit its index reflects (or `ref`'s head) —, else a directory under CODEBASE_ROOT (every `repo`
+   * means REPO_ROOT when that is set), else a repository URL, cloned.
    */
   async openFile(input: OpenFile.Request): Promise<OpenFile.Response> {
-    if (this.deps.files.singleRepository || !looksLikeLocator(input.repo)) {
-      await this.mayOpenDirectory(this.deps.files.directoryOf(input.repo), input.repo);
-      return this.deps.files.open(input);
+    const window = { path: input.path, startLine: input.startLine, endLine: input.endLine };
+    if (this.deps.files.singleRepository) return this.openDirectory(input.repo ?? '', window);
+    const repository = await this.registeredFile(input.repo, input.workspace);
+    if (repository === undefined) {
+      // Not a registered repository the caller may read: a directory of the server, or a URL.
+      const repo = input.repo!;
+      if (!looksLikeLocator(repo)) return this.openDirectory(repo, window);
+      const locator = parseRepository(repo, this.deps.policy);
+      await this.mayUseUrl(repo);
+      return this.deps.cache.withCheckout(locator, input.ref === undefined ? undefined : checkRefName(input.ref), (checkout) =>
+        this.deps.files.openIn(checkout.dir, { ...window, repo, commit: checkout.commit }),
+      );
     }
-    const locator = parseRepository(input.repo, this.deps.policy);
-    await this.mayUseUrl(input.repo);
-    return this.deps.cache.withCheckout(locator, undefined, (checkout) => this.deps.files.openIn(checkout.dir, input));
+    const target = this.targetOf(repository);
+    if (target.kind === 'local') {
+      if (input.ref !== undefined) {
+        throw ServiceError.invalid({
+          ref: `${target.name} is a local workspace, read as its working tree; ref applies to remote repositories`,
+        });
+      }
+      return this.deps.files.open(target.dir, { ...window, repo: target.name, commit: null });
+    }
+    if (input.ref !== undefined) {
+      return this.deps.cache.withCheckout(target.locator, checkRefName(input.ref), (checkout) =>
+        this.deps.files.openIn(checkout.dir, { ...window, repo: repository.name, commit: checkout.commit }),
+      );
+    }
+    const [freshness] = await this.deps.registry.freshness([repository.id]);
+    const indexed = freshness?.indexed_commit ?? undefined;
+    return this.deps.cache.withCheckout(target.locator, target.ref, async (checkout) => {
+      const request = { ...window, repo: repository.name };
+      if (indexed === undefined || indexed === checkout.commit)
+        return this.deps.files.openIn(checkout.dir, { ...request, commit: checkout.commit });
+      const blob = await this.blobAt(checkout.dir, indexed, input.path);
+      // A commit the clone no longer has (the branch was rewritten): the file as the branch has it now, and its commit says so.
+      if (blob === undefined) return this.deps.files.openIn(checkout.dir, { ...request, commit: checkout.commit });
+      return this.deps.files.openBlob(blob, { ...request, commit: indexed });
+    });
+  }
+
+  /** A directory of the server: `<CODEBASE_ROOT>/<repo>`, or REPO_ROOT. */
+  private async openDirectory(repo: string, window: Pick<OpenFile.Request, 'path' | 'startLine' | 'endLine'>): Promise<OpenFile.Response> {
+    const directory = this.deps.files.directoryOf(repo);
+    await this.mayOpenDirectory(directory, repo);
+    return this.deps.files.open(directory, { ...window, repo, commit: null });
+  }
+
+  /**
+   * The registered repository `open_file` names, when the caller may read it: by `workspace` (with the rules and
+   * errors of every tool's), or by any spelling the registry knows `repo` by. Undefined: none, or one the caller
+   * may not read — which then answers as a directory or URL nobody registered would.
+   */
+  private async registeredFile(repo: string | undefined, workspace: string | undefined): Promise<RegisteredRepository | undefined> {
+    if (workspace !== undefined) return (await this.workspaceRepository(workspace, repo, 'repo')).repository;
+    const [repository] = await this.deps.registry.repositories([repo!]);
+    const readable = repository ? await this.deps.readable.readable() : undefined;
+    return repository && (!readable || readable.has(repository.id)) ? repository : undefined;
+  }
+
+  /**
+   * The content of `path` at `commit` in the clone at `dir`, read from git's objects; undefined when the clone does
+   * not have that commit and cannot fetch it. A shallow clone holds its branch's head only: an older commit (the
+   * branch moved since it was indexed) is fetched alone, as git's protocol v2 allows. A path that is not a regular
+   * file there (a directory, a symbolic link, a submodule) is refused.
+   */
+  private async blobAt(dir: string, commit: string, path: string): Promise<Buffer | undefined> {
+    this.deps.files.checkPath(path);
+    const clean = path.replace(/^(\.\/)+/, '');
+    const list = () => this.deps.git.run(['ls-tree', '-z', commit, '--', clean], { cwd: dir }).catch(() => undefined);
+    let listing = await list();
+    if (listing === undefined) {
+      // Two callers may fetch at once (one loses git's shallow lock): whichever fetched, the commit is then here.
+      await this.deps.git
+        .run(['fetch', '-q', '--no-tags', '--depth=1', 'origin', commit], { cwd: dir, timeoutMs: this.deps.lsRemoteTimeoutMs })
+        .catch(() => undefined);
+      listing = await list();
+      if (listing === undefined) return undefined;
+    }
+    const entry = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(listing);
+    if (!entry) throw ServiceError.of('not_found', `File "${path}" was not found at ${commit.slice(0, 12)}.`, { path });
+    const [, mode, type, object] = entry;
+    if (type !== 'blob' || mode === '120000') {
+      const what = type === 'tree' ? 'a directory' : type === 'commit' ? 'a submodule' : 'a symbolic link';
+      throw ServiceError.invalid({ path: `"${path}" is ${what} at ${commit.slice(0, 12)}; only regular files can be opened` });
+    }
+    return Buffer.from(await this.deps.git.run(['cat-file', 'blob', object!], { cwd: dir }), 'utf8');
   }
 
   private grepQuery(input: GrepRepository.Request): GrepQuery {

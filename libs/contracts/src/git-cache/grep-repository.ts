@@ -42,6 +42,10 @@ export const LineMatch = z.object({
 });
 
 export const Response = z.object({
+  repo: z
+    .string()
+    .optional()
+    .describe('The repository searched, as open_file takes it: a registered one by its name, else as the call spelled it.'),
   matches: z.array(z.object({ path: z.string(), line_matches: z.array(LineMatch) })),
   stats: z.object({
     files_searched: z.int(),

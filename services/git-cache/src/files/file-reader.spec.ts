@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BusError, OpenFile } from '@sextant/contracts';
-import { FileReader } from './file-reader.js';
+import { FileReader, type FileRequest } from './file-reader.js';
 
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-REPOSITORY';
 
@@ -20,11 +20,16 @@ async function failure(promise: Promise<unknown>): Promise<BusError> {
   assert.fail('expected a failure');
 }
 
+/** What the service does for a directory of the server: `<CODEBASE_ROOT>/<repo>` (or REPO_ROOT), read as a working tree. */
+async function openAt(reader: FileReader, request: Omit<FileRequest, 'commit'>) {
+  return reader.open(reader.directoryOf(request.repo), { ...request, commit: null });
+}
+
 describe('open_file: FileReader', () => {
   let base: string;
   let root: string;
   let reader: FileReader;
-  const open = (repo: string, path: string, extra: Partial<OpenFile.Request> = {}) => reader.open({ repo, path, ...extra });
+  const open = (repo: string, path: string, extra: Partial<OpenFile.Request> = {}) => openAt(reader, { repo, path, ...extra });
 
   before(() => {
     base = mkdtempSync(join(tmpdir(), 'sextant-files-'));
@@ -128,11 +133,13 @@ describe('open_file: FileReader', () => {
     assert.deepEqual(whole, {
       repo: 'alpha',
       path: 'README.md',
+      commit: null,
       startLine: 1,
       endLine: 3,
       totalLines: 3,
       content: 'line 1\nline 2\nline 3',
       truncated: false,
+      next: null,
     });
     const window = await open('alpha', 'README.md', { startLine: 2, endLine: 2 });
     assert.equal(window.content, 'line 2');
@@ -160,7 +167,10 @@ describe('open_file: FileReader', () => {
     const tooMany = await open('alpha', 'big.txt', { startLine: 1, endLine: 5_000 });
     assert.equal(tooMany.endLine, 100);
     assert.equal(tooMany.truncated, true);
-    const bytes = await new FileReader({ codebaseRoot: root, maxLines: 10_000, maxBytes: 2_000 }).open({ repo: 'alpha', path: 'big.txt' });
+    const bytes = await openAt(new FileReader({ codebaseRoot: root, maxLines: 10_000, maxBytes: 2_000 }), {
+      repo: 'alpha',
+      path: 'big.txt',
+    });
     assert.ok(Buffer.byteLength(bytes.content) <= 2_000);
     assert.equal(bytes.truncated, true);
   });
@@ -197,7 +207,7 @@ describe('open_file: FileReader', () => {
       assert.match(error.message, /2 hard links/);
       assert.ok(!JSON.stringify(error).includes(SECRET));
       // A clone git-cache made itself (openIn): git wrote its files, a link count is no sign of a planted link.
-      const answer = await reader.openIn(join(root, 'alpha'), { repo: 'alpha', path: 'hard-link.txt' });
+      const answer = await reader.openIn(join(root, 'alpha'), { repo: 'alpha', path: 'hard-link.txt', commit: null });
       assert.equal(answer.content, SECRET);
     } finally {
       rmSync(join(root, 'alpha', 'hard-link.txt'));
@@ -217,14 +227,14 @@ describe('open_file: FileReader', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'minified.js'), 'é'.repeat(2_500_000)); // 5 MB, one line
     const reader = new FileReader({ codebaseRoot: root, maxLines: 100, maxBytes: 4_001 });
-    const result = await reader.open({ repo: 'wide', path: 'minified.js' });
+    const result = await openAt(reader, { repo: 'wide', path: 'minified.js' });
     assert.equal(result.totalLines, 1);
     assert.equal(result.truncated, true);
     assert.equal(result.endLine, 1);
     assert.equal(result.content, 'é'.repeat(2_000));
     // A later line over the cap ends the window before it, whole lines only.
     writeFileSync(join(dir, 'mixed.txt'), `short\n${'x'.repeat(10_000)}\nlast\n`);
-    const mixed = await reader.open({ repo: 'wide', path: 'mixed.txt' });
+    const mixed = await openAt(reader, { repo: 'wide', path: 'mixed.txt' });
     assert.deepEqual([mixed.content, mixed.endLine, mixed.totalLines, mixed.truncated], ['short', 1, 3, true]);
   });
 
@@ -234,25 +244,27 @@ describe('open_file: FileReader', () => {
     const lines = Array.from({ length: 200_000 }, (_, i) => `${i + 1} ${'ab'.repeat(i % 7)}`);
     writeFileSync(join(dir, 'many.txt'), `${lines.join('\n')}\n`);
     const reader = new FileReader({ codebaseRoot: root, maxLines: 5, maxBytes: 65_536 });
-    const result = await reader.open({ repo: 'long', path: 'many.txt', startLine: 150_000 });
+    const result = await openAt(reader, { repo: 'long', path: 'many.txt', startLine: 150_000 });
     assert.deepEqual(result.content.split('\n'), lines.slice(149_999, 150_004));
     assert.equal(result.totalLines, 200_000);
     writeFileSync(join(dir, 'empty.txt'), '');
-    assert.deepEqual([(await reader.open({ repo: 'long', path: 'empty.txt' })).totalLines], [0]);
+    assert.deepEqual([(await openAt(reader, { repo: 'long', path: 'empty.txt' })).totalLines], [0]);
   });
 
   it('names the repository as the caller did in not_found', async () => {
-    const error = await failure(reader.openIn(join(root, 'alpha'), { repo: 'https://example.com/o/r.git', path: 'nope.txt' }));
+    const error = await failure(
+      reader.openIn(join(root, 'alpha'), { repo: 'https://example.com/o/r.git', path: 'nope.txt', commit: null }),
+    );
     assert.equal(error.code, 'not_found');
     assert.equal(error.message, 'File "nope.txt" was not found in https://example.com/o/r.git.');
   });
 
   it('in REPO_ROOT mode reads from that root whatever repo says, and echoes repo', async () => {
     const single = new FileReader({ codebaseRoot: '/nonexistent', repoRoot: join(root, 'alpha'), maxLines: 100, maxBytes: 65536 });
-    const result = await single.open({ repo: 'anything', path: 'README.md' });
+    const result = await openAt(single, { repo: 'anything', path: 'README.md' });
     assert.equal(result.repo, 'anything');
     assert.equal(result.totalLines, 3);
-    assert.equal((await failure(single.open({ repo: 'anything', path: '../secret.txt' }))).code, 'forbidden');
-    assert.equal((await failure(single.open({ repo: 'anything', path: 'escape-link' }))).code, 'forbidden');
+    assert.equal((await failure(openAt(single, { repo: 'anything', path: '../secret.txt' }))).code, 'forbidden');
+    assert.equal((await failure(openAt(single, { repo: 'anything', path: 'escape-link' }))).code, 'forbidden');
   });
 });

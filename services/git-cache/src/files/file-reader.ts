@@ -36,9 +36,12 @@ export class FileReader {
     return this.options.repoRoot !== undefined;
   }
 
-  /** A directory of the server (CODEBASE_ROOT, REPO_ROOT): files with more than one hard link are refused. */
-  async open(request: OpenFile.Request): Promise<OpenFile.Response> {
-    return this.read(this.directoryOf(request.repo), request, false);
+  /**
+   * A directory of the server (CODEBASE_ROOT, REPO_ROOT, a registered workspace's working tree) that answers as
+   * `repo`: files with more than one hard link are refused.
+   */
+  async open(directory: string, request: FileRequest): Promise<OpenFile.Response> {
+    return this.read(directory, request, false);
   }
 
   /** The directory `open` reads `repo` from: REPO_ROOT, or `<CODEBASE_ROOT>/<repo>`. */
@@ -48,9 +51,24 @@ export class FileReader {
     return join(this.options.codebaseRoot, repo);
   }
 
-  /** Reads from the checkout at `directory` (a clone the cache made); messages name the repository as `request.repo` does. */
-  openIn(directory: string, request: OpenFile.Request): Promise<OpenFile.Response> {
+  /** Reads from the checkout at `directory` (a clone the cache made) as it is now, at `request.commit`. */
+  openIn(directory: string, request: FileRequest): Promise<OpenFile.Response> {
     return this.read(directory, request, true);
+  }
+
+  /**
+   * A file's content as git stores it at `request.commit` (a blob read from a clone's object database): nothing of
+   * the file system is involved, so only the path's spelling is checked.
+   */
+  openBlob(content: Buffer, request: FileRequest): Promise<OpenFile.Response> {
+    checkRelativePath(request.path);
+    if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) throw binary(request.path);
+    return this.window(bufferSource(content), request);
+  }
+
+  /** The path as it is spelled for `open`, checked (no `..`, no `.git`, not absolute): for a caller that reads it itself. */
+  checkPath(path: string): void {
+    checkRelativePath(path);
   }
 
   /**
@@ -58,7 +76,7 @@ export class FileReader {
    * link may be someone's link to a file outside the repository (`ln /etc/passwd notes.txt`), which no path check
    * can see: such a file is refused.
    */
-  private async read(repositoryDir: string, request: OpenFile.Request, ownClone: boolean): Promise<OpenFile.Response> {
+  private async read(repositoryDir: string, request: FileRequest, ownClone: boolean): Promise<OpenFile.Response> {
     checkRelativePath(request.path);
     const root = await realpath(repositoryDir).catch(() => {
       throw repositoryMissing(request.repo);
@@ -92,8 +110,8 @@ export class FileReader {
       }
       const sniff = Buffer.alloc(Math.min(BINARY_SNIFF_BYTES, opened.size));
       await handle.read(sniff, 0, sniff.length, 0);
-      if (sniff.includes(0)) throw ServiceError.invalid({ path: `"${request.path}" is a binary file` });
-      return await this.window(handle, request);
+      if (sniff.includes(0)) throw binary(request.path);
+      return await this.window(fileSource(handle), request);
     } finally {
       await handle.close();
     }
@@ -106,7 +124,7 @@ export class FileReader {
    * whatever the length of a line; a first line longer than the cap comes back
    * cut, with `truncated: true`.
    */
-  private async window(handle: FileHandle, request: OpenFile.Request): Promise<OpenFile.Response> {
+  private async window(source: ByteSource, request: FileRequest): Promise<OpenFile.Response> {
     const { maxBytes } = this.options;
     const startLine = request.startLine ?? 1;
     const wanted = request.endLine ?? startLine + this.options.maxLines - 1;
@@ -123,7 +141,7 @@ export class FileReader {
     let position = 0;
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+      const bytesRead = await source(buffer, position);
       if (bytesRead === 0) break;
       position += bytesRead;
       const chunk = buffer.subarray(0, bytesRead);
@@ -165,16 +183,40 @@ export class FileReader {
     const content = keptLines === 0 ? [] : decodeWhole(Buffer.concat(kept)).split('\n').slice(0, keptLines).map(withoutCr);
     // Cut short: by the byte cap, or by the line cap before the end of what was asked (or of the file).
     const truncated = full || (total > endLine && wanted > endLine) || (request.endLine === undefined && total > endLine);
+    const last = startLine + content.length - 1;
+    // What to ask for next: the rest of the range asked for (or of the file), as much as one answer holds.
+    const until = Math.min(request.endLine ?? total, total);
+    const next = truncated && last < until ? { startLine: last + 1, endLine: Math.min(until, last + this.options.maxLines) } : null;
     return {
       repo: request.repo,
       path: request.path,
+      commit: request.commit,
       startLine,
-      endLine: startLine + content.length - 1,
+      endLine: last,
       totalLines: total,
       content: content.join('\n'),
       truncated,
+      next,
     };
   }
+}
+
+/** What the reader needs of a request: the repository named as the answer names it, and the commit the files are at. */
+export type FileRequest = Pick<OpenFile.Request, 'path' | 'startLine' | 'endLine'> & {
+  repo: string;
+  /** The commit the content is at; null: a working tree (a workspace, a directory of the server). */
+  commit: string | null;
+};
+
+/** Fills `buffer` with the bytes from `position` on; how many it read (0: the end). */
+type ByteSource = (buffer: Buffer, position: number) => Promise<number>;
+
+function fileSource(handle: FileHandle): ByteSource {
+  return async (buffer, position) => (await handle.read(buffer, 0, buffer.length, position)).bytesRead;
+}
+
+function bufferSource(content: Buffer): ByteSource {
+  return async (buffer, position) => content.copy(buffer, 0, position, Math.min(content.length, position + buffer.length));
 }
 
 /** UTF-8 text of `bytes`, leaving out a multi-byte character cut at the end. */
@@ -199,7 +241,11 @@ export function repositoryMissing(repo: string): ServiceError {
   return ServiceError.of('not_found', `Repository "${repo}" was not found.`);
 }
 
-function notFound(request: OpenFile.Request): ServiceError {
+function binary(path: string): ServiceError {
+  return ServiceError.invalid({ path: `"${path}" is a binary file` });
+}
+
+function notFound(request: FileRequest): ServiceError {
   return ServiceError.of('not_found', `File "${request.path}" was not found in ${request.repo}.`);
 }
 
