@@ -338,10 +338,11 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         t === 'missing' ? (form === 'url' ? missingUrl : missingId) : form === 'url' ? urls[t] : ids[t];
       const project = (t: Target) => (t === 'missing' ? 'no-such' : t);
       type Forms = Array<[string, (t: Target) => unknown]>;
-      // open_file's repo is a directory of CODEBASE_ROOT (tools.md) or a URL, not a registered id.
+      // open_file's repo is also a directory of CODEBASE_ROOT (tools.md).
       const TOOL_FORMS: Record<string, Forms> = {
         'open_file.repo': [
           ['URL', (t) => repo(t, 'url')],
+          ['id', (t) => repo(t, 'id')],
           ['directory', (t) => (t === 'missing' ? 'nope-dir' : `${t}-dir`)],
         ],
       };
