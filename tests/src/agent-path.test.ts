@@ -6,7 +6,7 @@
  * answers is what the result pointed at (the same lines, the same commit).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
@@ -230,5 +230,79 @@ describe('the agent path: search → open → references → open (distributed)'
 
   it('opens what search, references, symbols, outlines and grep point at, in a workspace and a remote repository', async (t) => {
     await agentPath(t, client, f, 'distributed');
+  });
+});
+
+describe('no silent answers: a workspace not indexed, being indexed, or edited since (embedded)', () => {
+  let base: string;
+  let workspace: string;
+  let sextant: Sextant;
+  let client: Client;
+
+  before(async () => {
+    base = mkdtempSync(join(tmpdir(), 'sextant-silent-'));
+    workspace = makeRepository(base, 'fresh', SHOP);
+    sextant = await startEmbedded({ SEXTANT_WORKSPACE: workspace, SEXTANT_WATCH_SYNC_MS: '4000' });
+    client = await httpClient(sextant.url);
+  });
+  after(async () => {
+    await client?.close();
+    await sextant?.stop();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  interface Located {
+    definitions: Definition[];
+    freshness: Array<{ repo: string; commit: string | null; dirty?: true; changed_paths?: string[] }>;
+    indexing_status?: string;
+    result_completeness?: string;
+    hint?: string;
+  }
+  const locate = async (name: string) => {
+    const answer = await callTool<Located>(client, 'locate_symbol', { name });
+    assert.equal(answer.isError, false, JSON.stringify(answer.body));
+    return answer.body;
+  };
+  /** Asks until `done` holds (every 200 ms, `ms` at most): the last answer. */
+  const until = async (name: string, done: (a: Located) => boolean, ms: number): Promise<Located> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const answer = await locate(name);
+      if (done(answer) || Date.now() > deadline) return answer;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
+  it('lists the default workspace from the start, indexes it on first use and says so until it is; an edit shows as dirty, then syncs by itself', async () => {
+    const listed = await callTool<{ repositories: Array<{ name: string; index_status: string }> }>(client, 'list_repositories', {});
+    assert.deepEqual(
+      listed.body.repositories.map((r) => [r.name, r.index_status]),
+      [['fresh', 'not_indexed']],
+    );
+
+    // First use: the answer is partial and says why; indexing has started without being asked.
+    const first = await locate('send');
+    assert.equal(first.result_completeness, 'partial', JSON.stringify(first));
+    assert.equal(first.indexing_status, 'indexing');
+    assert.match(first.hint ?? '', /^fresh is being indexed: this answer covers what is indexed so far/);
+    const ready = await until('send', (a) => a.definitions.length > 0 && a.hint === undefined, 60_000);
+    assert.deepEqual(
+      ready.definitions.map((d) => d.path),
+      ['src/webhooks/send.ts'],
+    );
+    assert.equal(ready.result_completeness, undefined);
+
+    // An edit: answers name it (once the answer's freshness is older than its few seconds of reuse) …
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    writeFileSync(join(workspace, 'src', 'added.ts'), 'export function freshlyAdded() { return 1; }\n');
+    const dirty = await until('freshlyAdded', (a) => a.freshness[0]?.dirty === true, 3_000);
+    assert.deepEqual(dirty.freshness[0], { ...dirty.freshness[0], dirty: true, changed_paths: ['src/added.ts'] });
+    assert.deepEqual(dirty.definitions, [], 'not indexed yet');
+    // … and the workspace syncs itself a few seconds after the last edit: no sync_repo.
+    const synced = await until('freshlyAdded', (a) => a.definitions.length > 0, 20_000);
+    assert.deepEqual(
+      synced.definitions.map((d) => d.path),
+      ['src/added.ts'],
+    );
   });
 });

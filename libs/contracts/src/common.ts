@@ -70,15 +70,26 @@ export const EffectiveScope = z.object({
 
 export const ResultCompleteness = z.enum(['complete', 'partial', 'truncated']);
 export const IndexingStatus = z.enum(['not_indexed', 'indexing', 'ready', 'failed']);
+export type IndexingStatus = z.output<typeof IndexingStatus>;
 
 /**
- * Present when the call's `workspace` was auto-discovered by this very call
- * (tools.md, "Workspaces"): indexing has just started, and an answer read
- * from the index covers only what is indexed so far.
+ * Present when an answer read from an index does not cover what was asked: a
+ * repository of it is being indexed (auto-discovered by this very call,
+ * tools.md "Workspaces", or its first job still running), was never indexed,
+ * or its indexing failed. `hint` says which, and what to call.
  */
 export const discoveryFields = {
-  indexing_status: z.literal('indexing').optional().describe('"indexing": this call registered the workspace; its indexing has started.'),
+  indexing_status: z
+    .literal('indexing')
+    .optional()
+    .describe(
+      '"indexing": a repository of the answer is being indexed (this call may have started it); the answer covers what is indexed so far.',
+    ),
   result_completeness: ResultCompleteness.optional().describe('"partial": the answer covers only what was indexed so far.'),
+  hint: z
+    .string()
+    .optional()
+    .describe('One line on what the answer could not cover and what to call, e.g. "shop is not indexed: call index_repo".'),
 };
 
 /** Added by the gateway to every result, success or failure. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RegisteredRepository } from '@sextant/contracts';
+import type { IndexingStatus, RegisteredRepository } from '@sextant/contracts';
 import { BusRequestError } from './errors.js';
 import { withPrincipal } from './request-scope.js';
 import { Scopes } from './scopes.js';
@@ -9,11 +9,22 @@ const repo = (id: string, name = id): RegisteredRepository => ({ id, name, kind:
 const KNOWN = new Map([repo('r1', 'shop'), repo('r2', 'tools')].map((r) => [r.id, r]));
 
 /** The registry's answers over a fixed set of repositories (by id or name), and what it was asked. */
-function registry(workspace: () => { repository: RegisteredRepository; discovered: boolean }) {
+function registry(
+  workspace: () => { repository: RegisteredRepository; discovered: boolean },
+  status: (id: string) => IndexingStatus = () => 'ready',
+) {
   return {
     repositories: async (refs: readonly string[]) => refs.map((r) => KNOWN.get(r) ?? [...KNOWN.values()].find((k) => k.name === r) ?? null),
     workspace: async () => workspace(),
-    freshness: async (ids: readonly string[]) => ids.map((id) => ({ id, indexed_commit: `c-${id}`, behind_head: false })),
+    freshness: async (ids: readonly string[]) =>
+      ids.map((id) => ({
+        id,
+        indexed_commit: status(id) === 'ready' ? `c-${id}` : null,
+        behind_head: status(id) === 'ready' ? false : null,
+        index_status: status(id),
+        dirty: id === 'r2' ? true : null,
+        changed_paths: id === 'r2' ? ['src/edited.ts'] : [],
+      })),
   };
 }
 
@@ -53,6 +64,49 @@ describe('Scopes', () => {
     );
     assert.equal((await noDefault.of({}, true)).repositories, null);
     await assert.rejects(noDefault.of({}, false), /no default workspace/);
+  });
+
+  it('says which repositories of an answer its index does not cover, and what to call; a dirty workspace names its edits', async () => {
+    const statuses: Record<string, IndexingStatus> = { r1: 'not_indexed', r2: 'ready' };
+    const scopes = new Scopes(
+      registry(
+        () => ({ repository: repo('r1', 'shop'), discovered: false }),
+        (id) => statuses[id]!,
+      ),
+    );
+    const both = { repositories: [...KNOWN.values()], partial: false, type: 'repos' as const };
+    assert.deepEqual(await scopes.answer(both, new Map()), {
+      freshness: [
+        { repo: 'shop', commit: null, behind_head: null },
+        { repo: 'tools', commit: 'c-r2', behind_head: false, dirty: true, changed_paths: ['src/edited.ts'] },
+      ],
+      result_completeness: 'partial',
+      hint: 'shop is not indexed: call index_repo',
+    });
+    const answer = async (status: IndexingStatus) => {
+      statuses.r1 = status;
+      const fresh = new Scopes(
+        registry(
+          () => ({ repository: repo('r1', 'shop'), discovered: false }),
+          (id) => statuses[id]!,
+        ),
+      );
+      return fresh.answer({ repositories: [repo('r1', 'shop')], partial: false, type: 'workspace' }, new Map());
+    };
+    const indexing = await answer('indexing');
+    assert.deepEqual(
+      [indexing.indexing_status, indexing.result_completeness, indexing.hint],
+      ['indexing', 'partial', 'shop is being indexed: this answer covers what is indexed so far (index_status shows progress)'],
+    );
+    assert.equal((await answer('failed')).hint, 'indexing shop failed (index_status says why): call index_repo to try again');
+    statuses.r1 = 'ready';
+    const covered = await new Scopes(
+      registry(
+        () => ({ repository: repo('r1', 'shop'), discovered: false }),
+        (id) => statuses[id]!,
+      ),
+    ).answer({ repositories: [repo('r1', 'shop')], partial: false, type: 'workspace' }, new Map());
+    assert.deepEqual(covered, { freshness: [{ repo: 'shop', commit: 'c-r1', behind_head: false }] });
   });
 
   it('leaves out rows of repositories the registry no longer knows and hands their ids to forget', async () => {

@@ -1,4 +1,11 @@
-import { GetProject, LOCAL_PRINCIPAL, ReadableRepositories, type Freshness, type RegisteredRepository } from '@sextant/contracts';
+import {
+  GetProject,
+  LOCAL_PRINCIPAL,
+  ReadableRepositories,
+  type Freshness,
+  type IndexingStatus,
+  type RegisteredRepository,
+} from '@sextant/contracts';
 import type { BusClient } from './bus-client.js';
 import { BusRequestError, ServiceError } from './errors.js';
 import type { RegistryClient } from './registry-client.js';
@@ -25,12 +32,26 @@ export interface ScopeInput {
   workspace?: string;
 }
 
-/** What every answer over a scope carries: the commit per repository, and whether a just-discovered workspace is still being indexed. */
+/**
+ * What every answer over a scope carries: the commit per repository (and the edits a watched workspace's index does
+ * not reflect yet), and, when the index does not cover the scope, why and what to call.
+ */
 export interface ScopeAnswer {
   freshness: Freshness;
   indexing_status?: 'indexing';
   result_completeness?: 'partial';
+  hint?: string;
 }
+
+/** The registry's word on one repository, as an answer needs it. */
+interface FreshnessEntry {
+  entry: Freshness[number];
+  status: IndexingStatus | undefined;
+  kind: RegisteredRepository['kind'];
+}
+
+/** Repositories a hint names, at most (then "and N more"). */
+const HINT_NAMES = 3;
 
 /** How long a resolved scope, or a repository's freshness, is reused: the registry is asked again after this. */
 const SCOPE_TTL_MS = 5_000;
@@ -46,7 +67,7 @@ const FRESHNESS_MAX = 50;
 export class Scopes {
   private readonly cache = new Map<string, { scope: Scope; at: number }>();
   private readonly access: ReadableRepositoryIds;
-  private readonly fresh = new Map<string, { entry: Freshness[number]; at: number }>();
+  private readonly fresh = new Map<string, FreshnessEntry & { at: number }>();
 
   /**
    * `forget`: called with the ids of repositories that rows still name but
@@ -61,14 +82,30 @@ export class Scopes {
     this.access = new ReadableRepositoryIds(bus);
   }
 
-  /** The freshness of the repositories an answer covers (the scope's, or over all those its rows come from), and the discovery marks. */
+  /**
+   * The freshness of the repositories an answer covers (the scope's, or over all those its rows come from), and, when
+   * some are being indexed, were never indexed or failed, the marks and the one-line hint that say so.
+   */
   async answer(scope: Scope, rowRepositories: ReadonlyMap<string, RegisteredRepository>): Promise<ScopeAnswer> {
-    const freshness = await this.freshnessOf((scope.repositories ?? [...rowRepositories.values()]).slice(0, FRESHNESS_MAX));
-    return { freshness, ...(scope.partial ? { indexing_status: 'indexing' as const, result_completeness: 'partial' as const } : {}) };
+    const entries = await this.entriesOf((scope.repositories ?? [...rowRepositories.values()]).slice(0, FRESHNESS_MAX));
+    const freshness = entries.map((e) => e.entry);
+    const uncovered = entries.filter((e) => e.entry.commit === null || e.status === 'indexing');
+    const indexing = scope.partial || uncovered.some((e) => e.status === 'indexing');
+    if (!indexing && uncovered.length === 0) return { freshness };
+    return {
+      freshness,
+      ...(indexing ? { indexing_status: 'indexing' as const } : {}),
+      ...(uncovered.some((e) => e.entry.commit === null) || scope.partial ? { result_completeness: 'partial' as const } : {}),
+      ...(uncovered.length > 0 ? { hint: hintFor(uncovered) } : {}),
+    };
   }
 
   /** Each repository's indexed commit and whether its branch moved past it (the registry's answer, kept a few seconds). */
   async freshnessOf(repositories: readonly RegisteredRepository[]): Promise<Freshness> {
+    return (await this.entriesOf(repositories)).map((e) => e.entry);
+  }
+
+  private async entriesOf(repositories: readonly RegisteredRepository[]): Promise<FreshnessEntry[]> {
     const now = Date.now();
     const stale = repositories.filter((r) => !(now - (this.fresh.get(r.id)?.at ?? 0) < SCOPE_TTL_MS));
     if (stale.length > 0) {
@@ -76,10 +113,19 @@ export class Scopes {
       if (this.fresh.size >= 10_000) this.fresh.clear();
       stale.forEach((r, i) => {
         const a = answers[i];
-        this.fresh.set(r.id, { entry: { repo: r.name, commit: a?.indexed_commit ?? null, behind_head: a?.behind_head ?? null }, at: now });
+        const entry: Freshness[number] = {
+          repo: r.name,
+          commit: a?.indexed_commit ?? null,
+          behind_head: a?.behind_head ?? null,
+          ...(a?.dirty ? { dirty: true as const, changed_paths: a.changed_paths } : {}),
+        };
+        this.fresh.set(r.id, { entry, status: a?.index_status, kind: r.kind, at: now });
       });
     }
-    return repositories.map((r) => ({ ...this.fresh.get(r.id)!.entry, repo: r.name }));
+    return repositories.map((r) => {
+      const { entry, status, kind } = this.fresh.get(r.id)!;
+      return { entry: { ...entry, repo: r.name }, status, kind };
+    });
   }
 
   /**
@@ -183,6 +229,31 @@ export class Scopes {
       project: found.name,
     };
   }
+}
+
+/**
+ * One line on the repositories an answer's index does not cover: being indexed (answers fill in as it goes), never
+ * indexed, or failed, each with what to call.
+ */
+function hintFor(uncovered: readonly FreshnessEntry[]): string {
+  const names = (entries: readonly FreshnessEntry[]) => {
+    const shown = entries.slice(0, HINT_NAMES).map((e) => e.entry.repo);
+    return entries.length > HINT_NAMES ? `${shown.join(', ')} and ${entries.length - HINT_NAMES} more` : shown.join(', ');
+  };
+  const call = (entries: readonly FreshnessEntry[]) =>
+    entries.every((e) => e.kind === 'local') ? 'call index_repo' : 'call index_repository with its URL (index_repo for a workspace)';
+  const parts: string[] = [];
+  const indexing = uncovered.filter((e) => e.status === 'indexing');
+  const failed = uncovered.filter((e) => e.status === 'failed');
+  const never = uncovered.filter((e) => e.status !== 'indexing' && e.status !== 'failed');
+  if (indexing.length > 0) {
+    parts.push(
+      `${names(indexing)} ${indexing.length === 1 ? 'is' : 'are'} being indexed: this answer covers what is indexed so far (index_status shows progress)`,
+    );
+  }
+  if (never.length > 0) parts.push(`${names(never)} ${never.length === 1 ? 'is' : 'are'} not indexed: ${call(never)}`);
+  if (failed.length > 0) parts.push(`indexing ${names(failed)} failed (index_status says why): ${call(failed)} to try again`);
+  return parts.join('; ');
 }
 
 function notRegistered(references: readonly string[]): ServiceError {

@@ -72,7 +72,14 @@ class RegistryStandIn {
     }
   }
   async freshness(ids: readonly string[]) {
-    return ids.map((id) => ({ id, indexed_commit: this.indexed.get(id) ?? null, behind_head: null }));
+    return ids.map((id) => ({
+      id,
+      indexed_commit: this.indexed.get(id) ?? null,
+      behind_head: null,
+      index_status: this.indexed.has(id) ? ('ready' as const) : ('not_indexed' as const),
+      dirty: null,
+      changed_paths: [],
+    }));
   }
   async repositories(references: readonly string[]): Promise<Array<RegisteredRepository | null>> {
     return references.map((r) => this.byReference.get(r) ?? null);

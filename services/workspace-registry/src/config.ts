@@ -36,6 +36,7 @@ export const WorkspaceRegistryEnv = IndexingServiceEnv.extend({
   SEXTANT_HEAD_CACHE_MS: env.int(0, 24 * 3_600_000).default(60_000),
   INDEX_BATCH_FILES: env.int(1, 100_000).default(200),
   SEXTANT_WATCH_MAX_DIRECTORIES: env.int(0, 1_000_000).default(20_000),
+  SEXTANT_WATCH_SYNC_MS: env.int(0, 3_600_000).default(2_000),
 });
 
 export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings {
@@ -55,6 +56,8 @@ export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings
   batchFiles: number;
   /** Local workspaces with at most this many directories are watched, so a sync looks only at what changed; 0: none. */
   watchMaxDirectories: number;
+  /** A watched workspace syncs itself this long after its last edit; 0: only when a tool asks (sync_repo). */
+  watchSyncMs: number;
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process.cwd()): WorkspaceRegistryConfig {
@@ -82,6 +85,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process
     headCacheMs: e.SEXTANT_HEAD_CACHE_MS,
     batchFiles: e.INDEX_BATCH_FILES,
     watchMaxDirectories: e.SEXTANT_WATCH_MAX_DIRECTORIES,
+    watchSyncMs: e.SEXTANT_WATCH_SYNC_MS,
   };
 }
 

@@ -6,6 +6,7 @@ import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, ModuleLifecycle, type HealthDetails } from '@sextant/runtime';
 import { observeIndexJobs } from '@sextant/telemetry';
 import type { WorkspaceRegistryConfig } from './config.js';
+import { AutoSync } from './indexing/auto-sync.js';
 import { Coordinator } from './indexing/coordinator.js';
 import { Discovery } from './indexing/discovery.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
@@ -31,6 +32,8 @@ export interface WorkspaceRegistryModuleOptions extends Omit<WorkspaceRegistryCo
 export class WorkspaceRegistryModule {
   static register(config: WorkspaceRegistryModuleOptions): DynamicModule {
     const { policy, spawner, git, clones } = persistentCheckouts({ root: config.checkoutsDir, git: config.git, childEnv: config.childEnv });
+    // A watched workspace syncs itself this long after its last edit (SEXTANT_WATCH_SYNC_MS).
+    const autoSync = new AutoSync(config.watchSyncMs);
     return {
       module: WorkspaceRegistryModule,
       imports: [DatabaseModule.forService({ ...config.database, schema: SCHEMA, migrations: MIGRATIONS })],
@@ -52,34 +55,43 @@ export class WorkspaceRegistryModule {
             }),
         },
         {
-          provide: Coordinator,
-          inject: [JobStore, RegistryStore],
-          useFactory: (jobs: JobStore, store: RegistryStore) =>
-            new Coordinator(
-              jobs,
+          provide: Discovery,
+          inject: [RegistryStore],
+          useFactory: (store: RegistryStore) =>
+            new Discovery({
+              git,
+              clones,
               store,
-              new Discovery({
-                git,
-                clones,
-                store,
-                policy,
-                maxFileBytes: config.maxFileBytes,
-                watch: {
-                  maxDirectories: config.watchMaxDirectories,
-                  wholeWalkEveryMs: WHOLE_WALK_EVERY_MS,
-                },
-              }),
-              {
-                stages: config.stages,
-                batchFiles: config.batchFiles,
-                progressIntervalMs: config.progressIntervalMs,
+              policy,
+              maxFileBytes: config.maxFileBytes,
+              watch: {
+                maxDirectories: config.watchMaxDirectories,
+                wholeWalkEveryMs: WHOLE_WALK_EVERY_MS,
+                onChange: (id) => autoSync.changed(id),
               },
-            ),
+            }),
+        },
+        {
+          provide: Coordinator,
+          inject: [JobStore, RegistryStore, Discovery],
+          useFactory: (jobs: JobStore, store: RegistryStore, discovery: Discovery) =>
+            new Coordinator(jobs, store, discovery, {
+              stages: config.stages,
+              batchFiles: config.batchFiles,
+              progressIntervalMs: config.progressIntervalMs,
+            }),
         },
         {
           provide: RegistryService,
-          inject: [RegistryStore, JobStore, Workspaces, Coordinator, BUS_CLIENT],
-          useFactory: (store: RegistryStore, jobs: JobStore, workspaces: Workspaces, coordinator: Coordinator, bus: BusClient) =>
+          inject: [RegistryStore, JobStore, Workspaces, Coordinator, Discovery, BUS_CLIENT],
+          useFactory: (
+            store: RegistryStore,
+            jobs: JobStore,
+            workspaces: Workspaces,
+            coordinator: Coordinator,
+            discovery: Discovery,
+            bus: BusClient,
+          ) =>
             new RegistryService({
               store,
               jobs,
@@ -89,12 +101,20 @@ export class WorkspaceRegistryModule {
               policy,
               headCacheMs: config.headCacheMs,
               readable: new ReadableRepositoryIds(bus),
+              pending: (id) => discovery.pending(id),
             }),
         },
         {
           provide: ModuleLifecycle,
-          inject: [Coordinator, JobStore, RegistryStore, BUS_CLIENT],
-          useFactory: (coordinator: Coordinator, jobs: JobStore, store: RegistryStore, bus: BusClient) => {
+          inject: [Coordinator, JobStore, RegistryStore, Workspaces, RegistryService, BUS_CLIENT],
+          useFactory: (
+            coordinator: Coordinator,
+            jobs: JobStore,
+            store: RegistryStore,
+            workspaces: Workspaces,
+            service: RegistryService,
+            bus: BusClient,
+          ) => {
             let unobserve: () => void = () => undefined;
             const mover = new MembershipMover(store, bus);
             return new ModuleLifecycle({
@@ -103,11 +123,15 @@ export class WorkspaceRegistryModule {
                 // Every stored repository at its identity as computed now; rows that meet are merged (ADR 0044).
                 await reconcileIdentities(store, policy, (id) => jobs.cancel(id, 'it was merged into the same repository'));
                 mover.start();
+                // Listed from the start (list_repositories), indexed on first use.
+                await workspaces.registerDefault();
                 await clones.start();
                 coordinator.start();
+                autoSync.start((id) => service.syncChanged(id));
                 unobserve = observeIndexJobs(() => jobs.queue());
               },
               stop: async () => {
+                autoSync.stop();
                 mover.stop();
                 unobserve();
                 await coordinator.stop();

@@ -24,11 +24,12 @@ export class TreeWatcher {
   private changed = new Set<string>();
   private missedBecause: string | undefined;
 
-  /** Watches `directories` (paths relative to `root`, '' for the root itself). */
+  /** Watches `directories` (paths relative to `root`, '' for the root itself); `onChange` hears of each event as it comes. */
   constructor(
     root: string,
     readonly directories: ReadonlySet<string>,
     private readonly maxPaths = 1_000,
+    private readonly onChange?: () => void,
   ) {
     for (const dir of directories) {
       if (this.missedBecause) break;
@@ -52,6 +53,11 @@ export class TreeWatcher {
     return this.missedBecause;
   }
 
+  /** What changed since the last `take`, without taking it. */
+  peek(): WatchedChanges {
+    return this.missedBecause ? { missed: this.missedBecause } : { paths: [...this.changed] };
+  }
+
   /** What changed since the last `take` (or since the watcher started); the next `take` starts afresh. */
   take(): WatchedChanges {
     if (this.missedBecause) return { missed: this.missedBecause };
@@ -73,6 +79,7 @@ export class TreeWatcher {
     if (this.directories.has(path)) return this.miss(`the watched directory ${path} was removed, moved or made`);
     this.changed.add(path);
     if (this.changed.size > this.maxPaths) this.miss(`more than ${this.maxPaths} paths changed`);
+    this.onChange?.();
   }
 
   private miss(reason: string): void {

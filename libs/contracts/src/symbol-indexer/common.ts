@@ -98,7 +98,15 @@ export const FilePath = text(1, 4096).describe('Path relative to the repository 
 
 /** Which commit an answer reflects, per repository it covers. */
 export const Freshness = z
-  .array(z.object({ repo: z.string(), commit: z.string().nullable(), behind_head: z.boolean().nullable() }))
+  .array(
+    z.object({
+      repo: z.string(),
+      commit: z.string().nullable(),
+      behind_head: z.boolean().nullable(),
+      dirty: z.literal(true).optional().describe('A watched workspace edited since its index was made (it syncs itself in seconds).'),
+      changed_paths: z.array(z.string()).optional().describe('With dirty: the paths edited (at most 20).'),
+    }),
+  )
   .describe('Per repository of the answer: the commit its index reflects, and whether its branch has moved past it (null: unknown).');
 export type Freshness = z.infer<typeof Freshness>;
 

@@ -118,8 +118,7 @@ export class SearchService {
       if (f.behind_head)
         warnings.push(`${f.repo}: the index reflects commit ${f.commit?.slice(0, 12)}; its branch has moved on (sync_repo).`);
     }
-    if (answer.indexing_status)
-      warnings.push('The workspace was registered by this call: its indexing has just started, results are partial.');
+    if (answer.hint) warnings.push(`${answer.hint}.`);
     return {
       results: known.slice(0, input.topK).map((h) => ({
         ...h,

@@ -13,6 +13,7 @@ import {
   type LocatorPolicy,
   type WalkedFile,
   type WalkStats,
+  type WatchedChanges,
 } from '@sextant/checkouts';
 import { ServiceError } from '@sextant/messaging';
 import type { JobFile, ManifestEntry, RegistryStore, Repository } from '../registry/registry.store.js';
@@ -76,6 +77,11 @@ export class Discovery {
 
   close(): void {
     this.watches.close();
+  }
+
+  /** What changed in a watched workspace that its index does not reflect yet (undefined: not watched here). */
+  pending(repositoryId: string): WatchedChanges | undefined {
+    return this.watches.pending(repositoryId);
   }
 
   /** Runs `work` on the repository's files: the workspace itself, or a persistent clone pinned for the duration. */

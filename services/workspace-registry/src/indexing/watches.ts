@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { directoriesUnder, TreeWatcher, VENDORED_DIRECTORIES } from '@sextant/checkouts';
+import { directoriesUnder, TreeWatcher, VENDORED_DIRECTORIES, type WatchedChanges } from '@sextant/checkouts';
 
 export interface WatchOptions {
   /** A workspace with more directories than this is not watched (each takes an inotify watch); 0: none is. */
@@ -11,6 +11,8 @@ export interface WatchOptions {
   wholeWalkEveryMs: number;
   /** Workspaces watched at once (the most recently indexed). */
   maxWorkspaces: number;
+  /** Told of each change a watcher sees in a workspace (by repository id): e.g. to sync it soon. */
+  onChange?: (repositoryId: string) => void;
 }
 
 interface WatchState {
@@ -100,7 +102,7 @@ export class Watches {
     }
     // Refused by the kernel before (its inotify watches used up): not tried again at each whole walk.
     if (state.refused) return;
-    const watcher = new TreeWatcher(dir, directories);
+    const watcher = new TreeWatcher(dir, directories, undefined, () => this.options.onChange?.(repositoryId));
     if (watcher.missed) {
       this.log.warn(`${dir}: not watched, ${watcher.missed}; each sync walks every file`);
       state.refused = true;
@@ -115,6 +117,14 @@ export class Watches {
     if (!state) return;
     state.trusted = state.watcher !== undefined && !state.watcher.missed && state.pendingJob === jobId;
     state.pendingJob = undefined;
+  }
+
+  /**
+   * What changed in a watched workspace since its last job's discovery began: the paths its index does not reflect
+   * yet (or why they are not known). Undefined: the workspace is not watched (here), so nobody knows.
+   */
+  pending(repositoryId: string): WatchedChanges | undefined {
+    return this.states.get(repositoryId)?.watcher?.peek();
   }
 
   close(): void {

@@ -15,9 +15,10 @@ import type {
   WorkspaceHealth,
 } from '@sextant/contracts';
 import { repositoryShardKey, shardOf } from '@sextant/contracts';
-import { parseRepository, type GitRunner, type LocatorPolicy } from '@sextant/checkouts';
+import { parseRepository, type GitRunner, type LocatorPolicy, type WatchedChanges } from '@sextant/checkouts';
 import type { Job, JobMode, JobStore } from '@sextant/jobs';
 import { ServiceError, type ReadableRepositoryIds } from '@sextant/messaging';
+import type { SyncOutcome } from '../indexing/auto-sync.js';
 import type { Coordinator } from '../indexing/coordinator.js';
 import { messages } from '../indexing/progress.js';
 import type { RegistryStore, Repository } from './registry.store.js';
@@ -34,7 +35,12 @@ export interface RegistryServiceDeps {
   headCacheMs: number;
   /** The repositories the request's caller may read (issue #13): the others are left out, or answer like missing ones. */
   readable: Pick<ReadableRepositoryIds, 'readable' | 'maintained'>;
+  /** What a watcher saw change in a workspace since its index was made (Discovery's watches); undefined: not watched. */
+  pending?: (repositoryId: string) => WatchedChanges | undefined;
 }
+
+/** Changed paths a freshness answer names, at most. */
+const CHANGED_PATHS_MAX = 20;
 
 /** Time budget of the head checks of one `list_repositories`; past it, `behind_head` is null. */
 const HEAD_BUDGET_MS = 2_000;
@@ -174,29 +180,62 @@ export class RegistryService {
     return { repositories: repositories.map((r) => (r ? registered(r) : null)) };
   }
 
-  /** Other services' freshness question: each id → its indexed commit and whether the branch head moved past it (heads cached). */
+  /**
+   * Other services' freshness question: each id → its indexed commit, whether the branch head moved past it (heads
+   * cached), its indexing status, and the edits a watcher saw in a workspace since its index was made.
+   */
   async freshness(input: RepositoryFreshness.Request): Promise<RepositoryFreshness.Response> {
     const found = await Promise.all(input.ids.map((id) => this.deps.store.find(id)));
     const known = found.filter((r): r is Repository => r !== undefined);
-    const heads = await this.currentHeads(known);
+    const [heads, statuses] = await Promise.all([this.currentHeads(known), this.indexStatuses(known)]);
     return {
       repositories: found.map((r) => {
         if (!r) return null;
         const head = heads.get(r.id);
+        const pending = r.kind === 'local' && r.indexedCommit !== null ? this.deps.pending?.(r.id) : undefined;
+        const paths = pending && 'paths' in pending ? pending.paths : [];
         return {
           id: r.id,
           indexed_commit: r.indexedCommit,
           behind_head: r.indexedCommit === null || head === undefined || head === null ? null : head !== r.indexedCommit,
+          index_status: statuses.get(r.id) ?? r.status,
+          dirty: pending === undefined ? null : 'missed' in pending || paths.length > 0,
+          changed_paths: paths.slice(0, CHANGED_PATHS_MAX),
         };
       }),
     };
   }
 
-  /** A tool's `workspace`, resolved for another service with the rules (and errors) of tools.md. */
+  /** `indexing` for repositories never indexed whose first job is queued (their row says so once Discovery begins). */
+  private async indexStatuses(repositories: readonly Repository[]): Promise<Map<string, 'indexing'>> {
+    const waiting = repositories.filter((r) => r.status === 'not_indexed');
+    const active = await Promise.all(waiting.map((r) => this.deps.jobs.active(r.id)));
+    return new Map(waiting.filter((_, i) => active[i]).map((r) => [r.id, 'indexing' as const]));
+  }
+
+  /**
+   * A tool's `workspace`, resolved for another service with the rules (and errors) of tools.md. A workspace never
+   * indexed (the default one on first use, one auto-discovered now) starts indexing: its answers say so.
+   */
   async resolveWorkspace(input: ResolveWorkspace.Request): Promise<ResolveWorkspace.Response> {
     const { repository, discovered } = await this.resolve(input.workspace);
-    if (discovered) await this.start(repository, 'full', {});
+    if (discovered || (repository.status === 'not_indexed' && repository.indexedCommit === null)) {
+      await this.start(repository, 'full', {});
+    }
     return { repository: registered(repository), discovered };
+  }
+
+  /**
+   * A watched workspace changed (`AutoSync`): an incremental job, unless one is running, whose discovery may have
+   * begun before the change ('busy': ask again later); a repository gone meanwhile is left alone.
+   */
+  async syncChanged(repositoryId: string): Promise<SyncOutcome> {
+    const repository = await this.deps.store.find(repositoryId);
+    if (!repository) return 'gone';
+    const active = await this.deps.jobs.active(repositoryId);
+    if (active?.status === 'running') return 'busy';
+    await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {});
+    return 'started';
   }
 
   /**

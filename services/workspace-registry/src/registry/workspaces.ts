@@ -139,6 +139,19 @@ export class Workspaces {
     });
   }
 
+  /**
+   * Registers the default workspace at start, so list_repositories shows it before any tool used it; one that
+   * cannot be registered (gone, not a git repository) is named in the log and answered as today when used.
+   */
+  async registerDefault(): Promise<void> {
+    if (this.options.defaultWorkspace === undefined) return;
+    try {
+      await this.defaultWorkspace();
+    } catch (error) {
+      this.log.warn(`default workspace ${this.options.defaultWorkspace}: ${(error as Error).message}`);
+    }
+  }
+
   private async defaultWorkspace(): Promise<Repository> {
     const path = this.options.defaultWorkspace;
     if (path === undefined) {
