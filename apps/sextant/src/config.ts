@@ -1,6 +1,6 @@
 import { DataDirEnv, DatabaseEnv, dataDir, parseEnv } from '@sextant/runtime';
 
-/** Variables only embedded mode reads; the services' own variables are read by their config. */
+/** Variables embedded mode reads itself; the services' own variables are read by their config (docs/configuration.md). */
 export const EmbeddedEnv = DatabaseEnv.pick({ DATABASE_URL: true }).extend(DataDirEnv.shape);
 
 export interface EmbeddedConfig {

@@ -20,3 +20,4 @@ export * as RecordAudit from './projects/record-audit.js';
 export * as MoveMemberships from './projects/move-memberships.js';
 export { AuditRecord } from './projects/record-audit.js';
 export { AUDIT_LIMITS, boundAuditRecord, boundText } from './projects/audit-bounds.js';
+export * from './tool-docs.js';

@@ -85,34 +85,80 @@ export const env = {
     }),
 };
 
-/** Variables every service reads (see the README table). */
+/** Variables every service reads (each `.describe()`d for docs/configuration.md: `npm run docs`). */
 export const CommonEnv = z.object({
-  NATS_URL: env.url(['nats', 'tls', 'ws', 'wss']).optional(),
+  NATS_URL: env.url(['nats', 'tls', 'ws', 'wss']).optional().meta({
+    description: 'NATS server(s), comma-separated; required when a service runs as its own process',
+    default: 'unset (embedded: the in-process bus)',
+  }),
   SEXTANT_NATS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ or -')
-    .optional(),
-  LOG_LEVEL: env.logLevel(),
-  SEXTANT_BUS_TIMEOUT_MS: env.int(100, 600_000).default(30_000),
-  SEXTANT_BUS_HEARTBEAT_MS: env.int(0, 60_000).default(1_000),
-  SEXTANT_SHUTDOWN_GRACE_MS: env.int(0, 600_000).default(10_000),
-  SEXTANT_HEALTH_PORT: env.int(1, 65_535).optional(),
-  SEXTANT_HEALTH_HOST: z.string().default('127.0.0.1'),
-  NATS_USER: z.string().min(1).optional(),
-  NATS_PASSWORD: z.string().min(1).optional(),
-  NATS_TOKEN: z.string().min(1).optional(),
-  NATS_CREDS: z.string().min(1).optional(),
-  NATS_TLS_CA: z.string().min(1).optional(),
-  SEXTANT_BUS_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
-  SEXTANT_SHARDS: env.counts(() => true, 1, 256, 'service=count with a count from 1 to 256 (e.g. git-cache=4)').default({}),
+    .optional()
+    .meta({
+      description: 'prefix of every subject (`staging` → `staging.projects.get.v1`), so installations can share a NATS',
+      default: 'none',
+    }),
+  LOG_LEVEL: env.logLevel().describe('`fatal`, `error`, `warn`, `info`, `debug`, `verbose` (JSON lines; stderr with `--stdio`)'),
+  SEXTANT_BUS_TIMEOUT_MS: env.int(100, 600_000).default(30_000).describe('per-request timeout on the bus; past it → `timeout`'),
+  SEXTANT_BUS_HEARTBEAT_MS: env.int(0, 60_000).default(1_000).meta({
+    description: 'how often a service working on a bus request sends its caller a heartbeat (`0`: none)',
+    details:
+      'each process asks this of the services its bus requests go to (the gateway, in practice); a request silent for 2.5 intervals fails as `unavailable` (its service died) instead of waiting for the timeout.',
+  }),
+  SEXTANT_SHUTDOWN_GRACE_MS: env.int(0, 600_000).default(10_000).meta({
+    description: 'on SIGTERM/SIGINT, how long requests in hand are answered before exit',
+    details:
+      'on SIGTERM/SIGINT a process stops taking requests (the gateway closes its listener, so `/readyz` is refused), answers those it holds for up to this long, drains NATS, flushes buffered spans and exits 0.',
+  }),
+  SEXTANT_HEALTH_PORT: env.int(1, 65_535).optional().meta({
+    description:
+      'port of a small HTTP server for probes and scrapes (`/livez`, `/readyz`, `/metrics`); not the gateway (its own port serves them)',
+    default: 'unset (no server); the image sets `9101`',
+    details:
+      '`GET /livez` (200 while the process runs), `GET /readyz` (200 when NATS answers a ping within 1 s and the service is not shutting down, else 503 with the reason), `GET /metrics` (Prometheus). See [operations](operations.md).',
+  }),
+  SEXTANT_HEALTH_HOST: z
+    .string()
+    .default('127.0.0.1')
+    .meta({ description: 'the address the health server binds', default: '`127.0.0.1`; the image sets `0.0.0.0`' }),
+  NATS_USER: z.string().min(1).optional().describe('NATS user (set with `NATS_PASSWORD`)'),
+  NATS_PASSWORD: z.string().min(1).optional().describe('NATS password (set with `NATS_USER`)'),
+  NATS_TOKEN: z.string().min(1).optional().describe('NATS token authentication (instead of a user or a creds file)'),
+  NATS_CREDS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('path of a NATS `.creds` file (user JWT and nkey seed, as `nsc` writes it), read at start'),
+  NATS_TLS_CA: z.string().min(1).optional().meta({
+    description: "path of the PEM CA that signed the NATS server's certificate; the connection then requires TLS (use `tls://` URLs)",
+    default: 'unset (system CAs when the URL is `tls://`)',
+  }),
+  SEXTANT_BUS_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional().meta({
+    description: 'shared secret (32+ characters, `openssl rand -hex 32`) signing who each bus request is for; required on NATS',
+    details:
+      'every process signs who each bus request is for (the authenticated caller, or itself) and refuses requests not signed with it, so a pod that reaches NATS cannot bypass the gateway ([ADR 0030](adr/0030-signed-principal-on-the-bus.md)). Not used in the one-process mode (its bus never leaves the process).',
+  }),
+  SEXTANT_SHARDS: env
+    .counts(() => true, 1, 256, 'service=count with a count from 1 to 256 (e.g. git-cache=4)')
+    .default({})
+    .meta({
+      description: 'services run as several shards, e.g. `git-cache=4`; read by the gateway and the sharded services',
+      default: 'unset (nothing sharded)',
+      details:
+        "a call that names a repository by URL (`repository`) goes to that repository's shard (jump consistent hash of the URL), so one shard clones it; a call naming it by registry id or name goes to the shard of that string, one by `workspace` to any shard. A sharded git-cache keeps its clones (stable names) over restarts. A shard of `symbol-indexer` or `vector-search` (e.g. `symbol-indexer=2`) claims only the indexing batches of repositories that hash to it, so one shard clones each; their tools are answered by any shard. Only git-cache's repository tools are routed by shard ([ADR 0027](adr/0027-repository-affinity.md)). Embedded mode ignores it.",
+    }),
   SEXTANT_SHARD: z
     .string()
     .regex(
       /^(\d{1,3}|auto)$/,
       'must be a shard number (0, 1, …) or "auto" (the ordinal at the end of HOSTNAME, as a StatefulSet names its pods)',
     )
-    .optional(),
-  HOSTNAME: z.string().optional(),
+    .optional()
+    .describe(
+      "this process's shard, `0` to N−1, or `auto`: the ordinal at the end of `HOSTNAME` (StatefulSet pod `git-cache-2` is shard 2); required when `SEXTANT_SHARDS` names the service",
+    ),
+  HOSTNAME: z.string().optional().describe('read for `SEXTANT_SHARD=auto` (set by the container runtime)'),
 });
 
 /** The settings of `CommonEnv`, as every service's config carries them. */
@@ -183,18 +229,35 @@ function shardOrdinal(value: string | undefined, hostname: string | undefined): 
 
 /** Variables of a service that owns tables. */
 export const DatabaseEnv = z.object({
-  DATABASE_URL: env.url(['postgres', 'postgresql']).optional(),
-  DATABASE_POOL_SIZE: env.int(1, 200).default(10),
-  DATABASE_CONNECT_TIMEOUT_MS: env.int(100, 120_000).default(5_000),
+  DATABASE_URL: env
+    .url(['postgres', 'postgresql'])
+    .optional()
+    .meta({ description: 'Postgres URL; in embedded mode, set → used instead of PGlite', default: 'unset (embedded: PGlite)' }),
+  DATABASE_POOL_SIZE: env.int(1, 200).default(10).describe('connections per service process'),
+  DATABASE_CONNECT_TIMEOUT_MS: env
+    .int(100, 120_000)
+    .default(5_000)
+    .describe('connection timeout; an unreachable database answers `unavailable`'),
 });
 
 /** Variables of a service that reads repositories to index them (workspace-registry, symbol-indexer). */
 export const IndexerEnv = z.object({
-  INDEX_MAX_FILE_BYTES: env.int(1_024, 256 * 1024 ** 2).default(1024 ** 2),
-  GIT_ALLOWED_HOSTS: env.hosts().default(['github.com']),
-  GIT_ALLOW_FILE_URLS: env.bool().default(false),
-  GIT_CASE_INSENSITIVE_HOSTS: env.hosts().default([]),
-  GIT_CLONE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(120_000),
+  INDEX_MAX_FILE_BYTES: env
+    .int(1_024, 256 * 1024 ** 2)
+    .default(1024 ** 2)
+    .describe('files larger than this are left out of the index (and not parsed)'),
+  GIT_ALLOWED_HOSTS: env
+    .hosts()
+    .default(['github.com'])
+    .describe('hosts (`host` or `host:port`) repositories may be cloned from, comma-separated'),
+  GIT_ALLOW_FILE_URLS: env.bool().default(false).describe('`true` accepts `file:///abs/path` repositories (mirrors, tests)'),
+  GIT_CASE_INSENSITIVE_HOSTS: env
+    .hosts()
+    .default([])
+    .describe(
+      'hosts besides github.com whose owner and repository names are case-insensitive, so `O/R` and `o/r` are one repository there (ADR 0044); set it alike on every service',
+    ),
+  GIT_CLONE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(120_000).describe('budget of one clone or fetch; past it → `timeout`'),
 });
 
 export interface IndexerSettings {

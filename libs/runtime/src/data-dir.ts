@@ -4,8 +4,15 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { StartupError } from './config.js';
 
-/** `SEXTANT_DATA_DIR`, read by embedded mode and git-cache; see `dataDir`. */
-export const DataDirEnv = z.object({ SEXTANT_DATA_DIR: z.string().min(1).optional() });
+/** `SEXTANT_DATA_DIR`, read by embedded mode, git-cache and the indexing services; see `dataDir`. */
+export const DataDirEnv = z.object({
+  SEXTANT_DATA_DIR: z.string().min(1).optional().meta({
+    description: 'data directory: PGlite files, the clone cache, persistent clones',
+    default: '`$XDG_DATA_HOME/sextant`, else `~/.local/share/sextant` (per user, not per working directory)',
+    details:
+      "embedded mode takes it whole, and workspace-registry, symbol-indexer and vector-search their persistent clones (`checkouts`, `symbol-checkouts`, `vector-checkouts`), one process at a time: a second is told who holds them. git-cache's clones carry a per-process seed and may share it.",
+  }),
+});
 
 /**
  * The data directory: `SEXTANT_DATA_DIR` (made absolute) when set, else a

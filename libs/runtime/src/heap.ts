@@ -10,7 +10,14 @@ import { env, parseEnv } from './config.js';
  * garbage (bench/search; ADR 0025). 50 keeps it near 1.5× for a few percent
  * more collection work; 0 leaves V8's own heuristics.
  */
-export const HeapEnv = z.object({ SEXTANT_HEAP_GROWTH_PERCENT: env.int(0, 400).default(50) });
+export const HeapEnv = z.object({
+  SEXTANT_HEAP_GROWTH_PERCENT: env.int(0, 400).default(50).meta({
+    description:
+      "how far (%) the heap may grow past what the last full collection kept before V8 collects again (`0`: V8's own heuristics)",
+    details:
+      'V8 alone grows it up to 300 % when collections are cheap, which an indexing service fills with garbage ([ADR 0025](adr/0025-bounded-heap-growth.md)).',
+  }),
+});
 
 /** Applies SEXTANT_HEAP_GROWTH_PERCENT (throws ConfigError on a bad value); it holds from V8's next limit computation. */
 export function boundHeapGrowth(environment: NodeJS.ProcessEnv): void {

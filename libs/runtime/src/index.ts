@@ -12,6 +12,9 @@ export {
   requireVariables,
   StartupError,
 } from './config.js';
+export { envDoc, renderEnvSections, undocumentedEnv, type EnvDoc, type EnvSection } from './env-docs.js';
+export { HeapEnv } from './heap.js';
+export { WorkLimitsEnv } from './work-limits.js';
 export { DataDirEnv, dataDir, lockDataDir, processAlive, type DataDirLock } from './data-dir.js';
 export { JsonLogger } from './logger.js';
 export { ModuleLifecycle, stageLifecycle, type Lifecycle } from './lifecycle.js';

@@ -30,30 +30,96 @@ const serviceList = z
   })
   .transform((names) => names as ServiceName[]);
 
-/** Every environment variable of the gateway (documented in the README table). */
+/** Every environment variable of the gateway (described here; docs/configuration.md is generated: `npm run docs`). */
 export const GatewayEnv = CommonEnv.extend({
-  SEXTANT_HOST: z.string().min(1).default('127.0.0.1'),
-  SEXTANT_PORT: env.int(0, 65_535).default(9100),
-  SEXTANT_ALLOWED_HOSTS: z.string().optional(),
-  SEXTANT_ALLOWED_ORIGINS: z.string().optional(),
-  SEXTANT_MAX_BODY_BYTES: env.int(1_024, 64 * 1024 * 1024).default(1024 * 1024),
-  SEXTANT_HEALTH_TIMEOUT_MS: env.int(50, 60_000).default(2_000),
-  SEXTANT_DOCS_DIR: z.string().min(1).default(DEFAULT_DOCS_DIR),
-  SEXTANT_HTTP_HEADERS_TIMEOUT_MS: env.int(100, 600_000).default(10_000),
-  SEXTANT_HTTP_REQUEST_TIMEOUT_MS: env.int(100, 3_600_000).default(30_000),
-  SEXTANT_HTTP_MAX_CONNECTIONS: env.int(1, 1_000_000).default(1_024),
-  SEXTANT_HTTP_MAX_CONNECTIONS_PER_IP: env.int(1, 1_000_000).default(256),
-  SEXTANT_HTTP_BODY_TIMEOUT_MS: env.int(100, 3_600_000).default(10_000),
-  SEXTANT_AUTH_FAILURES_PER_MINUTE: env.int(1, 1_000_000).default(60),
-  SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(65_000),
-  SEXTANT_SERVICES: serviceList.optional(),
-  SEXTANT_PROGRESS_POLL_MS: env.int(50, 60_000).default(250),
-  SEXTANT_PROGRESS_WAIT_MS: env.int(1_000, 24 * 3_600_000).default(600_000),
-  SEXTANT_PUBLIC_URL: env.url(['http', 'https']).optional(),
-  SEXTANT_AUTH: z.enum(['on', 'off']).default('on'),
-  SEXTANT_AUTH_ISSUER: env.url(['https', 'http']).optional(),
-  SEXTANT_AUTH_AUDIENCE: z.string().min(1).optional(),
-  SEXTANT_AUTH_JWKS_URL: env.url(['https', 'http']).optional(),
+  SEXTANT_HOST: z.string().min(1).default('127.0.0.1').describe('HTTP bind address'),
+  SEXTANT_PORT: env.int(0, 65_535).default(9100).describe('HTTP port (`0`: any free port)'),
+  SEXTANT_ALLOWED_HOSTS: z.string().optional().meta({
+    description: 'accepted `Host` headers, comma-separated (`host` = any port, `host:port`, `*` = any)',
+    default: 'loopback names when bound to loopback, else any',
+  }),
+  SEXTANT_ALLOWED_ORIGINS: z.string().optional().meta({
+    description: 'accepted browser `Origin`s (`http://host` = any port, `*` = any); requests without `Origin` are accepted',
+    default: '`http://localhost`, `http://127.0.0.1`, `http://[::1]`',
+  }),
+  SEXTANT_MAX_BODY_BYTES: env
+    .int(1_024, 64 * 1024 * 1024)
+    .default(1024 * 1024)
+    .describe('largest request body; larger → 413'),
+  SEXTANT_HEALTH_TIMEOUT_MS: env.int(50, 60_000).default(2_000).describe('how long `/health` waits for each service'),
+  SEXTANT_DOCS_DIR: z
+    .string()
+    .min(1)
+    .default(DEFAULT_DOCS_DIR)
+    .meta({ description: 'where `docs/adr` and `docs/contracts` (MCP resources) are read', default: "the repository's `docs/`" }),
+  SEXTANT_HTTP_HEADERS_TIMEOUT_MS: env
+    .int(100, 600_000)
+    .default(10_000)
+    .describe("a connection must send a request's headers within this; slower (or silent) connections are closed"),
+  SEXTANT_HTTP_REQUEST_TIMEOUT_MS: env
+    .int(100, 3_600_000)
+    .default(30_000)
+    .describe('a whole request (headers and body) must arrive within this, else 408 and close; answering is not limited by it'),
+  SEXTANT_HTTP_MAX_CONNECTIONS: env.int(1, 1_000_000).default(1_024).meta({
+    description: 'open HTTP connections at most; past it the least recently active idle one is closed',
+    details:
+      'past it a new connection is taken and the least recently active idle one (no request in hand; never-authenticated ones first) is closed, or the new one when none is idle ([ADR 0045](adr/0045-nothing-before-authentication.md)).',
+  }),
+  SEXTANT_HTTP_MAX_CONNECTIONS_PER_IP: env
+    .int(1, 1_000_000)
+    .default(256)
+    .describe('the same per client address (behind a proxy every caller has its address: raise it)'),
+  SEXTANT_HTTP_BODY_TIMEOUT_MS: env
+    .int(100, 3_600_000)
+    .default(10_000)
+    .describe(
+      "an authenticated request's body must be all in within this of its headers, else 408 and close (a request without valid credentials is refused from its headers; its body is never read)",
+    ),
+  SEXTANT_AUTH_FAILURES_PER_MINUTE: env.int(1, 1_000_000).default(60).meta({
+    description: 'requests refused for missing or bad credentials per client address and minute (a burst of as many)',
+    details:
+      "past it, that address's requests are answered `429` with `Retry-After` without checking their credentials, unless those were verified recently.",
+  }),
+  SEXTANT_HTTP_KEEP_ALIVE_TIMEOUT_MS: env.int(1_000, 3_600_000).default(65_000).meta({
+    description: "how long an idle connection is kept open for the client's next request (`Keep-Alive: timeout=` says it)",
+    details: "keep it longer than a client's or load balancer's own idle timeout, so none sends on a connection the gateway is closing.",
+  }),
+  SEXTANT_SERVICES: serviceList.optional().meta({
+    description: 'the services this installation runs, comma-separated: their tools are listed and `/health` waits for them',
+    default: `\`${DEFAULT_SERVICES.join(',')}\``,
+    details: 'the list of tools does not change while the gateway runs ([ADR 0013](adr/0013-installation-services.md)).',
+  }),
+  SEXTANT_PROGRESS_POLL_MS: env.int(50, 60_000).default(250).meta({
+    description: "how often a call that asked for progress polls its job's status",
+    details:
+      'a call of `index_repo`, `index_repository` or `sync_repo` with `_meta.progressToken` follows its job: status polled this often, `notifications/progress` sent (SSE over HTTP), and the call returns when the job ends or after `SEXTANT_PROGRESS_WAIT_MS` with the job as it is.',
+  }),
+  SEXTANT_PROGRESS_WAIT_MS: env
+    .int(1_000, 24 * 3_600_000)
+    .default(600_000)
+    .describe('how long such a call follows its job at most before it returns the job as it is'),
+  SEXTANT_PUBLIC_URL: env.url(['http', 'https']).optional().meta({
+    description:
+      "the gateway's URL as clients reach it (behind an ingress), e.g. `https://sextant.example.com`: the resource named in the protected resource metadata",
+    default: "each request's `Host`",
+  }),
+  SEXTANT_AUTH: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe('`on`, or `off` (only when `SEXTANT_HOST` is loopback; `npm start` sets it there)'),
+  SEXTANT_AUTH_ISSUER: env
+    .url(['https', 'http'])
+    .optional()
+    .meta({ description: 'the identity provider whose JWTs are accepted (their `iss`)', default: 'unset: API keys only' }),
+  SEXTANT_AUTH_AUDIENCE: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'the `aud` tokens must carry (required with an issuer)', default: '`SEXTANT_PUBLIC_URL` + `/mcp`' }),
+  SEXTANT_AUTH_JWKS_URL: env
+    .url(['https', 'http'])
+    .optional()
+    .meta({ description: "the issuer's JWKS", default: 'issuer + `/.well-known/jwks.json`' }),
   SEXTANT_AUTH_ALGORITHMS: z
     .string()
     .default('RS256,PS256,ES256,EdDSA')
@@ -65,11 +131,22 @@ export const GatewayEnv = CommonEnv.extend({
     )
     .refine((algs) => algs.length > 0 && algs.every((a) => /^(RS|PS|ES)(256|384|512)$|^EdDSA$|^Ed25519$/.test(a)), {
       message: 'must be a comma-separated list of asymmetric JWS algorithms (RS256, PS256, ES256, EdDSA …)',
+    })
+    .describe('accepted JWS algorithms (asymmetric only)'),
+  SEXTANT_AUTH_CLOCK_SKEW_S: env.int(0, 600).default(60).describe('tolerance on `exp` and `nbf`, seconds'),
+  SEXTANT_AUTH_JWKS_CACHE_MS: env
+    .int(1_000, 7 * 86_400_000)
+    .default(600_000)
+    .meta({
+      description: 'how long fetched keys are used without fetching again',
+      details:
+        'while the JWKS is down the keys keep working until this time has passed since the last successful fetch; then a token needing them gets 503.',
     }),
-  SEXTANT_AUTH_CLOCK_SKEW_S: env.int(0, 600).default(60),
-  SEXTANT_AUTH_JWKS_CACHE_MS: env.int(1_000, 7 * 86_400_000).default(600_000),
-  SEXTANT_AUTH_JWKS_COOLDOWN_MS: env.int(0, 3_600_000).default(30_000),
-  SEXTANT_AUTH_GROUPS_CLAIM: z.string().min(1).default('groups'),
+  SEXTANT_AUTH_JWKS_COOLDOWN_MS: env
+    .int(0, 3_600_000)
+    .default(30_000)
+    .describe('after a JWKS fetch, none for this long: a token with an unknown `kid` refetches once, then fails at once'),
+  SEXTANT_AUTH_GROUPS_CLAIM: z.string().min(1).default('groups').describe("the claim that lists a user's groups"),
   SEXTANT_AUTH_GROUP_ROLES: z
     .string()
     .transform((v, ctx) => {
@@ -89,10 +166,23 @@ export const GatewayEnv = CommonEnv.extend({
       }
       return roles;
     })
-    .default({ admins: [], grants: [] }),
-  SEXTANT_AUTH_KEY_CACHE_MS: env.int(0, 3_600_000).default(30_000),
-  SEXTANT_RATE_LIMIT_PER_MINUTE: env.int(1, 1_000_000).default(600),
-  SEXTANT_RATE_LIMIT_BURST: env.int(1, 1_000_000).default(100),
+    .default({ admins: [], grants: [] })
+    .meta({
+      description: "what a user's groups give, comma-separated: `group=admin` or `group=project:reader|maintainer`",
+      default: 'none (users may only read, and see no project)',
+      details:
+        '`group=admin` is org-wide admin; `group=project:reader|maintainer` a role in a project (by name or id; the highest role wins), e.g. `platform=admin,team-web=web:maintainer`.',
+    }),
+  SEXTANT_AUTH_KEY_CACHE_MS: env
+    .int(0, 3_600_000)
+    .default(30_000)
+    .describe('how long a verified API key is believed without asking again (`0`: every call asks)'),
+  SEXTANT_RATE_LIMIT_PER_MINUTE: env.int(1, 1_000_000).default(600).meta({
+    description: 'tool calls per minute per authenticated caller, all tools together',
+    details:
+      'past it a call answers `rate_limited` with `details.retry_after` (seconds). The local user (stdio, authentication off) is not limited ([ADR 0032](adr/0032-rate-limits-per-caller.md)).',
+  }),
+  SEXTANT_RATE_LIMIT_BURST: env.int(1, 1_000_000).default(100).describe('the burst allowed above that rate'),
   SEXTANT_TOOL_RATE_LIMITS: env
     .counts((name) => TOOLS_BY_NAME.has(name), 1, 1_000_000, 'tool=calls-per-minute with a tool of the catalog (e.g. ask_code=30)')
     // Bursts of up to ten seconds' worth.
@@ -101,11 +191,32 @@ export const GatewayEnv = CommonEnv.extend({
         Object.entries(counts).map(([tool, perMinute]) => [tool, { perMinute, burst: Math.max(1, Math.ceil(perMinute / 6)) }]),
       ),
     )
-    .default({}),
-  SEXTANT_MAX_CALLS_IN_FLIGHT: env.int(1, 1_000_000).default(512),
-  SEXTANT_MAX_CALLS_IN_FLIGHT_PER_CALLER: env.int(1, 1_000_000).default(32),
-  SEXTANT_AUDIT_BACKLOG_BYTES: env.int(AUDIT_LIMITS.recordBytes * 2, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
-  SEXTANT_AUDIT_BATCH_BYTES: env.int(AUDIT_LIMITS.recordBytes, 64 * 1024 * 1024).default(256 * 1024),
+    .default({})
+    .describe(
+      "per-tool limits per caller, `tool=calls-per-minute` comma-separated (e.g. `ask_code=30,search_code=300`); bursts of ten seconds' worth",
+    ),
+  SEXTANT_MAX_CALLS_IN_FLIGHT: env
+    .int(1, 1_000_000)
+    .default(512)
+    .describe('tool calls all callers together may have in flight; past it a call answers `rate_limited` (retry after 1 s)'),
+  SEXTANT_MAX_CALLS_IN_FLIGHT_PER_CALLER: env
+    .int(1, 1_000_000)
+    .default(32)
+    .describe('the same for one caller, so one caller cannot starve the others'),
+  SEXTANT_AUDIT_BACKLOG_BYTES: env
+    .int(AUDIT_LIMITS.recordBytes * 2, 1024 * 1024 * 1024)
+    .default(16 * 1024 * 1024)
+    .meta({
+      description: 'audit records held for Postgres while the projects service cannot take them; past it the oldest are dropped',
+      details:
+        'each record is bounded to 64 KiB as JSON ([ADR 0046](adr/0046-audit-trail-bounds.md)); dropped records stay in the log stream, are counted in `sextant_audit_records_dropped_total{reason="backlog"}` and logged at most once a minute.',
+    }),
+  SEXTANT_AUDIT_BATCH_BYTES: env
+    .int(AUDIT_LIMITS.recordBytes, 64 * 1024 * 1024)
+    .default(256 * 1024)
+    .describe(
+      'a batch of audit records handed to the projects service at most this large (keep it under NATS `max_payload`, 1 MiB by default)',
+    ),
 });
 
 /** Roles the identity provider's groups give. */

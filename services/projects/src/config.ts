@@ -1,7 +1,12 @@
 import { CommonEnv, commonSettings, DatabaseEnv, env, parseEnv, type CommonSettings } from '@sextant/runtime';
 
-/** Every environment variable of the projects service (documented in the README table). */
-export const ProjectsEnv = CommonEnv.extend(DatabaseEnv.shape).extend({ SEXTANT_AUDIT_RETENTION_DAYS: env.int(1, 3_650).default(90) });
+/** Every environment variable of the projects service (described here; docs/configuration.md is generated: `npm run docs`). */
+export const ProjectsEnv = CommonEnv.extend(DatabaseEnv.shape).extend({
+  SEXTANT_AUDIT_RETENTION_DAYS: env
+    .int(1, 3_650)
+    .default(90)
+    .describe("how long the audit trail's records are kept in Postgres (`projects.audit_log`); older ones are deleted hourly"),
+});
 
 export interface ProjectsConfig extends CommonSettings {
   database: { url: string | undefined; poolSize: number; connectTimeoutMs: number };

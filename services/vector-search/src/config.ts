@@ -13,33 +13,101 @@ import {
 import type { EndpointEmbedderOptions } from './embedding/endpoint-embedder.js';
 import type { VectorStorePreference } from './store/chunk-store.js';
 
-/** Every environment variable of the vector-search service (documented in the README table). */
+/** Every environment variable of the vector-search service (described here; docs/configuration.md is generated: `npm run docs`). */
 export const VectorSearchEnv = IndexingServiceEnv.extend({
-  ALLOW_GLOBAL_SCOPE: env.bool().default(false),
-  VECTORS_CHECKOUTS_DIR: z.string().min(1).optional(),
-  VECTORS_PARSE_THREADS: env.int(1, 64).optional(),
-  VECTORS_FILE_TIMEOUT_MS: env.int(10, 600_000).default(2_000),
-  VECTOR_STORE: z.enum(['local', 'postgres', 'qdrant']).optional(),
-  QDRANT_URL: env.url(['http', 'https']).optional(),
-  QDRANT_API_KEY: z.string().min(1).optional(),
-  QDRANT_TIMEOUT_MS: env.int(100, 600_000).default(10_000),
-  VECTORS_INDEX_DIR: z.string().min(1).optional(),
-  EMBEDDINGS_URL: env.url(['http', 'https']).optional(),
-  EMBEDDINGS_MODEL: z.string().min(1).max(200).optional(),
-  EMBEDDINGS_API_KEY: z.string().min(1).optional(),
-  EMBEDDINGS_DIMENSIONS: env.int(16, 8_192).optional(),
-  EMBEDDINGS_BATCH_SIZE: env.int(1, 2_048).default(64),
-  EMBEDDINGS_CONCURRENCY: env.int(1, 64).default(4),
-  EMBEDDINGS_TIMEOUT_MS: env.int(100, 600_000).default(30_000),
-  EMBEDDINGS_RETRIES: env.int(0, 20).default(5),
-  EMBEDDINGS_QUERY_TIMEOUT_MS: env.int(100, 600_000).default(5_000),
-  EMBEDDINGS_MAX_CHARS: env.int(100, 1_000_000).default(8_000),
-  EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
-  EMBEDDINGS_THREADS: env.int(1, 64).optional(),
-  LLM_URL: env.url(['http', 'https']).optional(),
-  LLM_MODEL: z.string().min(1).max(200).optional(),
-  LLM_API_KEY: z.string().min(1).optional(),
-  LLM_TIMEOUT_MS: env.int(1_000, 600_000).default(60_000),
+  ALLOW_GLOBAL_SCOPE: env
+    .bool()
+    .default(false)
+    .describe('`true` allows `search_code`/`ask_code` with `scope: {type: "all"}` (else `forbidden`)'),
+  VECTORS_CHECKOUTS_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      description: 'its own persistent clones of the remote repositories it indexes',
+      default: '`<SEXTANT_DATA_DIR>/vector-checkouts`',
+    }),
+  VECTORS_PARSE_THREADS: env.int(1, 64).optional().meta({ description: 'chunking worker threads', default: "the machine's cores" }),
+  VECTORS_FILE_TIMEOUT_MS: env
+    .int(10, 600_000)
+    .default(2_000)
+    .describe('per-file chunking budget; a file past it is cut by lines instead of by definitions'),
+  VECTOR_STORE: z.enum(['local', 'postgres', 'qdrant']).optional().meta({
+    description:
+      'where a new collection keeps its search indexes: `local`, `postgres` or `qdrant`; a collection keeps the store it was made with',
+    default: '`qdrant` when `QDRANT_URL` is set; else `local` embedded, `postgres` as a service',
+    details:
+      "`local`: in this process, saved as files (HNSW for the vectors, BM25 postings for the words; one writer per data directory; ADRs [0021](adr/0021-local-vector-index.md), [0022](adr/0022-local-lexical-index.md)). `postgres`: pgvector's HNSW, else an exact scan of `real[]` where the server has no pgvector; `ts_rank` for the words. `qdrant`: a dense and a sparse vector per chunk, hybrid search in one Query API call ([ADR 0023](adr/0023-qdrant-store.md)).",
+  }),
+  QDRANT_URL: env
+    .url(['http', 'https'])
+    .optional()
+    .describe('the Qdrant server (REST, e.g. `http://qdrant:6333`); Qdrant down makes searches `unavailable` and indexing batches retry'),
+  QDRANT_API_KEY: z.string().min(1).optional().describe("Qdrant's API key (sent as `api-key`)"),
+  QDRANT_TIMEOUT_MS: env.int(100, 600_000).default(10_000).describe('per Qdrant request'),
+  VECTORS_INDEX_DIR: z.string().min(1).optional().meta({
+    description:
+      'the local index files (`VECTOR_STORE=local`: `.usearch`, `.postings` and a `.json` tally per repository); locked by one process',
+    default: '`<SEXTANT_DATA_DIR>/vector-index`',
+  }),
+  EMBEDDINGS_URL: env.url(['http', 'https']).optional().meta({
+    description:
+      'an OpenAI-compatible `/v1/embeddings` endpoint (its base `…/v1` or the full URL; OpenAI, Ollama, vLLM, TEI); goes with `EMBEDDINGS_MODEL`',
+    default: 'unset: the built-in feature-hashing embedder',
+  }),
+  EMBEDDINGS_MODEL: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("the endpoint's model; with `EMBEDDINGS_MODEL_DIR`, the local model's name (default: the directory's name)"),
+  EMBEDDINGS_API_KEY: z.string().min(1).optional().describe("the endpoint's API key"),
+  EMBEDDINGS_DIMENSIONS: env.int(16, 8_192).optional().meta({
+    description:
+      "the endpoint model's vector size (required with `EMBEDDINGS_URL`; an answer of another size fails the job); without an endpoint, the built-in embedder's dimension",
+    default: '`256` (built-in)',
+    details: 'the collection is `<model>_<dimension>`, so two models never mix.',
+  }),
+  EMBEDDINGS_BATCH_SIZE: env.int(1, 2_048).default(64).describe('texts per endpoint request (or per local-model inference)'),
+  EMBEDDINGS_CONCURRENCY: env.int(1, 64).default(4).describe('endpoint requests in flight'),
+  EMBEDDINGS_TIMEOUT_MS: env.int(100, 600_000).default(30_000).describe('per endpoint request while indexing'),
+  EMBEDDINGS_RETRIES: env
+    .int(0, 20)
+    .default(5)
+    .describe(
+      'retries of an endpoint request before the batch fails (backoff; 429 honours `Retry-After`; 5xx, timeouts, dropped connections)',
+    ),
+  EMBEDDINGS_QUERY_TIMEOUT_MS: env
+    .int(100, 600_000)
+    .default(5_000)
+    .describe(
+      "how long a search waits for its query's embedding (once) before answering lexically with a warning; after a failure the endpoint is left alone for 10 s",
+    ),
+  EMBEDDINGS_MAX_CHARS: env.int(100, 1_000_000).default(8_000).describe('characters of a chunk sent to the embedder at most'),
+  EMBEDDINGS_MODEL_DIR: z.string().min(1).optional().meta({
+    description:
+      "a local sentence-embedding model in transformers.js's layout, run in-process on ONNX Runtime's CPU provider; not with `EMBEDDINGS_URL`",
+    details:
+      "the directory holds `config.json`, `tokenizer.json` and `onnx/model.onnx` (e.g. all-MiniLM-L6-v2 you provide), run through the optional `@huggingface/transformers`; nothing is downloaded. `EMBEDDINGS_MODEL` names it (default: the directory's name); `EMBEDDINGS_BATCH_SIZE` and `EMBEDDINGS_MAX_CHARS` apply ([ADR 0024](adr/0024-local-onnx-embeddings.md)).",
+  }),
+  EMBEDDINGS_THREADS: env
+    .int(1, 64)
+    .optional()
+    .meta({
+      description: 'ONNX Runtime threads per inference of the local model (graph optimizations: all)',
+      default: "the machine's cores",
+    }),
+  LLM_URL: env.url(['http', 'https']).optional().meta({
+    description:
+      "an OpenAI-compatible chat endpoint (`…/v1`, e.g. Ollama's `http://localhost:11434/v1`) for `ask_code`; goes with `LLM_MODEL`",
+    default: 'unset: answers are extractive',
+  }),
+  LLM_MODEL: z.string().min(1).max(200).optional().describe('the chat model'),
+  LLM_API_KEY: z.string().min(1).optional().describe("the chat endpoint's API key"),
+  LLM_TIMEOUT_MS: env
+    .int(1_000, 600_000)
+    .default(60_000)
+    .describe('how long `ask_code` waits for the model before answering extractively (with a warning)'),
 });
 
 export interface VectorSearchConfig extends CommonSettings, IndexerSettings {

@@ -22,21 +22,49 @@ const list = (separator: RegExp) =>
       .filter(Boolean),
   );
 
-/** Every environment variable of the workspace-registry service (documented in the README table). */
+/** Every environment variable of the workspace-registry service (described here; docs/configuration.md is generated: `npm run docs`). */
 export const WorkspaceRegistryEnv = IndexingServiceEnv.extend({
-  SEXTANT_WORKSPACE: z.string().min(1).optional(),
-  SEXTANT_ALLOWED_ROOTS: list(/[,:]/).optional(),
-  SEXTANT_AUTO_WORKSPACES_MAX: env.int(1, 10_000).default(10),
-  SEXTANT_CHECKOUTS_DIR: z.string().min(1).optional(),
+  SEXTANT_WORKSPACE: z.string().min(1).optional().meta({
+    description: 'the default workspace (a git repository) of tools that name none; `--workspace DIR` of `npm start` sets it',
+    default: 'the working directory when it is a git repository',
+  }),
+  SEXTANT_ALLOWED_ROOTS: list(/[,:]/).optional().meta({
+    description:
+      'directories (comma-separated) under which an unknown `workspace` is registered on first use; `--allowed-root DIR` sets it',
+    default: 'unset: unknown workspaces are `workspace_not_registered`',
+  }),
+  SEXTANT_AUTO_WORKSPACES_MAX: env
+    .int(1, 10_000)
+    .default(10)
+    .describe('auto-discovered workspaces kept; past it the least recently used idle one is removed, else `workspace_limit_exceeded`'),
+  SEXTANT_CHECKOUTS_DIR: z.string().min(1).optional().meta({
+    description: 'persistent clones of the remote repositories it indexes (kept across restarts; no size cap or eviction yet)',
+    default: '`<SEXTANT_DATA_DIR>/checkouts`',
+  }),
   // The default installation's stages; `none`: Discovery and Finalizing only.
   SEXTANT_INDEXING_STAGES: list(/,/)
     .transform((stages) => (stages.length === 1 && stages[0] === 'none' ? [] : stages))
-    .default(['symbols', 'vectors']),
-  SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250),
-  SEXTANT_HEAD_CACHE_MS: env.int(0, 24 * 3_600_000).default(60_000),
-  INDEX_BATCH_FILES: env.int(1, 100_000).default(200),
-  SEXTANT_WATCH_MAX_DIRECTORIES: env.int(0, 1_000_000).default(20_000),
-  SEXTANT_WATCH_SYNC_MS: env.int(0, 3_600_000).default(2_000),
+    .default(['symbols', 'vectors'])
+    .meta({
+      description:
+        'indexing stages a job waits for after Discovery, in order (`symbols`: symbol-indexer; `vectors`: vector-search); `none`: Discovery and Finalizing only',
+      details: 'a stage no running service serves holds every job until it fails after 5 minutes without progress.',
+    }),
+  SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250).describe("a job's progress is written at most this often"),
+  SEXTANT_HEAD_CACHE_MS: env
+    .int(0, 24 * 3_600_000)
+    .default(60_000)
+    .describe("how long a branch head read for `list_repositories`' `behind_head` is trusted (remote heads cost an `ls-remote`)"),
+  INDEX_BATCH_FILES: env.int(1, 100_000).default(200).describe('changed files per batch handed to an indexing stage'),
+  SEXTANT_WATCH_MAX_DIRECTORIES: env.int(0, 1_000_000).default(20_000).meta({
+    description: 'a local workspace with at most this many directories is watched, so a sync looks only at what changed; `0`: no watching',
+    details:
+      'one inotify watch per directory (`fs.inotify.max_user_watches`); turn watching off for, e.g., a workspace on a network file system changed from other machines ([ADR 0041](adr/0041-watched-workspaces.md)).',
+  }),
+  SEXTANT_WATCH_SYNC_MS: env
+    .int(0, 3_600_000)
+    .default(2_000)
+    .describe('a watched workspace syncs itself this long after its last edit; `0`: only when a tool asks (`sync_repo`)'),
 });
 
 export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
-import { ERROR_CATALOG, ERROR_CODES, HEALTH_SUBJECTS, inputJsonSchema, TOOLS } from '@sextant/contracts';
+import { ERROR_CATALOG, ERROR_CODES, HEALTH_SUBJECTS, renderToolCatalog, TOOLS } from '@sextant/contracts';
 import type { GatewayConfig } from '../config.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 
@@ -75,18 +75,11 @@ function titleOf(markdown: string): string | undefined {
 }
 
 function renderTools(): string {
-  const lines = ['# MCP tool catalog', '', 'Generated from `@sextant/contracts`. Inputs are JSON Schema draft-07.', ''];
-  let service = '';
-  for (const tool of TOOLS) {
-    if (tool.service !== service) {
-      service = tool.service;
-      lines.push(`## Service \`${service}\``, '');
-    }
-    lines.push(`### \`${tool.name}\` — ${tool.title}`, '', tool.description, '');
-    lines.push(`Subject: ${tool.subject ? `\`${tool.subject}\`` : 'answered by the gateway'}`, '');
-    lines.push('```json', JSON.stringify(inputJsonSchema(tool), null, 2), '```', '');
-  }
-  return lines.join('\n');
+  return renderToolCatalog({
+    title: 'MCP tool catalog',
+    intro: 'Generated from `@sextant/contracts`. Inputs are JSON Schema draft-07.',
+    schemas: true,
+  });
 }
 
 function renderErrors(): string {
