@@ -1,2 +1,3 @@
 export { startEmbedded, withFlags, type Embedded } from './embedded.js';
 export { EmbeddedEnv, loadConfig, type EmbeddedConfig } from './config.js';
+export { GENERATED_DOCUMENTS } from './docs/documents.js';
