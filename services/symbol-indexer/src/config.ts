@@ -12,14 +12,10 @@ import {
 
 /** Every environment variable of the symbol-indexer service (described here; docs/configuration.md is generated: `npm run docs`). */
 export const SymbolIndexerEnv = IndexingServiceEnv.extend({
-  SYMBOLS_CHECKOUTS_DIR: z
-    .string()
-    .min(1)
-    .optional()
-    .meta({
-      description: 'its own persistent clones of the remote repositories it parses',
-      default: '`<SEXTANT_DATA_DIR>/symbol-checkouts`',
-    }),
+  SYMBOLS_CHECKOUTS_DIR: z.string().min(1).optional().meta({
+    description: 'its own persistent clones of the remote repositories it parses',
+    default: '`<SEXTANT_DATA_DIR>/symbol-checkouts`',
+  }),
   SYMBOLS_PARSE_THREADS: env.int(1, 64).optional().meta({ description: 'parse worker threads', default: "the machine's cores" }),
   SYMBOLS_FILE_TIMEOUT_MS: env
     .int(10, 600_000)

@@ -19,14 +19,10 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
     .bool()
     .default(false)
     .describe('`true` allows `search_code`/`ask_code` with `scope: {type: "all"}` (else `forbidden`)'),
-  VECTORS_CHECKOUTS_DIR: z
-    .string()
-    .min(1)
-    .optional()
-    .meta({
-      description: 'its own persistent clones of the remote repositories it indexes',
-      default: '`<SEXTANT_DATA_DIR>/vector-checkouts`',
-    }),
+  VECTORS_CHECKOUTS_DIR: z.string().min(1).optional().meta({
+    description: 'its own persistent clones of the remote repositories it indexes',
+    default: '`<SEXTANT_DATA_DIR>/vector-checkouts`',
+  }),
   VECTORS_PARSE_THREADS: env.int(1, 64).optional().meta({ description: 'chunking worker threads', default: "the machine's cores" }),
   VECTORS_FILE_TIMEOUT_MS: env
     .int(10, 600_000)
@@ -90,13 +86,10 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
     details:
       "the directory holds `config.json`, `tokenizer.json` and `onnx/model.onnx` (e.g. all-MiniLM-L6-v2 you provide), run through the optional `@huggingface/transformers`; nothing is downloaded. `EMBEDDINGS_MODEL` names it (default: the directory's name); `EMBEDDINGS_BATCH_SIZE` and `EMBEDDINGS_MAX_CHARS` apply ([ADR 0024](adr/0024-local-onnx-embeddings.md)).",
   }),
-  EMBEDDINGS_THREADS: env
-    .int(1, 64)
-    .optional()
-    .meta({
-      description: 'ONNX Runtime threads per inference of the local model (graph optimizations: all)',
-      default: "the machine's cores",
-    }),
+  EMBEDDINGS_THREADS: env.int(1, 64).optional().meta({
+    description: 'ONNX Runtime threads per inference of the local model (graph optimizations: all)',
+    default: "the machine's cores",
+  }),
   LLM_URL: env.url(['http', 'https']).optional().meta({
     description:
       "an OpenAI-compatible chat endpoint (`…/v1`, e.g. Ollama's `http://localhost:11434/v1`) for `ask_code`; goes with `LLM_MODEL`",
