@@ -31,13 +31,17 @@ const GIT_CACHE_DOCS: Partial<Record<keyof typeof GitCacheEnv.shape, EnvDoc>> = 
   },
   CODEBASE_ROOT: {
     description:
-      'directory with one checkout per repository, for `open_file` (a `repo` given as `github:o/r` or a URL reads the cached clone instead)',
+      "directory with one checkout per repository: `open_file`'s `repo` may name one of its directories (registered repositories, workspaces and URLs are read from where Sextant keeps them)",
     default: 'the clone cache',
   },
   REPO_ROOT: { description: 'single-repository mode: `open_file` reads from this directory whatever `repo` says' },
-  OPEN_FILE_MAX_LINES: { description: 'cap on the lines one `open_file` returns (`truncated: true` past it)' },
+  OPEN_FILE_MAX_LINES: {
+    description: 'cap on the lines one `open_file` returns (past it `truncated: true`, and `next` names the range to ask for next)',
+  },
   OPEN_FILE_MAX_BYTES: {
-    description: 'cap on the bytes one `open_file` returns (`truncated: true` past it); keep it under NATS `max_payload`',
+    description: 'the same for its bytes; keep it under NATS `max_payload`',
+    details:
+      "512 KiB until issue 39: one answer was ~130k tokens of an agent's context ([ADR 0011](adr/0011-bounded-answers-and-direct-tool-calls.md)).",
   },
   SEXTANT_UNREGISTERED_ACCESS: {
     description:
