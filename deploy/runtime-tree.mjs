@@ -134,6 +134,9 @@ function prune(modules) {
     keepOnly('@huggingface/transformers/dist', (entry) => entry.startsWith('transformers.node.') && !entry.endsWith('.map'));
     remove('@huggingface/transformers/src', '@huggingface/transformers/types');
   }
+  // gpt-tokenizer (get_code_context's token counts) runs from its ES modules: its CommonJS copy, TypeScript sources and
+  // raw .tiktoken rank files (21 MB) are not read.
+  remove('gpt-tokenizer/cjs', 'gpt-tokenizer/src', 'gpt-tokenizer/data');
   // Source maps and declarations are for debuggers and compilers; docs for people.
   const walk = (dir) => {
     for (const entry of readdirSync(dir)) {
@@ -145,4 +148,3 @@ function prune(modules) {
   };
   walk(modules);
 }
-

@@ -9,6 +9,51 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, git, writeTree, type ErrorBody } from '@sextant/testing';
 
+/** One `notifications/progress` as the SDK client's `onprogress` gets it. */
+export interface ProgressEvent {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * What a client following an indexing job with a progressToken must see,
+ * whichever way Sextant runs: `progress` growing with every notification
+ * (MCP asks for it), also from one indexing stage to the next; messages from
+ * Scanning through each configured stage, named ("symbols: 120/539 files, …")
+ * and in order, to Finalizing and the end, a stage's file count never going
+ * back; every stage in `stages` named at least once; and no
+ * MaxListenersExceededWarning in `output`, what the process that followed
+ * the job (the gateway) wrote.
+ */
+export function assertJobProgress(events: readonly ProgressEvent[], stages: readonly string[], output: string): void {
+  const shown = JSON.stringify(events.map((e) => [e.progress, e.message]));
+  assert.ok(events.length >= 2, `${events.length} notifications`);
+  for (let i = 1; i < events.length; i++) assert.ok(events[i]!.progress > events[i - 1]!.progress, `progress increases: ${shown}`);
+  assert.equal(events.at(-1)!.progress, 100);
+  // Scanning is 0, stage i is 1 + i, Finalizing and the end follow.
+  const places = events.map((e) => {
+    const message = e.message ?? '';
+    if (message.startsWith('Scanning files: ')) return { place: 0, files: 0 };
+    const stage = /^([\w-]+): (\d+)\/(\d+) files(, \d+ \w+)*$/.exec(message);
+    if (stage && stages.includes(stage[1]!)) return { place: 1 + stages.indexOf(stage[1]!), files: Number(stage[2]) };
+    if (message === 'Finalizing index...') return { place: stages.length + 1, files: 0 };
+    if (message.startsWith('Indexed ')) return { place: stages.length + 2, files: 0 };
+    return assert.fail(`a message naming no stage (${message}): ${shown}`);
+  });
+  for (let i = 1; i < places.length; i++) {
+    const [before, now] = [places[i - 1]!, places[i]!];
+    assert.ok(now.place > before.place || (now.place === before.place && now.files >= before.files), `stages in order: ${shown}`);
+  }
+  for (const [i, stage] of stages.entries())
+    assert.ok(
+      places.some((p) => p.place === 1 + i),
+      `the ${stage} stage is named: ${shown}`,
+    );
+  const warning = output.split('\n').find((line) => line.includes('MaxListenersExceededWarning'));
+  assert.equal(warning, undefined, 'no listener leak while following the job');
+}
+
 export const PROJECT_TOOLS = [
   'create_project',
   'list_projects',

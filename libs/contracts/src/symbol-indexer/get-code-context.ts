@@ -9,7 +9,11 @@ export const Request = z
   .strictObject({
     name: SymbolName.optional(),
     query: text(1, 2000).optional(),
-    max_tokens: boundedInt(100, SYMBOL_LIMITS.maxTokensMax, SYMBOL_LIMITS.maxTokensDefault),
+    max_tokens: boundedInt(100, SYMBOL_LIMITS.maxTokensMax, SYMBOL_LIMITS.maxTokensDefault).describe(
+      "The most tokens this answer takes, counted with the cl100k_base tokenizer over the answer's JSON text: every field " +
+        "but the gateway's metadata. freshness and symbol are always sent (about 120 tokens with a typical path); below " +
+        'that, only they come, with truncated: true.',
+    ),
     ...targetFields,
   })
   .refine((r) => r.name !== undefined || r.query !== undefined, { message: 'give name or query', path: ['name'] });
@@ -21,8 +25,8 @@ export const Response = z.object({
   outline: z.array(OutlineNode),
   imports: z.array(z.string()),
   related: z.array(SymbolDef),
-  estimated_tokens: z.int(),
-  truncated: z.boolean(),
+  estimated_tokens: z.int().describe("This answer's tokens (cl100k_base), as counted against max_tokens."),
+  truncated: z.boolean().describe('Something was left out to stay within max_tokens.'),
 });
 export type Response = z.output<typeof Response>;
 
@@ -30,7 +34,7 @@ export const tool = defineTool({
   name: 'get_code_context',
   title: 'Code context bundle',
   description:
-    'A compact bundle for a symbol or query: the definition body, its file outline, imports and the top related symbols, sized to max_tokens.',
+    'A compact bundle for a symbol or query: the definition body, its file outline, imports and the top related symbols, sized to max_tokens (real tokens of the whole answer).',
   service: 'symbol-indexer',
   subject: SUBJECT,
   input: Request,

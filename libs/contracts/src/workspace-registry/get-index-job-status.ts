@@ -33,9 +33,19 @@ export const Response = z.object({
     ),
   progress: z
     .object({
-      stage: z.string().nullable().describe('discovery, parsing, indexing or finalizing.'),
-      percentage: z.int(),
-      message: z.string().nullable().describe('As in notifications/progress, e.g. "Scanning files: 1200 discovered".'),
+      stage: z
+        .string()
+        .nullable()
+        .describe('discovery, then each indexing stage by its name (symbols, vectors, …) in order, then finalizing.'),
+      percentage: z
+        .int()
+        .describe(
+          'Never goes back: discovery 0–10, the indexing stages together 10–95 (batches done over all stages), finalizing 95–99, done 100.',
+        ),
+      message: z
+        .string()
+        .nullable()
+        .describe('As in notifications/progress, e.g. "Scanning files: 1200 discovered", "symbols: 120/539 files, 345 symbols".'),
       title: z.string().describe('E.g. "Indexing project: backend".'),
     })
     .optional()

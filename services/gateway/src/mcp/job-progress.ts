@@ -65,7 +65,10 @@ export class JobFollower {
       const ended = TERMINAL.has(status.status);
       const progress = status.progress;
       const percentage = ended ? 100 : (progress?.percentage ?? 0);
-      const message = (ended && status.status !== 'completed' ? status.error_message && `Error: ${status.error_message}` : undefined) ?? progress?.message ?? status.status;
+      const message =
+        (ended && status.status !== 'completed' ? status.error_message && `Error: ${status.error_message}` : undefined) ??
+        progress?.message ??
+        status.status;
       // Nothing to say until the job started (its first message) or ended.
       const started = ended || progress?.message != null;
       if (started && (ended || percentage > last || message !== lastMessage)) {
@@ -90,10 +93,21 @@ export class JobFollower {
     return status;
   }
 
+  /**
+   * One poll interval, cut short when the client goes away. The abort
+   * listener goes with the timer: `{ once: true }` removes it only when it
+   * fires, and one left behind per poll on the call's signal added up to
+   * Node's MaxListenersExceededWarning by the eleventh poll of a job.
+   */
   private sleep(signal: AbortSignal | undefined): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, this.options.pollMs);
-      signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      const wake = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, this.options.pollMs);
+      signal?.addEventListener('abort', wake, { once: true });
     });
   }
 }

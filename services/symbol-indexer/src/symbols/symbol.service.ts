@@ -20,6 +20,7 @@ import { DefinitionResolver } from './definitions.js';
 import { ReferenceBinder, type BoundReference } from './references.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
 import { exactlyNamed, SAME_NAMED, splitName, type SymbolRow, type SymbolStore } from './symbol.store.js';
+import { packContext, tokenCounter } from './token-budget.js';
 
 /** Definitions of one name whose references are gathered for a name-only `find_references`. */
 const MAX_DEFINITIONS = 20;
@@ -27,8 +28,6 @@ const MAX_DEFINITIONS = 20;
 const HIERARCHY_MAX = 200;
 /** Related symbols get_code_context adds at most. */
 const CONTEXT_RELATED = 8;
-/** The budget's unit: about four characters per token. */
-const CHARS_PER_TOKEN = 4;
 
 /** The symbol tools, over the symbol index; repositories and workspaces are the registry's. */
 export class SymbolService {
@@ -309,17 +308,10 @@ export class SymbolService {
     const scope = await this.scopes.of(input, true);
     const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const symbol = await this.contextSymbol(input, scopeIds);
+    const count = await tokenCounter();
     if (!symbol) {
-      return {
-        ...(await this.scopes.answer(scope, new Map())),
-        symbol: null,
-        definition: null,
-        outline: [],
-        imports: [],
-        related: [],
-        estimated_tokens: 0,
-        truncated: false,
-      };
+      const head = { ...(await this.scopes.answer(scope, new Map())), symbol: null };
+      return { ...head, ...packContext({ head, body: null, imports: [], outline: [], related: [] }, input.max_tokens, count) };
     }
     const repositories = await this.scopes.repositoriesOf(scope, [symbol]);
     const repository = repositories.get(symbol.repositoryId);
@@ -333,51 +325,25 @@ export class SymbolService {
       // (a find_references) and names like it are not asked for.
       this.relatedOf(symbol, scopeIds, CONTEXT_RELATED, file?.symbols, { callers: false, similar: false }),
     ]);
-    // Parts in order of worth, each cut to what is left of the budget (a token is about four characters).
-    let budget = input.max_tokens * CHARS_PER_TOKEN;
-    let truncated = false;
-    const take = (text: string): string => {
-      if (text.length <= budget) {
-        budget -= text.length;
-        return text;
-      }
-      truncated = true;
-      const cut = text.slice(0, Math.max(0, budget));
-      budget = 0;
-      return cut.slice(0, cut.lastIndexOf('\n') + 1 || cut.length);
-    };
     const bodyLines = lines.get(symbol.path);
     const body = bodyLines
       ? Array.from({ length: symbol.endLine - symbol.line + 1 }, (_, i) => bodyLines.get(symbol.line + i) ?? '').join('\n')
       : null;
-    const definitionText = body === null ? null : take(body);
-    // Whole items only from here: an import, an outline node, a related definition fits, or the list stops.
-    const fits = (size: number): boolean => {
-      if (truncated || size > budget) {
-        truncated = true;
-        return false;
-      }
-      budget -= size;
-      return true;
-    };
-    const modules = [...new Set(imports.map((i) => i.module))].filter((m) => fits(m.length + 1));
-    const outline = tree(file?.symbols ?? []).filter((node) => fits(JSON.stringify(node).length));
     const names = namesOf(await this.scopes.repositoriesOf(scope, [...related.callees, ...related.sameContainer]));
-    const relatedDefs = [...related.callees, ...related.sameContainer]
-      .slice(0, CONTEXT_RELATED)
-      .map((r) => definition(r, names))
-      .filter((d) => fits(JSON.stringify(d).length));
-    const used = input.max_tokens * CHARS_PER_TOKEN - budget;
-    return {
-      ...(await this.scopes.answer(scope, repositories)),
-      symbol: definition(symbol, namesOf(repositories)),
-      definition: definitionText,
-      outline,
-      imports: modules,
-      related: relatedDefs,
-      estimated_tokens: Math.ceil(used / CHARS_PER_TOKEN),
-      truncated,
-    };
+    const head = { ...(await this.scopes.answer(scope, repositories)), symbol: definition(symbol, namesOf(repositories)) };
+    // Sized to max_tokens in real tokens, the whole answer counted (see packContext), parts in order of worth.
+    const packed = packContext(
+      {
+        head,
+        body,
+        imports: [...new Set(imports.map((i) => i.module))],
+        outline: tree(file?.symbols ?? []),
+        related: [...related.callees, ...related.sameContainer].slice(0, CONTEXT_RELATED).map((r) => definition(r, names)),
+      },
+      input.max_tokens,
+      count,
+    );
+    return { ...head, ...packed };
   }
 
   /** `name`, or the first name of `query` that the index defines. */

@@ -4,7 +4,7 @@ import { ServiceError } from '@sextant/messaging';
 import { isDatabaseUnavailable } from '@sextant/persistence';
 import type { RegistryStore, Repository } from '../registry/registry.store.js';
 import type { Discovery } from './discovery.js';
-import { messages, percentOf, phaseAt, stageRange } from './progress.js';
+import { messages, percentOf, stagesPercent } from './progress.js';
 
 export interface CoordinatorOptions {
   /** Indexing stages run after Discovery, in order (`symbols`, `vectors`); each is served by its own workers. */
@@ -248,7 +248,6 @@ export class Coordinator {
     const total = changed.filter((c) => c.change !== 'deleted').length;
     let symbols: { delta: number; extracted: number | null } | null = null;
     for (const [index, stage] of this.options.stages.entries()) {
-      const range = stageRange(index, this.options.stages.length);
       const groups: Array<typeof changed> = [];
       for (let i = 0; i < changed.length; i += this.options.batchFiles) groups.push(changed.slice(i, i + this.options.batchFiles));
       await this.jobs.addBatches(job.id, stage, groups);
@@ -259,21 +258,19 @@ export class Coordinator {
         const counts = await this.jobs.stageCounts(job.id, stage);
         if (counts.failed > 0) throw new Error(`the ${stage} stage failed on ${counts.failed} batch(es) of files: ${counts.error}`);
         const files = counts.done === counts.total ? total : Math.min(total, counts.done * this.options.batchFiles);
-        // Symbols found so far: this stage's, or (a later stage, which counts none) what the earlier ones found.
-        const found = counts.result.symbols_extracted ?? symbols?.extracted ?? 0;
-        const percent = Math.floor(range.from + (range.to - range.from) * (counts.total === 0 ? 1 : counts.done / counts.total));
-        const phase = phaseAt(range, percent);
-        const message = phase === 'parsing' ? messages.parsing(files, total) : messages.indexing(files, total, found);
+        // Monotonic across stages (see stagesPercent); the message names the stage and counts only its own work.
+        const percent = stagesPercent(index, this.options.stages.length, counts.done, counts.total);
+        const message = messages.stage(stage, files, total, counts.result);
         const stats = { files_indexed: files, ...counts.result };
         if (counts.done === counts.total) {
-          await this.progress(job, { stage: phase, percent, message, stats }, true);
+          await this.progress(job, { stage, percent, message, stats }, true);
           if (counts.result.symbols_delta !== undefined) {
             const extracted = counts.result.symbols_extracted;
             symbols = { delta: Number(counts.result.symbols_delta), extracted: extracted === undefined ? null : Number(extracted) };
           }
           break;
         }
-        await this.progress(job, { stage: phase, percent, message, stats });
+        await this.progress(job, { stage, percent, message, stats });
         if (counts.done !== lastDone) {
           lastDone = counts.done;
           lastMove = Date.now();
