@@ -86,6 +86,9 @@ describe('indexing pipeline (embedded)', () => {
       SEXTANT_ALLOWED_ROOTS: roots,
       SEXTANT_AUTO_WORKSPACES_MAX: '2',
       SEXTANT_PROGRESS_POLL_MS: '50',
+      // These tests count what each sync_repo finds: a workspace syncing itself after an edit would take it first
+      // (that is tested in agent-path.test.ts).
+      SEXTANT_WATCH_SYNC_MS: '0',
     });
     client = await httpClient(sextant.url);
     await client.listTools();
