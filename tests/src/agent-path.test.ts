@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BareRepository, callTool, GitDaemon, httpClient, startEmbedded, type Sextant } from '@sextant/testing';
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { distributedStack, type Stack } from './stack.js';
 import { indexed, makeRepository, SHOP } from './shop.js';
 
@@ -46,8 +47,8 @@ interface Definition {
   endLine: number;
 }
 
-/** The answers' sizes, per call, for the closing note (an agent pays for each in its context). */
-type Calls = Array<{ tool: string; bytes: number }>;
+/** The answers' sizes, per call, for the closing note (an agent pays for each in its context): cl100k tokens. */
+type Calls = Array<{ tool: string; tokens: number }>;
 
 interface Fixture {
   base: string;
@@ -77,7 +78,7 @@ function caller(client: Client, calls: Calls) {
   return async <T>(tool: string, args: Record<string, unknown>): Promise<T> => {
     const answer = await callTool<T>(client, tool, args);
     assert.equal(answer.isError, false, `${tool} ${JSON.stringify(args)}: ${JSON.stringify(answer.body).slice(0, 500)}`);
-    calls.push({ tool, bytes: Buffer.byteLength(JSON.stringify(answer.body)) });
+    calls.push({ tool, tokens: countTokens(JSON.stringify(answer.body)) });
     return answer.body;
   };
 }
@@ -139,8 +140,8 @@ async function walk(call: ReturnType<typeof caller>, scope: Record<string, unkno
 }
 
 function report(t: TestContext, mode: string, calls: Calls): void {
-  const total = calls.reduce((sum, c) => sum + c.bytes, 0);
-  t.diagnostic(`${mode}: ${calls.length} calls, ${total} bytes: ${calls.map((c) => `${c.tool} ${c.bytes}`).join(', ')}`);
+  const total = calls.reduce((sum, c) => sum + c.tokens, 0);
+  t.diagnostic(`${mode}: ${calls.length} calls, ${total} tokens: ${calls.map((c) => `${c.tool} ${c.tokens}`).join(', ')}`);
 }
 
 /** The whole path in one mode: the workspace first, then the remote repository after its branch moved on. */
