@@ -100,10 +100,12 @@ export function stopOnSignals(logger: LoggerService, close: () => Promise<void>)
     if (stopping) return;
     stopping = true;
     logger.log(`${reason}: stopping`, 'Bootstrap');
+    const started = performance.now();
     void (async () => {
       let code = 0;
       try {
         await close();
+        logger.log(`stopped (${((performance.now() - started) / 1000).toFixed(1)} s)`, 'Bootstrap');
       } catch (error) {
         logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
         code = 1;
