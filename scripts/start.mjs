@@ -29,7 +29,10 @@ if (build.status !== 0) {
 }
 // Local development: an HTTP endpoint on loopback runs without authentication unless SEXTANT_AUTH says otherwise (the
 // image's entry point, scripts/serve.mjs, never does this). Anything else the gateway refuses to start without it.
-const serves = ['apps/sextant', 'services/gateway'].includes(target.replace(/\/+$/, ''));
+// Not over stdio (no HTTP, so no HTTP authentication to speak of), nor for a command line that serves nothing
+// (`--help`, `--version`, a mistyped flag: the entry point answers those itself, without starting anything).
+const app = target.replace(/\/+$/, '');
+const serves = app === 'apps/sextant' ? await servesHttp(rest) : app === 'services/gateway' && !rest.includes('--stdio');
 const host = process.env.SEXTANT_HOST ?? '127.0.0.1';
 if (serves && process.env.SEXTANT_AUTH === undefined && (['localhost', '::1', '[::1]'].includes(host) || host.startsWith('127.'))) {
   process.env.SEXTANT_AUTH = 'off';
@@ -37,3 +40,10 @@ if (serves && process.env.SEXTANT_AUTH === undefined && (['localhost', '::1', '[
 }
 process.argv = [process.argv[0], entry, ...rest];
 await import(pathToFileURL(entry).href);
+
+/** Whether embedded mode's command line (apps/sextant/src/cli.ts, just built) asks to serve MCP over HTTP. */
+async function servesHttp(args) {
+  const { readCommandLine } = await import(pathToFileURL(join(root, 'apps/sextant/dist/cli.js')).href);
+  const line = readCommandLine(args);
+  return line.command === 'serve' && !line.stdio;
+}

@@ -53,6 +53,8 @@ describe('authentication on HTTP, embedded mode: JWTs of the identity provider a
       SEXTANT_AUTH_JWKS_COOLDOWN_MS: '300',
       SEXTANT_AUTH_KEY_CACHE_MS: '300',
       SEXTANT_TOOL_RATE_LIMITS: 'get_contract=6',
+      // Audit records reach the console at debug level only (they are stored in Postgres); the test reads both.
+      LOG_LEVEL: 'debug',
     });
     ({ database, idp, sextant } = fixture);
   });

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callTool, httpClient, postRaw, repoPath, startEmbedded, startNode, type Sextant } from '@sextant/testing';
+import { callTool, freePort, httpClient, postRaw, repoPath, startEmbedded, startNode, type Sextant } from '@sextant/testing';
 import { assertToolList, expectToolError, projectBadInputs, projectLifecycle } from './scenarios.js';
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -69,6 +70,13 @@ describe('embedded mode over Streamable HTTP', () => {
     assert.equal((await callTool(client, 'get_contract', { contract_id: 'contract/tools.md' })).isError, false);
     await expectToolError(client, 'get_contract', { contract_id: '../../etc/passwd' }, 'not_found');
     await expectToolError(client, 'get_contract', { contract_id: '' }, 'invalid_input', 'contract_id');
+  });
+
+  it('writes no audit line to the console at the default level (the audit trail is in Postgres)', async () => {
+    assert.equal((await callTool(client, 'list_projects', {})).isError, false);
+    await new Promise((r) => setTimeout(r, 200));
+    // At info, the call's record went to the projects service only.
+    assert.doesNotMatch(sextant.process.output(), /"context":"Audit"/);
   });
 
   it('has no prompts yet', async () => {
@@ -475,6 +483,130 @@ describe('npm start, as a user types it', () => {
       await assert.rejects(fetch(url.replace('/mcp', '/livez'), { signal: AbortSignal.timeout(2_000) }));
     } finally {
       child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the sextant command line', () => {
+  let held: Server;
+  let port: number;
+  let dataDir: string;
+  before(async () => {
+    // A port this test holds: a command that started a server on it would fail (exit 1), not answer and exit 0.
+    port = await freePort();
+    held = createServer();
+    await new Promise<void>((resolve) => held.listen(port, '127.0.0.1', resolve));
+    dataDir = join(mkdtempSync(join(tmpdir(), 'sextant-cli-')), 'data');
+  });
+  after(() => {
+    held?.close();
+    rmSync(join(dataDir, '..'), { recursive: true, force: true });
+  });
+
+  /** `sextant <args>` as `npx sextant` runs it (apps/sextant/bin, through scripts/start.mjs); its exit code and output. */
+  async function sextant(...args: string[]): Promise<{ code: number | null; output: string; ms: number }> {
+    const started = performance.now();
+    const run = await startNode('apps/sextant/bin/sextant.mjs', args, {
+      env: { SEXTANT_PORT: String(port), SEXTANT_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    });
+    const code = await Promise.race([run.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))]);
+    if (code === null) await run.stop(1_000);
+    return { code, output: run.output(), ms: performance.now() - started };
+  }
+
+  it("answers --help, --version and a subcommand's --help with exit 0, opening no port and no database", async () => {
+    const help = await sextant('--help');
+    assert.equal(help.code, 0, help.output);
+    assert.match(help.output, /^Usage: sextant \[--stdio\]/);
+    assert.match(help.output, /--workspace DIR/);
+    const version = await sextant('--version');
+    assert.equal(version.code, 0, version.output);
+    assert.equal(version.output, `sextant ${(JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { version: string }).version}`);
+    for (const args of [
+      ['keys', '--help'],
+      ['keys', 'create', '--help'],
+    ]) {
+      const keys = await sextant(...args);
+      assert.equal(keys.code, 0, `${args.join(' ')}: ${keys.output}`);
+      assert.match(keys.output, /sextant keys create --name NAME/, args.join(' '));
+    }
+    for (const run of [help, version]) assert.doesNotMatch(run.output, /Authentication is off|"level"/, 'nothing but the answer');
+    assert.equal(existsSync(dataDir), false, 'no data directory made, no database opened');
+  });
+
+  it('refuses an unknown flag with one line naming it and the known flags, exit 2, starting nothing', async () => {
+    const unknown = await sextant('--prot', '9200');
+    assert.equal(unknown.code, 2, unknown.output);
+    assert.equal(unknown.output.split('\n').length, 1, unknown.output);
+    assert.match(unknown.output, /unknown flag --prot; known flags: --stdio, --workspace DIR, --allowed-root DIR, --help/);
+    const keys = await sextant('keys', 'list', '--everything');
+    assert.equal(keys.code, 2, keys.output);
+    assert.match(keys.output, /^sextant keys: unknown flag --everything; known flags: --name NAME/);
+    assert.doesNotMatch(keys.output, /stack|at /, 'no stack trace');
+    assert.equal(existsSync(dataDir), false, 'no data directory made, no database opened');
+  });
+
+  it('answers npm start -- --help the same way', async () => {
+    const child = spawn('npm', ['start', '--silent', '--', '--help'], {
+      cwd: repoPath('.'),
+      env: { ...process.env, SEXTANT_PORT: String(port), SEXTANT_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    assert.equal(code, 0, output);
+    assert.match(output, /^Usage: sextant/);
+    assert.equal(existsSync(dataDir), false);
+  });
+
+  it('says nothing of HTTP authentication over stdio, and says what it does while it starts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sextant-cli-stdio-'));
+    try {
+      // stdin is closed from the start: the client is gone as soon as it serves, so it stops.
+      const run = await startNode('scripts/start.mjs', ['--stdio'], { env: { SEXTANT_DATA_DIR: dir, LOG_LEVEL: 'info' } });
+      assert.equal(await run.exited, 0, run.output());
+      const output = run.output();
+      assert.doesNotMatch(output, /Authentication is off/);
+      for (const step of [/creating the embedded database/, /embedded database ready/, /starting the services/, /serving MCP over stdio/])
+        assert.match(output, step);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Ctrl-C of npm start while it indexes', () => {
+  it('stops within seconds, with a line or two and no stack, no ERR_IPC_DISCONNECTED, no warnings', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sextant-ctrl-c-'));
+    try {
+      // scripts/start.mjs is what npm start execs; run in this repository, whose own indexing is under way at the signal.
+      const run = await startNode('scripts/start.mjs', [], {
+        env: { SEXTANT_PORT: '0', SEXTANT_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+        readyWhen: /MCP endpoint ready at (http:\/\/\S+\/mcp)/,
+        timeoutMs: 60_000,
+        processGroup: true,
+      });
+      const url = (await run.waitFor(/MCP endpoint ready at (http:\/\/\S+\/mcp)/))[1]!;
+      const client = await httpClient(url);
+      assert.equal((await callTool(client, 'sync_repo', {})).isError, false);
+      await client.close();
+      // Its launcher (git, ripgrep) and the stage workers are busy now.
+      await new Promise((r) => setTimeout(r, 2_000));
+      const before = run.output().split('\n').length;
+      const stoppedAt = performance.now();
+      process.kill(-run.pid, 'SIGINT'); // the whole process group, as a terminal's Ctrl-C
+      const code = await Promise.race([run.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 20_000))]);
+      const after = run.output().split('\n').slice(before).join('\n');
+      if (code === 'hung') process.kill(-run.pid, 'SIGKILL');
+      assert.equal(code, 0, `exit code; output after the signal:\n${after}`);
+      assert.ok(performance.now() - stoppedAt < 20_000);
+      assert.match(after, /SIGINT: stopping/);
+      assert.match(after, /"msg":"stopped/);
+      assert.doesNotMatch(after, /ERR_IPC|"stack"|\n\s+at |could not take a batch|"level":"(warn|error|fatal)"/, after);
+    } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

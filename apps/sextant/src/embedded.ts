@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -6,7 +7,7 @@ import { GitCacheModule, loadConfig as loadGitCacheConfig } from '@sextant/git-c
 import { InProcessBus } from '@sextant/messaging';
 import { classifyDatabaseError, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import { loadConfig as loadProjectsConfig, ProjectsModule } from '@sextant/projects';
-import { JsonLogger, lockDataDir, ServiceRuntimeModule } from '@sextant/runtime';
+import { JsonLogger, lockDataDir, SEXTANT_VERSION, ServiceRuntimeModule } from '@sextant/runtime';
 import { loadConfig as loadSymbolsConfig, SymbolIndexerModule } from '@sextant/symbol-indexer';
 import { loadConfig as loadVectorConfig, VectorSearchModule } from '@sextant/vector-search';
 import { loadConfig as loadRegistryConfig, WorkspaceRegistryModule } from '@sextant/workspace-registry';
@@ -62,11 +63,22 @@ export async function startEmbedded(given: NodeJS.ProcessEnv, stdio: boolean): P
 
   // One process per data directory (its PGlite files and clone cache); a second one is told who holds it.
   const lock = lockDataDir(config.dataDir);
+  // One line per step of the start, so that the first one (the embedded database made: 3 to 10 s) is no silent gap.
+  const step = (message: string) => logger.log(message, 'Bootstrap');
+  step(`Sextant ${SEXTANT_VERSION} starting (embedded mode${stdio ? ', over stdio' : ''}, data in ${config.dataDir})`);
   let postgres: EmbeddedPostgres | undefined;
   let app: INestApplication | undefined;
   try {
-    if (!config.databaseUrl) postgres = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres') });
+    if (!config.databaseUrl) {
+      const dir = join(config.dataDir, 'postgres');
+      const started = performance.now();
+      const first = !existsSync(join(dir, 'pgdata'));
+      step(first ? `creating the embedded database in ${dir} (first start only: some seconds)` : `opening the embedded database in ${dir}`);
+      postgres = await startEmbeddedPostgres({ dataDir: dir });
+      step(`embedded database ready (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    } else step('using the database of DATABASE_URL');
     const databaseUrl = config.databaseUrl ?? postgres!.url;
+    step('starting the services (schemas migrated, grammars and search indexes loaded)');
     const bus = new InProcessBus({ timeoutMs: gatewayConfig.busTimeoutMs });
     app = await NestFactory.create(
       {
@@ -101,6 +113,7 @@ export async function startEmbedded(given: NodeJS.ProcessEnv, stdio: boolean): P
     };
     if (stdio) {
       await app.init();
+      step('serving MCP over stdio (this process answers one client on stdin/stdout)');
       return { done: serveStdio(app), close };
     }
     const url = await serveHttp(app, gatewayConfig);

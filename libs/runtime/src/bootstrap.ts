@@ -89,7 +89,7 @@ export interface Shutdown {
 }
 
 /**
- * A process's stop, once, on SIGTERM or SIGINT (or `stop()`): runs `close`
+ * A process's stop, once, on SIGTERM or SIGINT (or `stop()`; later signals change nothing): runs `close`
  * (the process's own order: stop taking requests, answer those in hand,
  * close what they used), flushes telemetry last so the spans of those
  * requests leave too, then exits 0, or 1 when `close` failed (logged).
@@ -100,10 +100,12 @@ export function stopOnSignals(logger: LoggerService, close: () => Promise<void>)
     if (stopping) return;
     stopping = true;
     logger.log(`${reason}: stopping`, 'Bootstrap');
+    const started = performance.now();
     void (async () => {
       let code = 0;
       try {
         await close();
+        logger.log(`stopped (${((performance.now() - started) / 1000).toFixed(1)} s)`, 'Bootstrap');
       } catch (error) {
         logger.error(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
         code = 1;
@@ -112,8 +114,10 @@ export function stopOnSignals(logger: LoggerService, close: () => Promise<void>)
       process.exit(code);
     })();
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // Kept listening after the first signal: a second one (npm forwards the Ctrl-C its child got from the terminal too)
+  // would otherwise kill the process half-way through its stop, with the embedded database open.
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   return {
     get stopping() {
       return stopping;

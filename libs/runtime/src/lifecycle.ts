@@ -1,4 +1,4 @@
-import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { BeforeApplicationShutdown, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { lockDataDir, type DataDirLock } from './data-dir.js';
 
 /** What a module starts once its providers exist (the database is up) and stops at shutdown. */
@@ -14,9 +14,16 @@ export interface Lifecycle {
  * work (a job coordinator, a stage worker and its parse pool, a clone
  * cache): takes the directory's lock, starts; at shutdown stops, then lets
  * the lock go whatever stopping did.
+ *
+ * It stops before the application's servers close (Nest's
+ * `beforeApplicationShutdown`), not after them: in one process, a stage
+ * worker reaches the registry over the in-process bus, which closes with the
+ * servers, and its claims failed — a warning a second per worker — until its
+ * module's turn came. Databases still close after it (`onApplicationShutdown`).
  */
-export class ModuleLifecycle implements OnModuleInit, OnApplicationShutdown {
+export class ModuleLifecycle implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly locks: DataDirLock[] = [];
+  private stopped: Promise<void> | undefined;
 
   constructor(private readonly parts: Lifecycle) {}
 
@@ -30,12 +37,20 @@ export class ModuleLifecycle implements OnModuleInit, OnApplicationShutdown {
     await this.parts.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    try {
-      await this.parts.stop();
-    } finally {
-      for (const lock of this.locks.splice(0)) lock.release();
-    }
+  beforeApplicationShutdown(): Promise<void> {
+    this.stopped ??= (async () => {
+      try {
+        await this.parts.stop();
+      } finally {
+        for (const lock of this.locks.splice(0)) lock.release();
+      }
+    })();
+    return this.stopped;
+  }
+
+  /** Stopped already, unless a caller of the hooks skipped the one before (then now). */
+  onApplicationShutdown(): Promise<void> {
+    return this.beforeApplicationShutdown();
   }
 }
 

@@ -12,6 +12,12 @@ const FROM_CONFIG: Record<string, LogLevel> = {
 };
 
 /**
+ * Nest's own start-up lines (a module's providers made, each route mapped: some forty per start), at debug level:
+ * at info they buried the lines that say what the process is doing.
+ */
+const NEST_WIRING = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication', 'NestMicroservice']);
+
+/**
  * One JSON object per line: `{time, level, service, context, msg, trace_id}`.
  * Writes to stdout, or stderr when stdout carries a protocol (MCP over stdio).
  */
@@ -38,7 +44,7 @@ export class JsonLogger implements LoggerService {
   }
 
   log(message: unknown, ...rest: unknown[]) {
-    this.write('log', message, rest);
+    this.write(NEST_WIRING.has(rest.at(-1) as string) ? 'debug' : 'log', message, rest);
   }
   error(message: unknown, ...rest: unknown[]) {
     this.write('error', message, rest);

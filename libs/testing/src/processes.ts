@@ -27,6 +27,8 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Run as this user and group (numeric; the test process must be root), without root's supplementary groups. */
   user?: { uid: number; gid: number };
+  /** In a process group of its own, so that a test can signal the group as a terminal's Ctrl-C does (`kill(-pid)`). */
+  processGroup?: boolean;
 }
 
 // Children die with the test process, even when it fails half-way: an orphaned service
@@ -52,6 +54,7 @@ export async function startNode(script: string, args: string[] = [], options: St
     env,
     cwd: options.cwd ?? repoPath('.'),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.processGroup === true,
     ...options.user,
   });
   children.add(child);

@@ -20,25 +20,44 @@ const USAGE = `Usage:
   sextant keys revoke ID_OR_NAME
 Keys are stored in DATABASE_URL, or in SEXTANT_DATA_DIR (the one-process mode) while Sextant is stopped.`;
 
+const OPTIONS = {
+  name: { type: 'string' },
+  projects: { type: 'string' },
+  role: { type: 'string', default: 'reader' },
+  admin: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+const KNOWN_FLAGS = '--name NAME, --projects A,B, --role reader|maintainer, --admin, --json, --help (-h)';
+
 runMain(process.env, async () => {
   // stdout carries only what the command prints (a new key, a list); the database's own lines go to stderr, warnings only.
   JsonLogger.install('sextant-keys', 'warn', process.stderr);
-  const { positionals, values } = parseArgs({
-    args: process.argv.slice(2),
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      projects: { type: 'string' },
-      role: { type: 'string', default: 'reader' },
-      admin: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    // A mistyped flag: one line naming it and the known ones, no stack (and no database opened).
+    const unknown = (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    const flag = /'([^']+)'/.exec((error as Error).message)?.[1];
+    process.stderr.write(
+      unknown
+        ? `sextant keys: unknown flag ${flag}; known flags: ${KNOWN_FLAGS} (sextant keys --help)\n`
+        : `sextant keys: ${(error as Error).message.split('\n')[0]} (sextant keys --help)\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const { positionals, values } = parsed;
   const [command, reference] = positionals;
-  if (values.help || !command || !['create', 'list', 'revoke'].includes(command)) {
-    process.stderr.write(`${USAGE}\n`);
-    process.exitCode = values.help ? 0 : 2;
+  if (values.help) {
+    // Asked for: the usage on stdout, exit 0, whatever else the line says (`sextant keys create --help`).
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!command || !['create', 'list', 'revoke'].includes(command)) {
+    process.stderr.write(`${command ? `sextant keys: unknown command ${JSON.stringify(command)}\n` : ''}${USAGE}\n`);
+    process.exitCode = 2;
     return;
   }
   const role = ProjectRole.safeParse(values.role);

@@ -35,6 +35,10 @@ process.on('message', (request: LauncherRequest) => {
   });
 });
 
+// Ctrl-C in a terminal signals the whole process group: the parent stops on it and then disconnects, which ends this
+// process; dying at once instead failed the parent's calls in hand and raced its close (ERR_IPC_DISCONNECTED).
+process.on('SIGINT', () => undefined);
+
 process.on('disconnect', () => {
   for (const child of children.values()) child.kill('SIGKILL');
   process.exit(0);

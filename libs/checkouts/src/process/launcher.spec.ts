@@ -70,6 +70,19 @@ describe('launcher process', () => {
     }
   });
 
+  it('outlives a Ctrl-C (SIGINT to the process group): its parent ends it, by close()', async () => {
+    const spawner = new LauncherSpawner();
+    const running = runToCompletion(spawner, { command: 'sleep', args: ['30'] }, { timeoutMs: 20_000 }).catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    const launcher = (spawner as unknown as { child: { pid: number } }).child;
+    process.kill(launcher.pid, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.doesNotThrow(() => process.kill(launcher.pid, 0), 'the launcher still runs');
+    await spawner.close();
+    assert.throws(() => process.kill(launcher.pid, 0), /ESRCH/);
+    assert.match(String(await running), /launcher process exited/);
+  });
+
   it('stops with close(), killing what it still runs', async () => {
     const spawner = new LauncherSpawner();
     const running = runToCompletion(spawner, { command: 'sleep', args: ['30'] }, { timeoutMs: 20_000 }).catch((e: Error) => e);

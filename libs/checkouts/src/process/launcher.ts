@@ -27,6 +27,8 @@ interface Pending {
  *
  * The launcher starts on first use and again after it dies (children it was
  * running then report an error); it exits by itself when this process does.
+ * It ignores SIGINT: Ctrl-C in a terminal reaches the whole process group,
+ * and this process, stopping on it, closes the launcher in its own time.
  */
 export class LauncherSpawner implements Spawner {
   private readonly log = new Logger('Launcher');
@@ -63,7 +65,9 @@ export class LauncherSpawner implements Spawner {
     this.child = undefined;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.disconnect();
+    // Disconnected already (it is exiting, say on a signal): its 'exit' is on the way; disconnecting again would
+    // emit ERR_IPC_DISCONNECTED.
+    if (child.connected) child.disconnect();
     await exited;
   }
 
@@ -75,6 +79,9 @@ export class LauncherSpawner implements Spawner {
       execArgv: [],
     });
     child.on('message', (reply: LauncherReply) => this.onReply(reply));
+    // A channel that closed under a send or a disconnect (the launcher is exiting): its 'exit' reports the children
+    // it ran as failed; the error itself is no news, and unhandled it would end this process.
+    child.on('error', (error) => this.log.debug(`launcher channel: ${error.message}`));
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = undefined;
       if (this.pending.size === 0) return;

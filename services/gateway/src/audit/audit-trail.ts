@@ -28,9 +28,10 @@ type DropReason = 'backlog' | 'refused' | 'shutdown';
 
 /**
  * The audit trail (issue #13): one record per tool call, written at once to
- * the log stream (context `Audit`) and, in batches, to the projects
- * service's `audit_log` table (kept SEXTANT_AUDIT_RETENTION_DAYS). A record
- * never holds a credential; its `query` is null for a caller who opted out.
+ * the log stream (context `Audit`; at debug level when it is also stored)
+ * and, in batches, to the projects service's `audit_log` table (kept
+ * SEXTANT_AUDIT_RETENTION_DAYS). A record never holds a credential; its
+ * `query` is null for a caller who opted out.
  *
  * Bounded (issue 35, ADR 0046): a record is bounded and cleaned by
  * `boundAuditRecord` before it is kept; the records held for the projects
@@ -83,8 +84,10 @@ export class AuditTrail implements OnModuleDestroy {
   /** Synchronous and O(size of the record as bounded): the call's answer never waits for its record. */
   record(entry: AuditRecord): void {
     const record = boundAuditRecord(entry);
-    this.log.log({ audit: record });
-    if (!this.persist) return;
+    // Stored in Postgres, the record is on the console only at debug level (one JSON line per call drowned the rest);
+    // without the projects service, the log stream is the trail, so it is logged at info.
+    if (!this.persist) return void this.log.log({ audit: record });
+    this.log.debug({ audit: record });
     if (this.stopped) return this.dropped('shutdown', 1);
     const bytes = Buffer.byteLength(JSON.stringify(record));
     this.held.push({ record, bytes });

@@ -39,6 +39,18 @@ const DATABASE_WAIT_MS = 300_000;
 const INTERRUPTED = 'interrupted: the process running the job stopped; run index_repo or sync_repo again';
 
 /**
+ * Thrown out of a running job when its coordinator stops: the job is left as it is, running under an owner that is
+ * gone, and reported interrupted like that of a process that died (at this service's next start, or by a replica
+ * once its lease runs out). Waiting for its stages instead held a stop for up to `stageStallMs` (5 minutes): in one
+ * process, the stage workers cannot reach the registry once the bus is closed.
+ */
+class Stopping extends Error {
+  constructor() {
+    super('the coordinator is stopping');
+  }
+}
+
+/**
  * Runs indexing jobs, one at a time per coordinator (replicas of the
  * workspace registry run one each): Discovery, then each configured stage's
  * batches (done by that stage's workers, anywhere), then Finalizing, which
@@ -75,6 +87,7 @@ export class Coordinator {
     this.loop.start();
   }
 
+  /** Stops taking jobs; a job in hand stops at its next progress step and is left to be reported interrupted. */
   async stop(): Promise<void> {
     await this.loop.stop();
     this.discovery.close();
@@ -133,6 +146,10 @@ export class Coordinator {
           repository = await this.store.find(job.key);
           return await this.attempt(job, repository);
         } catch (error) {
+          if (error instanceof Stopping) {
+            this.log.log(`job ${job.id} stopped with this process; it is reported interrupted (run sync_repo again)`);
+            return;
+          }
           if (isDatabaseUnavailable(error) && attempt <= DATABASE_RETRIES) {
             this.log.warn(`job ${job.id}: the database is unreachable; the job starts over once it is back (retry ${attempt})`);
             if (await this.waitForDatabase(job)) continue;
@@ -227,13 +244,15 @@ export class Coordinator {
 
   /** Discovery's progress, written at most every `progressIntervalMs` (and always at the end). */
   private reporter(job: Job): (scanned: number, listed: number) => Promise<void> {
-    return (scanned, listed) =>
-      this.progress(job, {
+    return (scanned, listed) => {
+      if (this.loop.stopped) throw new Stopping();
+      return this.progress(job, {
         stage: 'discovery',
         percent: percentOf('discovery', listed === 0 ? 1 : scanned / listed),
         message: messages.discovery(scanned),
         stats: { files_scanned: scanned },
       });
+    };
   }
 
   /**
@@ -255,6 +274,7 @@ export class Coordinator {
       let lastDone = -1;
       let lastMove = Date.now();
       for (;;) {
+        if (this.loop.stopped) throw new Stopping();
         const counts = await this.jobs.stageCounts(job.id, stage);
         if (counts.failed > 0) throw new Error(`the ${stage} stage failed on ${counts.failed} batch(es) of files: ${counts.error}`);
         const files = counts.done === counts.total ? total : Math.min(total, counts.done * this.options.batchFiles);
