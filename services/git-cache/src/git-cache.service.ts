@@ -1,6 +1,6 @@
 import type { GrepRepository, ListRepositoryRefs, OpenFile, SearchRepositories } from '@sextant/contracts';
 import { accessRefusal, LOCAL_PRINCIPAL, type RegisteredRepository, type ToolAccess } from '@sextant/contracts';
-import { currentPrincipal, ServiceError, type ReadableRepositoryIds, type RegistryClient } from '@sextant/messaging';
+import { BusRequestError, currentPrincipal, ServiceError, type ReadableRepositoryIds, type RegistryClient } from '@sextant/messaging';
 import { repositoryMissing, type FileReader } from './files/file-reader.js';
 import type { GitHubSearch } from './github/github-search.js';
 import { DEFAULT_MAX_RESULT_BYTES, type GrepEngine, type GrepQuery } from './grep/collector.js';
@@ -300,7 +300,11 @@ export class GitCacheService {
    */
   private async registeredFile(repo: string | undefined, workspace: string | undefined): Promise<RegisteredRepository | undefined> {
     if (workspace !== undefined) return (await this.workspaceRepository(workspace, repo, 'repo')).repository;
-    const [repository] = await this.deps.registry.repositories([repo!]);
+    // git-cache also runs without a registry (a URL or a CODEBASE_ROOT directory needs none): then nothing is registered.
+    const [repository] = await this.deps.registry.repositories([repo!]).catch((error: unknown) => {
+      if (error instanceof BusRequestError && error.error.code === 'unavailable') return [null];
+      throw error;
+    });
     const readable = repository ? await this.deps.readable.readable() : undefined;
     return repository && (!readable || readable.has(repository.id)) ? repository : undefined;
   }
