@@ -24,7 +24,7 @@ Options:
 
 Data lives in SEXTANT_DATA_DIR (default: a per-user directory); DATABASE_URL uses
 that Postgres instead of the embedded one. Every other setting is an environment
-variable (see the README). Stop with Ctrl-C (SIGINT) or SIGTERM.`;
+variable (docs/configuration.md). Stop with Ctrl-C (SIGINT) or SIGTERM.`;
 
 const OPTIONS = {
   stdio: { type: 'boolean' },

@@ -17,7 +17,6 @@ import { SymbolIndexerEnv } from '@sextant/symbol-indexer';
 import { VectorSearchEnv } from '@sextant/vector-search';
 import { WorkspaceRegistryEnv } from '@sextant/workspace-registry';
 import { EmbeddedEnv } from '../config.js';
-import { describeGitCacheEnv } from './git-cache-env.js';
 
 /** Variables several processes read, each documented once. `core`: the variables whose presence in a schema means it reads the group. */
 const GROUPS: Array<{ title: string; anchor: string; schema: z.ZodObject; core?: z.ZodObject; intro: string }> = [
@@ -105,7 +104,6 @@ const FOOTER = `## OpenTelemetry
 
 /** docs/configuration.md: a table per group of shared variables, then one per process of the variables only it reads. */
 export function renderConfiguration(): string {
-  describeGitCacheEnv();
   describeSharedByName();
   const sections: EnvSection[] = GROUPS.map((group) => {
     const readers = new Set([...PROCESSES.filter((p) => reads(p.schema, group)).map((p) => p.name), 'embedded']);
