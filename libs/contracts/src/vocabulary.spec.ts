@@ -23,7 +23,7 @@ function vocabularyProblems(tools: readonly ToolContract[]): string[] {
       if (concept) {
         if (field !== concept.canonical && concept.wire?.[tool.name] !== field) {
           problems.push(
-            `${tool.name}.${field}: ${concept.concept} is spelled \`${concept.canonical}\` (canonical; \`${field}\` is its alias)`,
+            `${tool.name}.${field}: name it \`${concept.canonical}\`, the canonical name of ${concept.concept} (\`${field}\` is its alias)`,
           );
         }
       } else if (!Object.hasOwn(VOCABULARY.names, field)) {
@@ -125,7 +125,7 @@ describe('vocabulary (docs/vocabulary.md)', () => {
       output: z.object({}),
     });
     assert.deepEqual(vocabularyProblems([tool]), [
-      'count_lines.repository: one repository: a registered id or name, a URL, or (where the tool says) a workspace path or directory is spelled `repo` (canonical; `repository` is its alias)',
+      'count_lines.repository: name it `repo`, the canonical name of one repository: a registered id or name, a URL, or (where the tool says) a workspace path or directory (`repository` is its alias)',
       'count_lines.filePath: not in the vocabulary (docs/vocabulary.md): use a documented name, or add it to VOCABULARY',
     ]);
   });
