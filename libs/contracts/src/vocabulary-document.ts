@@ -62,6 +62,22 @@ export function vocabularyDocument(tools: readonly ToolContract[] = TOOLS): stri
     '| --- | --- | --- |',
     ...Object.entries(VOCABULARY.names).map(([name, meaning]) => `| ${code(name)} | ${meaning} | ${usedBy([name], tools)} |`),
     '',
+    '## Answers',
+    '',
+    '- Every tool that starts an indexing job (`index_repo`, `sync_repo`, `index_repository`) and',
+    '  `get_index_job_status` answer the job as `job_id`, and also as `runId` (the same value; `index_repository`',
+    '  and `get_index_job_status` first called it so). `get_index_job_status` takes either.',
+    '- Other answer fields keep the spelling the catalog gives them (`startLine`/`endLine` of search hits and',
+    '  `open_file`, `meta.topK` of search): they are not repeated under a second name, which would double the size of',
+    '  every hit.',
+    '',
+    '## `index_repository` with a local path',
+    '',
+    '`index_repository {localPath}` (or `{local_path}`) needs nothing else: a local repository is named after its',
+    "directory. `repository` given with it is checked, not ignored: it must be the directory's name (or the path",
+    'itself); another name is `invalid_input` naming `repository` and `localPath`, and nothing is registered.',
+    '`repository` alone is cloned (owner/repo or a git URL); one of the two is required.',
+    '',
   ];
   return lines.join('\n');
 }

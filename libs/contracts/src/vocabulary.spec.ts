@@ -194,6 +194,16 @@ describe('vocabulary (docs/vocabulary.md)', () => {
     assert.match(open.properties.path!.description!, /Required: as `path` or as `file_path`\./);
   });
 
+  it('every job-starting tool and get_index_job_status answer the job as job_id, and as runId', () => {
+    const jobs = TOOLS.filter((t) => t.startsJob || t.name === 'get_index_job_status');
+    assert.deepEqual(jobs.map((t) => t.name).sort(), ['get_index_job_status', 'index_repo', 'index_repository', 'sync_repo']);
+    for (const tool of jobs) {
+      if (tool.startsJob) assert.equal(tool.startsJob.idField, 'job_id', tool.name);
+      const shape = (tool.output as z.ZodObject).shape;
+      assert.ok('job_id' in shape && 'runId' in shape, `${tool.name} answers ${Object.keys(shape).join(', ')}`);
+    }
+  });
+
   it('docs/vocabulary.md is generated from VOCABULARY and the catalog', () => {
     const actual = vocabularyDocument();
     if (UPDATE) writeFileSync(DOCUMENT, actual);
