@@ -413,6 +413,60 @@ describe('indexing pipeline (embedded)', () => {
     await expectToolError(client, 'list_repository_refs', {}, 'invalid_input', 'repository');
     await expectToolError(client, 'create_project', { name: 'strangers', repository_ids: ['no-such-repository'] }, 'not_found');
   });
+
+  it('speaks one vocabulary (docs/vocabulary.md): index_repository {localPath} alone, aliases answered as their fields', async () => {
+    const dir = makeWorkspace(roots, 'named-by-dir', 60);
+    const started = await callTool<{ job_id: string; runId: string; status: string }>(client, 'index_repository', { localPath: dir });
+    assert.equal(started.isError, false, JSON.stringify(started.body));
+    assert.equal(started.body.runId, started.body.job_id);
+    const done = await waitForJob(client, started.body.job_id);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    const byJobId = await callTool<JobStatusBody & { job_id: string }>(client, 'get_index_job_status', { job_id: started.body.job_id });
+    assert.deepEqual({ ...byJobId.body, metadata: null }, { ...done, job_id: started.body.job_id, metadata: null });
+    const listed = await callTool<{ repositories: Array<{ name: string; repo_root: string | null }> }>(client, 'list_repositories', {});
+    assert.ok(listed.body.repositories.some((r) => r.name === 'named-by-dir'));
+    // A repository beside localPath is not ignored: the directory's name is accepted, another is refused naming both.
+    const again = await callTool<{ job_id: string }>(client, 'index_repository', { repository: 'named-by-dir', local_path: dir });
+    assert.equal(again.isError, false, JSON.stringify(again.body));
+    await waitForJob(client, again.body.job_id);
+    const other = await expectToolError(
+      client,
+      'index_repository',
+      { repository: 'another-name', localPath: dir },
+      'invalid_input',
+      'repository',
+    );
+    assert.ok(other.details?.fields?.localPath, JSON.stringify(other.details));
+    assert.match(other.message, /named-by-dir/);
+
+    // An aliased call answers as the canonical one.
+    const same = async (tool: string, canonical: Record<string, unknown>, aliased: Record<string, unknown>) => {
+      const [a, b] = [await callTool(client, tool, canonical), await callTool(client, tool, aliased)];
+      assert.equal(a.isError, false, JSON.stringify(a.body));
+      // Timings (execution_time_ms, metadata) differ from call to call; everything else must not.
+      const fields = (r: typeof a) => JSON.parse(JSON.stringify({ ...r.body, metadata: null }, (k, v) => (/_ms$/.test(k) ? null : v)));
+      assert.deepEqual(fields(b), fields(a), `${tool} ${JSON.stringify(aliased)}`);
+    };
+    await same('grep_repository', { repository: 'named-by-dir', pattern: 'value5[5] ' }, { repo: 'named-by-dir', pattern: 'value5[5] ' });
+    await same(
+      'open_file',
+      { repo: 'named-by-dir', path: 'src/module1/file55.ts', startLine: 1, endLine: 1 },
+      { repository: 'named-by-dir', file_path: 'src/module1/file55.ts', start_line: 1, end_line: 1 },
+    );
+    await same(
+      'locate_symbol',
+      { name: 'value55', repo: 'named-by-dir', limit: 1 },
+      { name: 'value55', repository: 'named-by-dir', topK: 1 },
+    );
+    const both = await expectToolError(
+      client,
+      'open_file',
+      { repo: 'named-by-dir', repository: 'backend', path: 'README.md' },
+      'invalid_input',
+      'repo',
+    );
+    assert.ok(both.details?.fields?.repository, JSON.stringify(both.details));
+  });
 });
 
 describe('indexing pipeline: a process killed in the middle of a job', () => {

@@ -7,6 +7,8 @@ export * from './validation.js';
 export * from './json-schema.js';
 export * from './health.js';
 export * from './catalog.js';
+export * from './vocabulary.js';
+export { vocabularyDocument } from './vocabulary-document.js';
 export { PROJECT_LIMITS, type Project, type ProjectSummary } from './projects/common.js';
 export { HealthReport, ServerStatus, WorkspaceHealth, ServiceReachability } from './workspace-registry/common.js';
 export * from './workspace-registry/internal.js';

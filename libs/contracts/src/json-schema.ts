@@ -23,7 +23,41 @@ function withoutDialect(schema: JsonSchema): JsonSchema {
 
 /** JSON Schema (draft-07) of what a client sends; aliases and defaults as the client sees them. */
 export function inputJsonSchema(tool: ToolContract): JsonSchema {
-  return z.toJSONSchema(tool.input, { ...OPTIONS, io: 'input' }) as JsonSchema;
+  return withAliases(z.toJSONSchema(tool.input, { ...OPTIONS, io: 'input' }) as JsonSchema, tool.aliases);
+}
+
+/**
+ * The tool's aliases (vocabulary.ts) as properties of its input schema: each
+ * one the schema of its field, described as its alias. A required field with
+ * aliases leaves `required` (either spelling satisfies it; a top-level anyOf
+ * is refused by some model APIs) and says so in its description.
+ */
+function withAliases(schema: JsonSchema, aliases: Readonly<Record<string, string>>): JsonSchema {
+  const properties = { ...(schema.properties as Record<string, JsonSchema> | undefined) };
+  const required = (schema.required as string[] | undefined) ?? [];
+  const byField = new Map<string, string[]>();
+  for (const [alias, field] of Object.entries(aliases)) {
+    if (properties[field]) byField.set(field, [...(byField.get(field) ?? []), alias]);
+  }
+  if (byField.size === 0) return schema;
+  const quoted = (names: readonly string[]) => names.map((n) => `\`${n}\``).join(' or ');
+  for (const [field, names] of byField) {
+    const { default: _default, description, ...type } = properties[field]!;
+    if (required.includes(field)) {
+      const also = `Required: as \`${field}\` or as ${quoted(names)}.`;
+      properties[field] = { ...properties[field], description: description ? `${String(description)} ${also}` : also };
+    }
+    for (const alias of names) properties[alias] = { ...type, description: `Alias of \`${field}\`.` };
+  }
+  const left = required.filter((name) => !byField.has(name));
+  // In the order the schema had its keys (the published snapshots read as before).
+  return Object.fromEntries(
+    Object.entries(schema).flatMap(([key, value]): Array<[string, unknown]> => {
+      if (key === 'properties') return [[key, properties]];
+      if (key === 'required') return left.length > 0 ? [[key, left]] : [];
+      return [[key, value]];
+    }),
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ToolAccess } from './access.js';
 import type { ServiceName } from './subjects.js';
+import { acceptAliases, aliasesOf, inputShape } from './vocabulary.js';
 
 /** MCP tool annotations (hints to clients; they do not change behaviour). */
 export interface ToolAnnotations {
@@ -40,6 +41,12 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
    * shard of that repository (shards.ts); without the field, to any shard.
    */
   readonly shardBy?: string;
+  /**
+   * The other spellings `input` accepts, alias → the field it stands for
+   * (vocabulary.ts): every spelling of a concept the tool takes. Published
+   * with the input schema; the service sees only the field.
+   */
+  readonly aliases: Readonly<Record<string, string>>;
 }
 
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -50,11 +57,13 @@ const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false,
  * must say who may call it.
  */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(
-  tool: Omit<ToolContract<I, O>, 'annotations' | 'access'> & { annotations?: Partial<ToolAnnotations>; access?: ToolAccess },
+  tool: Omit<ToolContract<I, O>, 'annotations' | 'access' | 'aliases'> & { annotations?: Partial<ToolAnnotations>; access?: ToolAccess },
 ): ToolContract<I, O> {
   const annotations = { ...READ_ONLY, ...tool.annotations };
   if (!annotations.readOnlyHint && !tool.access) throw new Error(`${tool.name} changes state: its contract must name its access`);
-  return { ...tool, annotations, access: tool.access ?? 'read' };
+  // Every tool speaks the one vocabulary: each field also answers to the other spellings of its concept.
+  const aliases = aliasesOf(tool.name, Object.keys(inputShape(tool.input) ?? {}));
+  return { ...tool, input: acceptAliases(tool.input, aliases), aliases, annotations, access: tool.access ?? 'read' };
 }
 
 /**

@@ -34,10 +34,11 @@ describe('input validation', () => {
   });
 
   it('normalizes search_code aliases idempotently', () => {
-    const first = safeParseInput(SearchCode.Request, { term: 'jwt', repository: 'o/r', limit: 3 });
+    // The aliases are the tool's (the vocabulary, defineTool): its input, not the bare Request, takes them.
+    const first = safeParseInput(SearchCode.tool.input, { term: 'jwt', repository: 'o/r', limit: 3 });
     assert.deepEqual(first, { ok: true, value: { query: 'jwt', repo: 'o/r', topK: 3, mode: 'hybrid' } });
     if (!first.ok) return;
-    assert.deepEqual(safeParseInput(SearchCode.Request, first.value), first);
+    assert.deepEqual(safeParseInput(SearchCode.tool.input, first.value), first);
   });
 
   it('lets scope win over the legacy repo', () => {

@@ -9,15 +9,16 @@ export const scopedQueryFields = {
   query: text(1, SEARCH_LIMITS.queryMax).optional().describe('Natural-language or code query.'),
   scope: Scope.optional().describe('Where to search. {type:"all"} needs ALLOW_GLOBAL_SCOPE=true. When present, `repo` is ignored.'),
   repo: RepoName.optional().describe('Legacy: used only when `scope` is absent, meaning {type:"repo", repo}.'),
-  repository: RepoName.optional().describe('Legacy alias of `repo` [004].'),
   pathPrefix: z.string().max(1024).optional().describe('Only paths starting with this prefix.'),
   workspace: Workspace.optional(),
 };
 
-/** `query` is required unless an alias carries it; `scope` wins over `repo`/`repository`. */
-export function normalizeScope<T extends { scope?: Scope; repo?: string; repository?: string }>(v: T) {
-  const { repository, ...rest } = v;
-  return v.scope ? { ...rest, repo: undefined } : { ...rest, repo: v.repo ?? repository };
+/**
+ * `scope` wins over `repo` (and over its alias `repository` [004], which the
+ * vocabulary turns into `repo` before this runs).
+ */
+export function normalizeScope<T extends { scope?: Scope; repo?: string }>(v: T) {
+  return v.scope ? { ...v, repo: undefined } : v;
 }
 
 export const SearchHit = z.object({

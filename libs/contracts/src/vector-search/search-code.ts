@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { intIn, text } from '../common.js';
+import { intIn } from '../common.js';
 import { defineTool } from '../tool.js';
 import { EffectiveScope, SEARCH_LIMITS, SearchHit, normalizeScope, scopedQueryFields, searchMetaFields } from './common.js';
 
@@ -8,11 +8,9 @@ export const SUBJECT = 'vector-search.search.v1';
 export const Request = z
   .strictObject({
     ...scopedQueryFields,
-    term: text(1, SEARCH_LIMITS.queryMax).optional().describe('Alias of `query` [004].'),
     topK: intIn(1, SEARCH_LIMITS.topKMax)
       .optional()
       .describe(`Results to return (default ${SEARCH_LIMITS.topKDefault}, max ${SEARCH_LIMITS.topKMax}).`),
-    limit: intIn(1, SEARCH_LIMITS.topKMax).optional().describe('Alias of `topK` [004].'),
     vector: z
       .array(z.number())
       .min(1)
@@ -21,12 +19,9 @@ export const Request = z
       .describe('Precomputed query embedding; when given, `query` is not embedded.'),
     mode: z.enum(['hybrid', 'semantic', 'lexical']).default('hybrid'),
   })
-  .refine((r) => r.query !== undefined || r.term !== undefined, { message: 'query (or term) is required', path: ['query'] })
-  .transform(({ term, limit, ...r }) => ({
-    ...normalizeScope(r),
-    query: r.query ?? term,
-    topK: r.topK ?? limit ?? SEARCH_LIMITS.topKDefault,
-  }));
+  // `term` [004] and `limit` [004] are the vocabulary's aliases of `query` and `topK` (defineTool).
+  .refine((r) => r.query !== undefined, { message: 'query (or term) is required', path: ['query'] })
+  .transform((r) => ({ ...normalizeScope(r), topK: r.topK ?? SEARCH_LIMITS.topKDefault }));
 export type Request = z.output<typeof Request>;
 
 export const Response = z.object({

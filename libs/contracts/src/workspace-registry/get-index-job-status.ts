@@ -4,10 +4,13 @@ import { JobStatus } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'workspace-registry.job-status.v1';
-export const Request = z.strictObject({ runId: z.string().min(1).max(100).describe('The runId returned by index_repository.') });
+export const Request = z.strictObject({
+  runId: z.string().min(1).max(100).describe('The job_id (or runId) returned by index_repository, index_repo or sync_repo.'),
+});
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
-  runId: z.string(),
+  job_id: z.string(),
+  runId: z.string().describe('The same as job_id (its first name here; kept for clients that read it).'),
   status: JobStatus,
   repository_id: z.string(),
   ref: z.string().nullable(),
@@ -62,7 +65,7 @@ export type Response = z.output<typeof Response>;
 export const tool = defineTool({
   name: 'get_index_job_status',
   title: 'Index job status',
-  description: 'Status of an indexing job started by index_repository. Poll until completed, failed or skipped.',
+  description: 'Status of an indexing job started by index_repository, index_repo or sync_repo. Poll until completed, failed or skipped.',
   service: 'workspace-registry',
   subject: SUBJECT,
   input: Request,

@@ -12,6 +12,7 @@ export const Request = z.strictObject({
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
   job_id: z.string(),
+  runId: z.string().describe('The same as job_id (the name index_repository used for it).'),
   progress_token: z.string().describe('"index-job-<job_id>": correlates notifications/progress and index_status.'),
   status: JobStatus,
   mode: z.enum(['full', 'incremental']),

@@ -42,6 +42,11 @@ export interface RegistryServiceDeps {
 /** Changed paths a freshness answer names, at most. */
 const CHANGED_PATHS_MAX = 20;
 
+/** What a call that starts a job answers: its id under the vocabulary's name and under the name this tool first used. */
+function started(job: Job): IndexRepository.Response {
+  return { job_id: job.id, runId: job.id, status: 'pending' };
+}
+
 /** Time budget of the head checks of one `list_repositories`; past it, `behind_head` is null. */
 const HEAD_BUDGET_MS = 2_000;
 
@@ -70,28 +75,28 @@ export class RegistryService {
   }
 
   async indexRepository(input: IndexRepository.Request): Promise<IndexRepository.Response> {
+    // The contract holds one of the two; a local path names the repository (its directory), a repository beside it is checked.
+    const reference = input.localPath ?? input.repository!;
     // A registered repository is re-indexed by a maintainer of one of its projects; a new URL by any maintainer (who
     // then adds it to a project); a new directory of this server's disk by an admin.
-    const found = await this.lookUp(input.localPath ?? input.repository);
+    const found = await this.lookUp(reference);
     // One the caller may not read is, for it, not registered: what follows answers as for a new one.
     const readable = await this.deps.readable.readable();
     const existing = found && (!readable || readable.has(found.id)) ? found : undefined;
-    if (existing) await this.mayMaintain(existing, input.localPath ?? input.repository);
+    if (existing) await this.mayMaintain(existing, reference);
     else if (input.localPath && (await this.deps.readable.maintained())) {
       throw ServiceError.of('forbidden', 'Registering a directory of the server needs an org-wide admin.', { localPath: input.localPath });
     }
     if (found && !existing) {
       // A hidden remote, named by a URL (anything else is refused as it would be unregistered): its branch is its
       // projects' to choose, so it is indexed as it is, and the caller gets a run id as for a URL it registers.
-      remoteLocator(input.repository, this.deps.policy);
-      const job = await this.start(found, found.lastIndexedAt ? 'incremental' : 'full', {});
-      return { runId: job.id, status: 'pending' };
+      remoteLocator(reference, this.deps.policy);
+      return started(await this.start(found, found.lastIndexedAt ? 'incremental' : 'full', {}));
     }
     const repository = input.localPath
-      ? await this.deps.workspaces.registerLocal(input.localPath)
-      : await this.deps.workspaces.registerRemote(input.repository, input.ref);
-    const job = await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {});
-    return { runId: job.id, status: 'pending' };
+      ? await this.deps.workspaces.registerLocal(input.localPath, input.repository)
+      : await this.deps.workspaces.registerRemote(reference, input.ref);
+    return started(await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {}));
   }
 
   async indexStatus(input: IndexStatus.Request): Promise<IndexStatus.Response> {
@@ -116,6 +121,7 @@ export class RegistryService {
   }
 
   async jobStatus(input: GetIndexJobStatus.Request): Promise<GetIndexJobStatus.Response> {
+    // `job_id` arrives as `runId`, its alias (the vocabulary, docs/vocabulary.md).
     const job = await this.deps.jobs.get(input.runId);
     const missing = () => ServiceError.of('not_found', `No indexing job "${input.runId}".`, { runId: input.runId });
     if (!job) throw missing();
@@ -124,6 +130,7 @@ export class RegistryService {
     const repository = await this.deps.store.find(job.key);
     const name = repository?.name ?? job.key;
     return {
+      job_id: job.id,
       runId: job.id,
       status: job.status,
       repository_id: job.key,
@@ -379,6 +386,7 @@ export class RegistryService {
   private describe(repository: Repository, job: Job, discovered: boolean): IndexRepo.Response {
     return {
       job_id: job.id,
+      runId: job.id,
       progress_token: progressToken(job.id),
       status: job.status,
       mode: job.mode,

@@ -110,9 +110,19 @@ export class Workspaces {
     return { repository, discovered: true };
   }
 
-  /** Registers a local directory (`index_repository {localPath}`): a git repository, under an allowed root when roots are set. */
-  async registerLocal(path: string): Promise<Repository> {
+  /**
+   * Registers a local directory (`index_repository {localPath}`): a git repository, under an allowed root when roots
+   * are set, named after its directory. A `name` given with it (`repository`) is not ignored: it must be that name
+   * (or the path itself), else nothing is registered and the answer says which name the directory has.
+   */
+  async registerLocal(path: string, name?: string): Promise<Repository> {
     const root = await this.checkLocal(path, 'localPath');
+    if (name !== undefined && name !== basename(root) && name !== path && name !== root) {
+      throw ServiceError.invalid({
+        repository: `"${name}" is not the name of localPath's repository, "${basename(root)}": a local repository is named after its directory; leave repository out`,
+        localPath: `names the repository "${basename(root)}"`,
+      });
+    }
     return this.registerWorkspace(root, 'registered');
   }
 
