@@ -425,19 +425,24 @@ describe('indexing pipeline (embedded)', () => {
     assert.deepEqual({ ...byJobId.body, metadata: null }, { ...done, job_id: started.body.job_id, metadata: null });
     const listed = await callTool<{ repositories: Array<{ name: string; repo_root: string | null }> }>(client, 'list_repositories', {});
     assert.ok(listed.body.repositories.some((r) => r.name === 'named-by-dir'));
-    // A repository beside localPath is not ignored: the directory's name is accepted, another is refused naming both.
-    const again = await callTool<{ job_id: string }>(client, 'index_repository', { repository: 'named-by-dir', local_path: dir });
+    // A repository beside localPath is not silently ignored: the directory's name is taken as it is, another (as the
+    // retrieval evaluation sends, `eval/chi`) is not used and the answer says so.
+    const again = await callTool<{ job_id: string; notes?: string[] }>(client, 'index_repository', {
+      repository: 'named-by-dir',
+      local_path: dir,
+    });
     assert.equal(again.isError, false, JSON.stringify(again.body));
+    assert.equal(again.body.notes, undefined);
     await waitForJob(client, again.body.job_id);
-    const other = await expectToolError(
-      client,
-      'index_repository',
-      { repository: 'another-name', localPath: dir },
-      'invalid_input',
-      'repository',
-    );
-    assert.ok(other.details?.fields?.localPath, JSON.stringify(other.details));
-    assert.match(other.message, /named-by-dir/);
+    const other = await callTool<{ job_id: string; notes?: string[] }>(client, 'index_repository', {
+      repository: 'eval/other',
+      localPath: dir,
+    });
+    assert.equal(other.isError, false, JSON.stringify(other.body));
+    assert.deepEqual(other.body.notes, [
+      'repository "eval/other" is not used: a local repository is named after its directory, "named-by-dir" (tools also take its path or id)',
+    ]);
+    await waitForJob(client, other.body.job_id);
 
     // An aliased call answers as the canonical one.
     const same = async (tool: string, canonical: Record<string, unknown>, aliased: Record<string, unknown>) => {

@@ -10,8 +10,8 @@ export const Request = z
     repository: text(1, 1024)
       .optional()
       .describe(
-        'owner/repo or a git URL. With localPath it may be left out: a local repository is named after its directory, ' +
-          'and a repository given with localPath must be that name (or the path), else invalid_input.',
+        'owner/repo or a git URL. With localPath it may be left out: a local repository is named after its directory ' +
+          "(another name given here is not used, and the answer's notes say so).",
       ),
     ref: text(1, 255).optional().describe("Branch or tag (default: the repository's default branch)."),
     localPath: Workspace.optional().describe('Index this local git repository (absolute path) instead of cloning.'),
@@ -25,6 +25,7 @@ export const Response = z.object({
   job_id: z.string().describe('The indexing job: get_index_job_status {job_id}.'),
   runId: z.string().describe('The same as job_id (its first name here; kept for clients that read it).'),
   status: JobStatus.describe('pending when the call returns at once; the final status when the call followed the job (progress asked).'),
+  notes: z.array(z.string()).optional().describe('What was not done as asked: a repository name beside localPath is not used.'),
 });
 export type Response = z.output<typeof Response>;
 

@@ -42,6 +42,17 @@ export interface RegistryServiceDeps {
 /** Changed paths a freshness answer names, at most. */
 const CHANGED_PATHS_MAX = 20;
 
+/** A name given beside `localPath` that is not the repository's (its directory's): not used, and the answer says so. */
+function unusedName(input: IndexRepository.Request, repository: Repository): { notes?: string[] } {
+  const { localPath, repository: name } = input;
+  if (localPath === undefined || name === undefined || [repository.name, repository.locator, localPath].includes(name)) return {};
+  return {
+    notes: [
+      `repository "${name}" is not used: a local repository is named after its directory, "${repository.name}" (tools also take its path or id)`,
+    ],
+  };
+}
+
 /** What a call that starts a job answers: its id under the vocabulary's name and under the name this tool first used. */
 function started(job: Job): IndexRepository.Response {
   return { job_id: job.id, runId: job.id, status: 'pending' };
@@ -75,7 +86,8 @@ export class RegistryService {
   }
 
   async indexRepository(input: IndexRepository.Request): Promise<IndexRepository.Response> {
-    // The contract holds one of the two; a local path names the repository (its directory), a repository beside it is checked.
+    // The contract holds one of the two; a local path names the repository (its directory): a repository beside it that
+    // names another is not used, and the answer says so (callers that sent any name there before keep working).
     const reference = input.localPath ?? input.repository!;
     // A registered repository is re-indexed by a maintainer of one of its projects; a new URL by any maintainer (who
     // then adds it to a project); a new directory of this server's disk by an admin.
@@ -87,16 +99,17 @@ export class RegistryService {
     else if (input.localPath && (await this.deps.readable.maintained())) {
       throw ServiceError.of('forbidden', 'Registering a directory of the server needs an org-wide admin.', { localPath: input.localPath });
     }
+    const answer = (job: Job, repository: Repository): IndexRepository.Response => ({ ...started(job), ...unusedName(input, repository) });
     if (found && !existing) {
       // A hidden remote, named by a URL (anything else is refused as it would be unregistered): its branch is its
       // projects' to choose, so it is indexed as it is, and the caller gets a run id as for a URL it registers.
       remoteLocator(reference, this.deps.policy);
-      return started(await this.start(found, found.lastIndexedAt ? 'incremental' : 'full', {}));
+      return answer(await this.start(found, found.lastIndexedAt ? 'incremental' : 'full', {}), found);
     }
     const repository = input.localPath
-      ? await this.deps.workspaces.registerLocal(input.localPath, input.repository)
+      ? await this.deps.workspaces.registerLocal(input.localPath)
       : await this.deps.workspaces.registerRemote(reference, input.ref);
-    return started(await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {}));
+    return answer(await this.start(repository, repository.lastIndexedAt ? 'incremental' : 'full', {}), repository);
   }
 
   async indexStatus(input: IndexStatus.Request): Promise<IndexStatus.Response> {

@@ -115,14 +115,8 @@ export class Workspaces {
    * are set, named after its directory. A `name` given with it (`repository`) is not ignored: it must be that name
    * (or the path itself), else nothing is registered and the answer says which name the directory has.
    */
-  async registerLocal(path: string, name?: string): Promise<Repository> {
+  async registerLocal(path: string): Promise<Repository> {
     const root = await this.checkLocal(path, 'localPath');
-    if (name !== undefined && name !== basename(root) && name !== path && name !== root) {
-      throw ServiceError.invalid({
-        repository: `"${name}" is not the name of localPath's repository, "${basename(root)}": a local repository is named after its directory; leave repository out`,
-        localPath: `names the repository "${basename(root)}"`,
-      });
-    }
     return this.registerWorkspace(root, 'registered');
   }
 
