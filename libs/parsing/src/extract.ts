@@ -1,5 +1,6 @@
 import { SymbolKind as SymbolKindSchema } from '@sextant/contracts';
 import type { Node, QueryCapture, Tree } from 'web-tree-sitter';
+import type { ExtractOptions } from './extract-options.js';
 import type { Grammar } from './grammars.js';
 
 /** The kinds of the catalog (`SymbolKind` of the symbol tools): a query's `@definition.<kind>` must be one of them, else `other`. */
@@ -128,19 +129,6 @@ const QUALIFIER = /^[\p{L}\p{N}_$.#]{1,64}$/u;
 const ROLE =
   /^(definition\.|reference\.|local\.|binding\.(local|field)$|doc$|import$|reexport$|skip$|supertype$|implements$|impl$|returns$|alias$|export\.default$|export\.local$)/;
 const REFERENCE_PRECEDENCE: Record<ReferenceKind, number> = { import: 4, call: 3, type: 2, write: 1, read: 0 };
-
-/** Per-language facts the query cannot say (from `language.json`). */
-export interface ExtractOptions {
-  /** The name an import binds when it names none: Go's package (`lastSegment`), Python's `import a.b` (`module`). */
-  moduleAlias?: 'lastSegment' | 'module';
-  /** The local name of an import (`import {a as b}`, `import b from`) is also a use of what it imports (TypeScript's reading). */
-  importAliasIsUse?: boolean;
-  /**
-   * Objects every file sees without declaring or importing them (JavaScript's `Object`, `Math`, `JSON`): a member
-   * taken from one (`Object.keys`) is theirs, typed by that name, not a member of the index's of unknown type.
-   */
-  globals?: string[];
-}
 
 /** Thrown when a file's parse or query runs past its time budget. */
 export class BudgetExceeded extends Error {}

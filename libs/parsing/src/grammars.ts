@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Language, Parser, Query } from 'web-tree-sitter';
-import type { ExtractOptions } from './extract.js';
+import type { ExtractOptions } from './extract-options.js';
 import { parsedLanguages } from './languages.js';
 
 /** A grammar ready to use: its parser and its compiled query. */

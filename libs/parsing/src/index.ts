@@ -1,5 +1,6 @@
 export { nameSpaceOf, parsedLanguages, LANGUAGES_DIR, type LanguageSpec } from './languages.js';
 export { Grammars, type Grammar } from './grammars.js';
+export type { ExtractOptions } from './extract-options.js';
 export { chunkParsed, chunkText, CHUNK_LIMITS, type Chunk, type ChunkLimits } from './chunk.js';
 export {
   extract,
@@ -18,7 +19,6 @@ export {
   type Extraction,
   type ExtractedImport,
   type ExtractedReference,
-  type ExtractOptions,
   type ImportBinding,
   type ReferenceKind,
   type ExtractedSymbol,

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ExtractOptions } from './extract.js';
+import type { ExtractOptions } from './extract-options.js';
 
 /**
  * A language Sextant parses. Each is one folder under

@@ -14,7 +14,7 @@ import { JsonLogger } from './logger.js';
 @Module({})
 class ServiceRootModule {}
 
-export interface RunServiceOptions {
+export interface StartServiceOptions {
   service: ServiceName;
   /** The service's own module, already configured. */
   module: DynamicModule;
@@ -25,14 +25,14 @@ export interface RunServiceOptions {
 }
 
 /**
- * Boots one service as its own process: a Nest microservice on NATS in the
+ * Boots one service as its own process (`runService` of `@sextant/runtime/main` calls it): a Nest microservice on NATS in the
  * service's queue group, errors leaving as data. On SIGTERM or SIGINT it
  * first stops taking requests and answers those it holds (up to
  * SEXTANT_SHUTDOWN_GRACE_MS), and only then closes the module (database
  * pools, caches): Nest's own order would close them under the requests still
  * running (`stopOnSignals`).
  */
-export async function runService(options: RunServiceOptions): Promise<INestMicroservice> {
+export async function startService(options: StartServiceOptions): Promise<INestMicroservice> {
   const { settings } = options;
   const logger = JsonLogger.install(options.service, settings.logLevel);
   const seal = new PrincipalSeal(Buffer.from(settings.busSecret!, 'utf8'));

@@ -29,5 +29,5 @@ export {
   type HealthDetails,
   type HealthProbe,
 } from './health.js';
-export { runMain, runService, serviceShard, stopOnSignals, type RunServiceOptions, type Shutdown } from './bootstrap.js';
+export { runMain, serviceShard, startService, stopOnSignals, type Shutdown, type StartServiceOptions } from './bootstrap.js';
 export { SEXTANT_VERSION } from './version.js';

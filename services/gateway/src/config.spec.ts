@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isLoopback, loadConfig } from './config.js';
+import { SERVICE_NAMES } from '@sextant/contracts';
+import { DEFAULT_SERVICES, isLoopback, loadConfig } from './config.js';
+
+describe('DEFAULT_SERVICES (SEXTANT_SERVICES unset)', () => {
+  it('is every service: each implements tools', () => {
+    assert.deepEqual([...DEFAULT_SERVICES].sort(), [...SERVICE_NAMES].sort());
+  });
+});
 
 describe('isLoopback (SEXTANT_HOST)', () => {
   it('accepts localhost, 127.0.0.0/8, ::1 and IPv4-mapped loopback', () => {

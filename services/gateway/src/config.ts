@@ -10,8 +10,9 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
 /**
  * The services an installation runs unless SEXTANT_SERVICES says otherwise:
- * those that implement tools in this release. A service joins this list in
- * the change that gives it its first tool.
+ * every service (each implements tools), in the order `/health` reports them.
+ * A new service joins it with its name in `SERVICE_NAMES` (config.spec.ts
+ * checks that the two name the same services).
  */
 export const DEFAULT_SERVICES: readonly ServiceName[] = ['projects', 'git-cache', 'workspace-registry', 'symbol-indexer', 'vector-search'];
 

@@ -1,17 +1,10 @@
-// Tracing first: nothing else may be imported above this line.
-import { startTelemetry } from '@sextant/telemetry';
+// Tracing first: runService starts it before it imports the service; import nothing else here.
+import { runService } from '@sextant/runtime/main';
 
-startTelemetry({ serviceName: 'sextant-git-cache', env: process.env });
-
-const { requireVariables, runMain, runService } = await import('@sextant/runtime');
-const { loadConfig, GitCacheModule } = await import('./index.js');
-
-runMain(process.env, async () => {
-  const config = loadConfig(process.env);
-  requireVariables({ NATS_URL: config.natsUrl, SEXTANT_BUS_SECRET: config.busSecret }, ['NATS_URL', 'SEXTANT_BUS_SECRET']);
-  await runService({
-    service: 'git-cache',
-    module: GitCacheModule.register(config),
-    settings: config,
-  });
+await runService({
+  service: 'git-cache',
+  env: process.env,
+  load: () => import('./index.js'),
+  settings: ({ loadConfig }, env) => loadConfig(env),
+  module: ({ GitCacheModule }, config) => GitCacheModule.register(config),
 });

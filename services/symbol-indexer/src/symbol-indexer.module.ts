@@ -7,13 +7,13 @@ import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_PROBES, ModuleLifecycle, serviceShard, stageLifecycle } from '@sextant/runtime';
 import type { SymbolIndexerConfig } from './config.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
-import { SymbolController } from './symbols/symbol.controller.js';
-import { SymbolService } from './symbols/symbol.service.js';
-import { DependencyService } from './symbols/dependency.service.js';
-import { BindingFacts } from './symbols/binding-facts.js';
-import { SourceLines } from './symbols/source-lines.js';
-import { SymbolStage } from './symbols/symbol-stage.js';
-import { SymbolStore } from './symbols/symbol.store.js';
+import { SymbolController } from './symbols/tools/symbol.controller.js';
+import { SymbolService } from './symbols/tools/symbol.service.js';
+import { DependencyService } from './symbols/tools/dependency.service.js';
+import { BindingFacts } from './symbols/binding/binding-facts.js';
+import { SourceLines } from './symbols/tools/source-lines.js';
+import { SymbolStage } from './symbols/index/symbol-stage.js';
+import { SymbolStore } from './symbols/index/symbol.store.js';
 
 export interface SymbolIndexerModuleOptions extends Omit<SymbolIndexerConfig, 'database'> {
   database: { url: string; poolSize: number; connectTimeoutMs: number };

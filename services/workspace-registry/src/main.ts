@@ -1,23 +1,12 @@
-// Tracing first: nothing that loads `pg` may be imported above this line.
-import { startTelemetry } from '@sextant/telemetry';
+// Tracing first: runService starts it before it imports the service (and `pg`); import nothing else here.
+import { runService } from '@sextant/runtime/main';
 
-startTelemetry({ serviceName: 'sextant-workspace-registry', env: process.env });
-
-const { requireVariables, runMain, runService } = await import('@sextant/runtime');
-const { classifyDatabaseError } = await import('@sextant/persistence');
-const { loadConfig, WorkspaceRegistryModule } = await import('./index.js');
-
-runMain(process.env, async () => {
-  const config = loadConfig(process.env);
-  requireVariables({ NATS_URL: config.natsUrl, DATABASE_URL: config.database.url, SEXTANT_BUS_SECRET: config.busSecret }, [
-    'NATS_URL',
-    'DATABASE_URL',
-    'SEXTANT_BUS_SECRET',
-  ]);
-  await runService({
-    service: 'workspace-registry',
-    module: WorkspaceRegistryModule.register({ ...config, database: { ...config.database, url: config.database.url! } }),
-    settings: config,
-    classifiers: [classifyDatabaseError],
-  });
+await runService({
+  service: 'workspace-registry',
+  env: process.env,
+  load: () => import('./index.js'),
+  settings: ({ loadConfig }, env) => loadConfig(env),
+  database: (config) => config.database.url,
+  module: ({ WorkspaceRegistryModule }, config) =>
+    WorkspaceRegistryModule.register({ ...config, database: { ...config.database, url: config.database.url! } }),
 });

@@ -27,10 +27,10 @@ export interface CloneCacheOptions {
   /** Injectable seed (tests); by default a random one per process. Ignored when `persistent`. */
   seed?: string;
   /**
-   * The policy. Off (git-cache, seed 002): names carry a per-process seed and
+   * The policy. Off (git-cache, ADR 0009): names carry a per-process seed and
    * clones are deleted at shutdown. On (indexing services): stable names,
    * clones kept at shutdown and taken up again after a restart, so an
-   * incremental sync does not clone again.
+   * incremental sync does not clone again (ADR 0027).
    */
   persistent?: boolean;
   /** The cache's label in the `sextant_clone_cache_*` metrics; default `checkouts` when persistent, else `clones`. */

@@ -11,14 +11,14 @@ export interface ProgressChannel {
   signal?: AbortSignal;
   /**
    * Over stdio a job started without a token still reports, under the token
-   * `index-job-<id>` (seed 003), while the call returns at once.
+   * `index-job-<id>` (ADR 0016), while the call returns at once.
    */
   background: boolean;
 }
 
 /**
- * MCP's progress fields, plus `value` in the shape of seed 003 (LSP-style
- * `report`/`end`) for clients built on it.
+ * MCP's progress fields, plus `value`, LSP-style (`report`/`end`), for clients
+ * built on it.
  */
 export interface ProgressParams {
   [key: string]: unknown;

@@ -49,7 +49,7 @@ export class McpServerFactory {
   /**
    * A server connected to `transport`, with requests whose params are invalid
    * answered -32602 in one line. `stdio`: one long-lived client, which also
-   * gets the progress of jobs it started without asking (seed 003).
+   * gets the progress of jobs it started without asking (ADR 0016).
    */
   async connect(transport: Transport, options: ServerOptions): Promise<Server> {
     const server = this.create(options);

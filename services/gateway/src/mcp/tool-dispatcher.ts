@@ -34,13 +34,6 @@ import { JobFollower, type ProgressChannel } from './job-progress.js';
 
 type LocalHandler = (input: never) => Promise<object> | object;
 
-/**
- * Turns an MCP `tools/call` into a bus request and the reply into a
- * `CallToolResult`: validate with the contract, forward to the owning
- * service (or answer a gateway tool here), add `metadata`, map errors to
- * `{error, message, details}`. Tools are data (`@sextant/contracts`); nothing
- * here is specific to one tool except the gateway's own handlers.
- */
 /** Who calls and how: the progress channel (SDK path), the authenticated caller, whether its query may be audited. */
 export interface CallContext {
   channel?: ProgressChannel;
@@ -60,6 +53,13 @@ interface Call {
   started: number;
 }
 
+/**
+ * Turns an MCP `tools/call` into a bus request and the reply into a
+ * `CallToolResult`: validate with the contract, forward to the owning
+ * service (or answer a gateway tool here), add `metadata`, map errors to
+ * `{error, message, details}`. Tools are data (`@sextant/contracts`); nothing
+ * here is specific to one tool except the gateway's own handlers.
+ */
 @Injectable()
 export class ToolDispatcher {
   private readonly logger = new Logger('ToolDispatcher');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pathTokens } from '../lexical/tokenizer.js';
-import type { Hit } from '../store/chunk-store.js';
+import type { Hit } from './hit.js';
 import { fuse, reciprocalRank, RRF_K, rrfScore, spreadAcrossFiles, withoutOverlaps } from './fusion.js';
 
 const hit = (path: string, startLine = 1, endLine = 10, symbol: string | null = null): Hit => ({

@@ -1,4 +1,4 @@
-import type { Hit } from '../store/chunk-store.js';
+import type { Hit } from './hit.js';
 
 /**
  * Reciprocal-rank fusion's constant: the hit at 0-based position p of a list

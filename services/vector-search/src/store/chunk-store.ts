@@ -5,6 +5,7 @@ import type { Embedder } from '../embedding/embedder.js';
 import { quote } from '../lexical/lexemes.js';
 import { idf, termCounts } from '../lexical/postings.js';
 import { reciprocalRank, RRF_K } from '../search/fusion.js';
+import type { Hit } from '../search/hit.js';
 import { lazy } from '../lazy.js';
 import { LocalIndex } from './local-index.js';
 import { QdrantIndex, type QdrantHit } from './qdrant-index.js';
@@ -21,20 +22,6 @@ export interface ChunkRow {
   /** `tsvector` input (see `lexemes`). */
   lexemes: string;
   embedding: Float32Array;
-}
-
-/** A chunk found by a search, with the score of the list it came from. */
-export interface Hit {
-  repositoryId: string;
-  path: string;
-  ordinal: number;
-  startLine: number;
-  endLine: number;
-  language: string | null;
-  symbol: string | null;
-  commit: string | null;
-  content: string;
-  score: number;
 }
 
 export interface SearchFilter {

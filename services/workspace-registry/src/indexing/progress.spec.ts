@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { messages, percentOf, stagesPercent } from './progress.js';
 
-describe('job progress as a client sees it (seed 003)', () => {
+describe('job progress as a client sees it (ADR 0016)', () => {
   it('gives the indexing stages 10–95 % as one count of batches, so the percentage never goes back from one stage to the next', () => {
     assert.deepEqual([stagesPercent(0, 1, 0, 4), stagesPercent(0, 1, 2, 4), stagesPercent(0, 1, 4, 4)], [10, 52, 95]);
     // Two stages of 3 batches each: 6 batches in all.

@@ -1,7 +1,7 @@
 /**
  * Where each part of an indexing job sits in the job's percentage, and the
- * message it reports (seed 003's Scanning/Finalizing/Indexed patterns; the
- * indexing stages name themselves).
+ * message it reports (Scanning, Finalizing, Indexed; the indexing stages name
+ * themselves: ADR 0016).
  */
 export const STAGE_RANGES = {
   discovery: [0, 10],

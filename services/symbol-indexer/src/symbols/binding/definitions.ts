@@ -3,7 +3,7 @@ import { languageOf } from '@sextant/checkouts';
 import { nameSpaceOf } from '@sextant/parsing';
 import { calledName, receiverResolver } from './receiver-types.js';
 import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, placeMembers, REEXPORT_DEPTH, SELF, TYPE_LIKE } from './references.js';
-import type { Occurrence, SymbolRow, SymbolStore } from './symbol.store.js';
+import type { Occurrence, SymbolRow, SymbolStore } from '../index/symbol.store.js';
 import { ownerKey, type BindingFacts } from './binding-facts.js';
 
 /** Same-named definitions considered in one repository. */

@@ -66,11 +66,11 @@ function partsOf(file: string, name: string): ContextParts {
 
 const CASES = [
   // Large definitions: the budget is spent on the body.
-  ['services/symbol-indexer/src/symbols/symbol.service.ts', 'SymbolService'],
+  ['services/symbol-indexer/src/symbols/tools/symbol.service.ts', 'SymbolService'],
   ['services/gateway/src/mcp/tool-dispatcher.ts', 'ToolDispatcher'],
   ['services/workspace-registry/src/indexing/coordinator.ts', 'Coordinator'],
   // Small ones: the body fits, then imports, outline and related definitions fill the budget.
-  ['services/symbol-indexer/src/symbols/symbol.service.ts', 'tree'],
+  ['services/symbol-indexer/src/symbols/tools/symbol.service.ts', 'tree'],
   ['services/gateway/src/mcp/tool-dispatcher.ts', 'failure'],
 ] as const;
 
@@ -116,7 +116,7 @@ describe('get_code_context sized in real tokens (cl100k_base)', () => {
 
   it('cuts a definition at a line end, and a first line longer than the budget where the budget ends', async () => {
     const count = await tokenCounter();
-    const parts = partsOf('services/symbol-indexer/src/symbols/symbol.service.ts', 'SymbolService');
+    const parts = partsOf('services/symbol-indexer/src/symbols/tools/symbol.service.ts', 'SymbolService');
     const packed = packContext(parts, 500, count);
     assert.ok(packed.definition!.endsWith('\n') && parts.body!.startsWith(packed.definition!));
     assert.deepEqual([packed.outline, packed.imports, packed.related], [[], [], []]);

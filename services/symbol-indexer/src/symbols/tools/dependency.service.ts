@@ -1,10 +1,10 @@
 import { posix } from 'node:path';
 import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
 import { namesOf, ServiceError, type Scopes } from '@sextant/messaging';
-import { cmp, repoPath } from './helpers.js';
-import type { BindingFacts } from './binding-facts.js';
-import { goPackageKey, ReferenceBinder } from './references.js';
-import { TEST_PATH, type SymbolStore } from './symbol.store.js';
+import { cmp, repoPath } from '../helpers.js';
+import type { BindingFacts } from '../binding/binding-facts.js';
+import { goPackageKey, ReferenceBinder } from '../binding/references.js';
+import { TEST_PATH, type SymbolStore } from '../index/symbol.store.js';
 
 /** Files reached by one graph walk; past it the answer says truncated. */
 const MAX_FILES = 500;

@@ -1,5 +1,5 @@
 import { nameSpaceOf, parseReceiver, type ParsedReceiver, type ReceiverStep } from '@sextant/parsing';
-import type { SymbolStore } from './symbol.store.js';
+import type { SymbolStore } from '../index/symbol.store.js';
 import type { TypeGraph } from './type-graph.js';
 
 /** Same-named definitions read per name: a name with more is too common to tell its type by (unknown). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { byArity, mergedFirst, takesArguments } from './definitions.js';
-import type { SymbolRow } from './symbol.store.js';
+import type { SymbolRow } from '../index/symbol.store.js';
 
 describe('takesArguments (overloads by the number of arguments)', () => {
   it('counts required, optional, defaulted and rest parameters, and no `this`', () => {

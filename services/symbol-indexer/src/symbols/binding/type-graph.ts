@@ -1,5 +1,5 @@
-import { BatchCache, groupBy } from './helpers.js';
-import type { SymbolStore, TypeEdge } from './symbol.store.js';
+import { BatchCache, groupBy } from '../helpers.js';
+import type { SymbolStore, TypeEdge } from '../index/symbol.store.js';
 
 /** Subtypes read per name: a name like Python's `object` is extended by thousands of classes (a family stops at 200). */
 const SUBTYPES_PER_NAME = 200;

@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { namesOf, ServiceError, single, type Scope, type Scopes } from '@sextant/messaging';
 import { parsedLanguages, type ParsePool } from '@sextant/parsing';
-import { cmp, groupBy, repoPath } from './helpers.js';
-import type { BindingFacts } from './binding-facts.js';
-import { DefinitionResolver } from './definitions.js';
-import { ReferenceBinder, type BoundReference } from './references.js';
+import { cmp, groupBy, repoPath } from '../helpers.js';
+import type { BindingFacts } from '../binding/binding-facts.js';
+import { DefinitionResolver } from '../binding/definitions.js';
+import { ReferenceBinder, type BoundReference } from '../binding/references.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
-import { exactlyNamed, SAME_NAMED, splitName, type SymbolRow, type SymbolStore } from './symbol.store.js';
+import { exactlyNamed, SAME_NAMED, splitName, type SymbolRow, type SymbolStore } from '../index/symbol.store.js';
 import { packContext, tokenCounter } from './token-budget.js';
 
 /** Definitions of one name whose references are gathered for a name-only `find_references`. */

@@ -1,6 +1,6 @@
-import { BatchCache, groupBy } from './helpers.js';
+import { BatchCache, groupBy } from '../helpers.js';
 import type { ReceiverCache } from './receiver-types.js';
-import type { ImportRow, SymbolRow, SymbolStore } from './symbol.store.js';
+import type { ImportRow, SymbolRow, SymbolStore } from '../index/symbol.store.js';
 import { TypeGraph } from './type-graph.js';
 
 /** Scopes (sets of repositories) whose facts are kept at once. */

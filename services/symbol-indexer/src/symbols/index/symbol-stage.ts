@@ -4,7 +4,7 @@ import { atJobCommit, languageOf, type CloneCache, type LocatorPolicy } from '@s
 import type { IndexingStage } from '@sextant/jobs';
 import type { StageBatch } from '@sextant/messaging';
 import { parsedLanguages, type ParsePool } from '@sextant/parsing';
-import { ImportResolver } from './import-resolver.js';
+import { ImportResolver } from '../binding/import-resolver.js';
 import type { IndexedFile, SymbolStore } from './symbol.store.js';
 
 /** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */

@@ -3,8 +3,8 @@ import { languageOf } from '@sextant/checkouts';
 import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
 import { calledName, receiverResolver } from './receiver-types.js';
 import { ownerKey, type BindingFacts, type ScopeFacts } from './binding-facts.js';
-import { addTo, groupBy } from './helpers.js';
-import { SAME_NAMED, type Occurrence, type ReferenceRow, type SymbolRow, type SymbolStore } from './symbol.store.js';
+import { addTo, groupBy } from '../helpers.js';
+import { SAME_NAMED, type Occurrence, type ReferenceRow, type SymbolRow, type SymbolStore } from '../index/symbol.store.js';
 import type { TypeGraph } from './type-graph.js';
 
 /** Kinds whose definitions are reached through an object (`x.name`), not by a bare name. */
