@@ -1,6 +1,6 @@
 import { busError, type BusError } from './errors.js';
 import { principalLabel, type Principal } from './principal.js';
-import type { ProjectRole } from './projects/verify-api-key.js';
+import type { ProjectRole } from './projects/role.js';
 
 /**
  * What a tool needs of its caller (issue #13), declared in each contract:

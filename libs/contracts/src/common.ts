@@ -41,7 +41,7 @@ export function boundedInt(min: number, max: number, fallback: number) {
 
 export const IsoDateTime = z.string().describe('ISO 8601 timestamp (UTC)');
 
-/** The optional `workspace` parameter every repository-implying tool accepts [003]. */
+/** The optional `workspace` parameter every repository-implying tool accepts. */
 export const Workspace = text(1, 4096)
   .refine(
     (path) => path.startsWith('/') && !path.split('/').some((segment) => segment === '.' || segment === '..'),
@@ -52,7 +52,7 @@ export const Workspace = text(1, 4096)
 /** Name of a repository as the indexers know it (e.g. `owner/repo` or a checkout directory name). */
 export const RepoName = text(1, 512).describe('Repository name, e.g. `owner/repo`.');
 
-/** Search scope of semantic search [000], extended with projects. */
+/** Search scope of semantic search: one repository, several, a project, or all. */
 export const Scope = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('repo'), repo: RepoName }),
   z.strictObject({ type: z.literal('repos'), repos: z.array(RepoName).min(1).max(100) }),

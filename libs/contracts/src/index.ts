@@ -14,7 +14,8 @@ export { HealthReport, ServerStatus, WorkspaceHealth, ServiceReachability } from
 export * from './workspace-registry/internal.js';
 export { Freshness, OutlineNode, Reference, SymbolDef, SymbolKind, SYMBOL_LIMITS } from './symbol-indexer/common.js';
 export * as VerifyApiKey from './projects/verify-api-key.js';
-export { ApiKeyGrant, ProjectRole } from './projects/verify-api-key.js';
+export { ApiKeyGrant } from './projects/verify-api-key.js';
+export { ProjectRole } from './projects/role.js';
 export * from './principal.js';
 export * from './access.js';
 export * as ReadableRepositories from './projects/readable-repositories.js';

@@ -1,4 +1,4 @@
-import type { ProjectRole } from './projects/verify-api-key.js';
+import type { ProjectRole } from './projects/role.js';
 
 /**
  * Who is calling (issue #13): a user of the organization's identity

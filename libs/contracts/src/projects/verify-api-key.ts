@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { defineInternal } from '../tool.js';
-
-/** What a principal may do in a project (issue #13): read its repositories, or also change it. */
-export const ProjectRole = z.enum(['reader', 'maintainer']);
-export type ProjectRole = z.output<typeof ProjectRole>;
+import { ProjectRole } from './role.js';
 
 /** An API key as the gateway sees it once verified: who it is and what it was granted. Never the key. */
 export const ApiKeyGrant = z.object({

@@ -14,7 +14,7 @@ export const scopedQueryFields = {
 };
 
 /**
- * `scope` wins over `repo` (and over its alias `repository` [004], which the
+ * `scope` wins over `repo` (and over its alias `repository`, which the
  * vocabulary turns into `repo` before this runs).
  */
 export function normalizeScope<T extends { scope?: Scope; repo?: string }>(v: T) {
@@ -46,7 +46,7 @@ export const Evidence = SearchHit.pick({
   commit: true,
 });
 
-/** What search answers also say about their repositories and how they were searched (extensions of [000]). */
+/** What search answers also say about their repositories and how they were searched (beyond the results). */
 export const searchMetaFields = {
   warnings: z
     .array(z.string())

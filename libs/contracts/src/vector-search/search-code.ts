@@ -19,7 +19,7 @@ export const Request = z
       .describe('Precomputed query embedding; when given, `query` is not embedded.'),
     mode: z.enum(['hybrid', 'semantic', 'lexical']).default('hybrid'),
   })
-  // `term` [004] and `limit` [004] are the vocabulary's aliases of `query` and `topK` (defineTool).
+  // `term` and `limit` are the vocabulary's aliases of `query` and `topK` (defineTool).
   .refine((r) => r.query !== undefined, { message: 'query (or term) is required', path: ['query'] })
   .transform((r) => ({ ...normalizeScope(r), topK: r.topK ?? SEARCH_LIMITS.topKDefault }));
 export type Request = z.output<typeof Request>;

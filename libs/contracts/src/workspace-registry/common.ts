@@ -22,7 +22,7 @@ export const ActiveJob = z.object({
   started_at: z.string().nullable(),
 });
 
-/** One workspace in `GET /health` and `health_check` [003]. */
+/** One workspace in `GET /health` and `health_check`. */
 export const WorkspaceHealth = z.object({
   project_id: z.string(),
   repo_root: z.string(),
