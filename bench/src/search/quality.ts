@@ -5,8 +5,13 @@
  *            files it changed (still present at HEAD) are the answer; a file counts when any returned chunk is in it
  *   docs     date-fns' function files: each file's `@summary` is the query, the file the answer; every doc comment is
  *            removed from the indexed copy, so the words of the query are not simply in the file
- * and hybrid again with `scope: all` over both repositories indexed together (it may lose at most 0.05).
- * Usage: npm run bench:search-quality   (corpus under $SEXTANT_BENCH_CORPUS, default <tmp>/sextant-bench-corpus)
+ * and hybrid again with `scope: all` over both repositories indexed together (it may lose at most 0.05);
+ *   sets     with `--sets DIR`: the six retrieval sets of ../shared/eval/retrieval, each repository fetched and
+ *            extracted at its snapshot as `DIR/<set>` (their README says how; this bench fetches nothing), measured as
+ *            the release check measures, against the whole-file BM25 floor computed here, with and without the
+ *            queries that spell a truth file's name; `--only-sets` leaves out the two evaluations above.
+ * Usage: npm run bench:search-quality [-- --sets DIR [--only-sets]]
+ *        (corpus under $SEXTANT_BENCH_CORPUS, default <tmp>/sextant-bench-corpus)
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +20,7 @@ import { join } from 'node:path';
 import { git, leanCaller, repoPath, startEmbedded, type ToolCaller } from '@sextant/testing';
 import { buildCorpus } from '../grep/corpus.js';
 import { waitForJob } from '../jobs.js';
+import { bm25Ranking, loadSets, score, SETS, searchRanking, type RetrievalSet, type Scores } from './retrieval-sets.js';
 
 interface Case {
   query: string;
@@ -92,13 +98,66 @@ async function measure(
   return { recall: recall / cases.length, hit: hits / cases.length, mrr: mrr / cases.length };
 }
 
+/** The options of the command line: `--sets DIR`, `--only-sets`. */
+function options(args: readonly string[]): { setsRoot: string | undefined; onlySets: boolean } {
+  const at = args.indexOf('--sets');
+  const setsRoot = at >= 0 ? args[at + 1] : undefined;
+  const known = new Set(['--sets', '--only-sets', setsRoot]);
+  const unknown = args.filter((a) => !known.has(a));
+  if ((at >= 0 && !setsRoot) || unknown.length > 0 || (args.includes('--only-sets') && !setsRoot)) {
+    console.error('usage: npm run bench:search-quality [-- --sets DIR [--only-sets]]');
+    process.exit(2);
+  }
+  return { setsRoot, onlySets: args.includes('--only-sets') };
+}
+
+const fmt = (s: Scores) => `${s.recall.toFixed(3)} ${s.mrr.toFixed(3)}`;
+
+/** Each set: its floor and each mode, on all its queries and on those that do not spell a truth file's name. */
+async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Promise<void> {
+  console.log('\nretrieval sets (../shared/eval/retrieval): R@10 MRR; release-check ranking (topK 30, files by first chunk, cut at 10)');
+  console.log('set       queries  floor(BM25)  lexical      semantic     hybrid');
+  const totals = { floor: [0, 0], lexical: [0, 0], semantic: [0, 0], hybrid: [0, 0] } as Record<string, [number, number]>;
+  for (const set of sets) {
+    const floor = bm25Ranking(set);
+    const modes: Record<string, string[][]> = {};
+    for (const mode of ['lexical', 'semantic', 'hybrid']) modes[mode] = await searchRanking(call, set, set.name, mode);
+    for (const leaks of [true, false]) {
+      const keep = set.queries.map((q) => leaks || !q.names_file);
+      const pick = <T>(list: readonly T[]) => list.filter((_, i) => keep[i]);
+      const queries = pick(set.queries);
+      const row = {
+        floor: score(queries, pick(floor), Infinity),
+        ...Object.fromEntries(Object.entries(modes).map(([mode, ranked]) => [mode, score(queries, pick(ranked))])),
+      } as Record<string, Scores>;
+      if (leaks) for (const [k, v] of Object.entries(row)) totals[k] = [totals[k]![0] + v.recall, totals[k]![1] + v.mrr];
+      console.log(
+        `${(leaks ? set.name : `  no leak`).padEnd(9)} ${String(queries.length).padStart(7)}  ${fmt(row.floor!)}  ${fmt(row.lexical!)}  ${fmt(row.semantic!)}  ${fmt(row.hybrid!)}`,
+      );
+    }
+  }
+  const n = sets.length;
+  const mean = (k: string) => ({ recall: totals[k]![0] / n, mrr: totals[k]![1] / n });
+  console.log(`${'mean'.padEnd(9)} ${''.padStart(7)}  ${fmt(mean('floor'))}  ${fmt(mean('lexical'))}  ${fmt(mean('semantic'))}  ${fmt(mean('hybrid'))}`);
+  console.log(
+    `hybrid / floor: R@10 ${(mean('hybrid').recall / mean('floor').recall).toFixed(2)}×, MRR ${(mean('hybrid').mrr / mean('floor').mrr).toFixed(2)}× (targets 1.1×, 1.25×)`,
+  );
+}
+
 async function main(): Promise<void> {
+  const { setsRoot, onlySets } = options(process.argv.slice(2));
+  const loaded = setsRoot ? loadSets(repoPath('../shared/eval/retrieval'), setsRoot) : { sets: [], missing: [...SETS] };
+  if (loaded.missing.length > 0) {
+    console.log(
+      `retrieval sets not measured (${loaded.missing.join(', ')}): fetch each repository and extract its snapshot as <DIR>/<set>, then --sets DIR`,
+    );
+  }
   const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
-  await buildCorpus(corpusRoot);
+  if (!onlySets) await buildCorpus(corpusRoot);
   const work = mkdtempSync(join(tmpdir(), 'sxq-'));
   const self = join(work, 'sextant');
-  execFileSync('git', ['clone', '-q', '--no-local', repoPath('.'), self]);
-  const evaluations = [
+  if (!onlySets) execFileSync('git', ['clone', '-q', '--no-local', repoPath('.'), self]);
+  const evaluations = onlySets ? [] : [
     { name: 'commits', repo: 'sextant', dir: self, cases: commitCases(self) },
     {
       name: 'docs',
@@ -118,13 +177,15 @@ async function main(): Promise<void> {
   });
   try {
     const call = leanCaller(embedded.url);
-    for (const e of evaluations) {
-      const job = await call<{ runId: string }>('index_repository', { repository: e.repo, localPath: e.dir });
+    for (const { repo, dir } of [...evaluations, ...loaded.sets.map((set) => ({ repo: set.name, dir: set.dir }))]) {
+      const job = await call<{ job_id: string }>('index_repository', { repository: repo, local_path: dir });
       if (job.isError) throw new Error(JSON.stringify(job.body));
-      await waitForJob(call, job.body.runId, 100);
+      await waitForJob(call, job.body.job_id, 100);
     }
-    console.log('bench/search quality (built-in embedder; a file counts when any of the top 10 chunks is in it)\n');
-    console.log('evaluation  repository files  cases  mode       scope  R@10   hit@10 MRR');
+    if (evaluations.length > 0) {
+      console.log('bench/search quality (built-in embedder; a file counts when any of the top 10 chunks is in it)\n');
+      console.log('evaluation  repository files  cases  mode       scope  R@10   hit@10 MRR');
+    }
     for (const e of evaluations) {
       const rows: Array<[string, string, Measured]> = [];
       for (const mode of ['lexical', 'semantic', 'hybrid'])
@@ -136,6 +197,7 @@ async function main(): Promise<void> {
         );
       }
     }
+    if (loaded.sets.length > 0) await measureSets(call, loaded.sets);
     call.close();
   } finally {
     await embedded.stop();
