@@ -138,7 +138,9 @@ async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Pro
   }
   const n = sets.length;
   const mean = (k: string) => ({ recall: totals[k]![0] / n, mrr: totals[k]![1] / n });
-  console.log(`${'mean'.padEnd(9)} ${''.padStart(7)}  ${fmt(mean('floor'))}  ${fmt(mean('lexical'))}  ${fmt(mean('semantic'))}  ${fmt(mean('hybrid'))}`);
+  console.log(
+    `${'mean'.padEnd(9)} ${''.padStart(7)}  ${fmt(mean('floor'))}  ${fmt(mean('lexical'))}  ${fmt(mean('semantic'))}  ${fmt(mean('hybrid'))}`,
+  );
   console.log(
     `hybrid / floor: R@10 ${(mean('hybrid').recall / mean('floor').recall).toFixed(2)}×, MRR ${(mean('hybrid').mrr / mean('floor').mrr).toFixed(2)}× (targets 1.1×, 1.25×)`,
   );
@@ -157,15 +159,17 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'sxq-'));
   const self = join(work, 'sextant');
   if (!onlySets) execFileSync('git', ['clone', '-q', '--no-local', repoPath('.'), self]);
-  const evaluations = onlySets ? [] : [
-    { name: 'commits', repo: 'sextant', dir: self, cases: commitCases(self) },
-    {
-      name: 'docs',
-      repo: 'date-fns-docs',
-      dir: join(work, 'date-fns-docs'),
-      cases: docsRepository(corpusRoot, join(work, 'date-fns-docs')),
-    },
-  ];
+  const evaluations = onlySets
+    ? []
+    : [
+        { name: 'commits', repo: 'sextant', dir: self, cases: commitCases(self) },
+        {
+          name: 'docs',
+          repo: 'date-fns-docs',
+          dir: join(work, 'date-fns-docs'),
+          cases: docsRepository(corpusRoot, join(work, 'date-fns-docs')),
+        },
+      ];
   const files = (dir: string) =>
     execFileSync('git', ['ls-files'], { cwd: dir, maxBuffer: 1 << 28 })
       .toString()

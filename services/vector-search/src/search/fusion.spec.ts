@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pathTokens } from '../lexical/tokenizer.js';
 import type { Hit } from './hit.js';
-import { fuse, reciprocalRank, RRF_K, rrfScore, spreadAcrossFiles, withoutOverlaps } from './fusion.js';
+import { demoteTests, fuse, reciprocalRank, RRF_K, rrfScore, spreadAcrossFiles, withoutOverlaps } from './fusion.js';
 
 const hit = (path: string, startLine = 1, endLine = 10, symbol: string | null = null): Hit => ({
   repositoryId: 'r',
@@ -90,6 +90,36 @@ describe('fusion', () => {
     assert.deepEqual(
       spreadAcrossFiles(ranked, 2).map((h) => `${h.path}:${h.startLine}`),
       ['a.ts:1', 'a.ts:20', 'b.ts:1', 'c.ts:1', 'a.ts:40', 'a.ts:60'],
+    );
+  });
+
+  it('moves test files below the code they test unless the query asks for tests', () => {
+    const scored = (path: string, score: number) => ({ ...hit(path), score });
+    const ranked = [
+      scored('test/router.test.js', 0.9),
+      scored('middleware/compress_test.go', 0.85),
+      scored('tests/test_sessions.py', 0.8),
+      scored('src/__tests__/app.ts', 0.75),
+      scored('lib/router.js', 0.6),
+      scored('src/contest.ts', 0.5), // "test" inside a word is not a test file
+      scored('spec/helpers.rb', 0.2),
+    ];
+    assert.deepEqual(
+      demoteTests(ranked, new Set(['router', 'match']), 0.5).map((h) => h.path),
+      [
+        'lib/router.js',
+        'src/contest.ts',
+        'test/router.test.js',
+        'middleware/compress_test.go',
+        'tests/test_sessions.py',
+        'src/__tests__/app.ts',
+        'spec/helpers.rb',
+      ],
+    );
+    // Asked for tests: the order stays.
+    assert.deepEqual(
+      demoteTests(ranked, new Set(['router', 'tests']), 0.5).map((h) => h.path),
+      ranked.map((h) => h.path),
     );
   });
 });

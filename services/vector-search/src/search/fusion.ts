@@ -112,3 +112,19 @@ export function spreadAcrossFiles<T extends Hit>(ranked: readonly T[], perFile: 
   }
   return [...first, ...rest];
 }
+
+/** A test file's path: a `test`/`tests`/`__tests__`/`spec` folder, or a name such as `x.test.ts`, `x_test.go`, `test_x.py`. */
+const TEST_PATH = /(^|\/)(tests?|__tests__|specs?|testing)\/|[._-](test|spec)s?\.[^/]+$|(^|\/)test_[^/]+\.py$|_test\.go$/i;
+/** Words of a query that ask for tests: then test files keep their score. */
+const TEST_WORDS = new Set(['test', 'tests', 'testing', 'spec', 'specs', 'fixture', 'fixtures', 'mock', 'mocks']);
+
+/**
+ * Test files scaled by `factor` when the query does not ask for tests: they repeat the names of what they test, so
+ * lexically they often outrank the code asked about (issue 38).
+ */
+export function demoteTests<T extends Hit>(ranked: readonly T[], queryWords: ReadonlySet<string>, factor: number): T[] {
+  if ([...queryWords].some((w) => TEST_WORDS.has(w))) return [...ranked];
+  return ranked
+    .map((hit) => (TEST_PATH.test(hit.path) ? { ...hit, score: hit.score * factor } : hit))
+    .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path) || a.startLine - b.startLine);
+}
