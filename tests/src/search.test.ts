@@ -217,6 +217,30 @@ describe('search_code and ask_code (embedded)', () => {
     assert.ok(!invoice.body.results.some((r) => r.path === 'src/billing/invoice.ts'), 'the deleted file is no longer found');
   });
 
+  it("says when none of the query's words occurs in the code, and leaves out results under min_score", async () => {
+    const nowhere = await callTool<SearchBody & { meta: { low_confidence?: true } }>(client, 'search_code', {
+      query: 'zxqvbn frobnicator quuxify',
+    });
+    assert.equal(nowhere.isError, false, JSON.stringify(nowhere.body));
+    assert.equal(nowhere.body.meta.low_confidence, true);
+    assert.ok(nowhere.body.meta.warnings?.some((w) => /None of the query's words \(zxqvbn, frobnicator, quuxify\) occurs/.test(w)));
+    const related = await callTool<SearchBody & { meta: { low_confidence?: true } }>(client, 'search_code', {
+      query: 'retry failed webhooks with backoff',
+    });
+    assert.equal(related.body.meta.low_confidence, undefined);
+    const strong = await callTool<SearchBody>(client, 'search_code', { query: 'retry failed webhooks with backoff', min_score: 0.5 });
+    assert.ok(
+      strong.body.results.length > 0 && strong.body.results.length < related.body.results.length,
+      JSON.stringify(strong.body.results),
+    );
+    assert.ok(strong.body.results.every((r) => r.score >= 0.5));
+    assert.equal(
+      (await callTool<SearchBody>(client, 'search_code', { query: 'zxqvbn frobnicator quuxify', minScore: 0.5 })).body.results.length,
+      0,
+    );
+    await expectToolError(client, 'search_code', { query: 'x', min_score: 2 }, 'invalid_input', 'min_score');
+  });
+
   it('refuses bad queries clearly and takes any script', async () => {
     await expectToolError(client, 'search_code', {}, 'invalid_input', 'query');
     await expectToolError(client, 'search_code', { query: '   ' }, 'invalid_input', 'query');

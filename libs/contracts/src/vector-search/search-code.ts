@@ -18,6 +18,12 @@ export const Request = z
       .optional()
       .describe('Precomputed query embedding; when given, `query` is not embedded.'),
     mode: z.enum(['hybrid', 'semantic', 'lexical']).default('hybrid'),
+    min_score: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe('Leave out results scoring below this (0–1, as results[].score): e.g. 0.5 keeps only strong matches.'),
   })
   // `term` and `limit` are the vocabulary's aliases of `query` and `topK` (defineTool).
   .refine((r) => r.query !== undefined, { message: 'query (or term) is required', path: ['query'] })
@@ -33,6 +39,10 @@ export const Response = z.object({
     collection: z.string(),
     mode: z.enum(['hybrid', 'semantic', 'lexical']),
     ...searchMetaFields,
+    low_confidence: z
+      .literal(true)
+      .optional()
+      .describe("None of the query's words occurs in what was searched: the results are only near it in the embedding space."),
   }),
 });
 export type Response = z.output<typeof Response>;

@@ -14,7 +14,7 @@ export class SearchController {
 
   @ToolHandler(SearchCode)
   async searchCode(input: SearchCode.Request): Promise<SearchCode.Response> {
-    const found = await this.search.find({ ...input, query: input.query! });
+    const found = await this.search.find({ ...input, query: input.query!, minScore: input.min_score });
     return {
       results: found.results.map((r) => ({
         repo: r.repo,
@@ -36,6 +36,7 @@ export class SearchController {
         ...(found.warnings.length > 0 ? { warnings: found.warnings } : {}),
         freshness: found.freshness,
         embeddings: this.search.embeddings,
+        ...(found.lowConfidence ? { low_confidence: true } : {}),
       },
     };
   }

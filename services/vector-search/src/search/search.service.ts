@@ -5,6 +5,7 @@ import type { EmbedOptions, Embedder } from '../embedding/embedder.js';
 import { pathTokens, tokenize } from '../lexical/tokenizer.js';
 import { indexedCollections, UNKNOWN_REPOSITORY, type ChunkStore } from '../store/chunk-store.js';
 import { demoteTests, spreadAcrossFiles, withoutOverlaps, withSignals, type Ranked } from './fusion.js';
+import type { Hit } from './hit.js';
 
 export type SearchMode = 'hybrid' | 'semantic' | 'lexical';
 
@@ -18,6 +19,8 @@ export interface SearchInput {
   vector?: number[];
   mode: SearchMode;
   topK: number;
+  /** Results scoring below it are left out (0–1). */
+  minScore?: number;
 }
 
 /** A search's findings and what its answer says about them. */
@@ -30,6 +33,8 @@ export interface Found {
   mode: SearchMode;
   warnings: string[];
   freshness: Freshness;
+  /** None of the query's words occurs in what was searched: results, if any, are only near in the embedding space. */
+  lowConfidence: boolean;
 }
 
 /** Each side of a hybrid search contributes this many candidates at least. */
@@ -111,6 +116,16 @@ export class SearchService {
     } else ranked = (await this.deps.store.lexical(words, filter)).map((h) => ({ ...h, score: h.score / (h.score + 1) }));
     ranked = demoteTests(ranked, new Set(words), TEST_FACTOR);
     ranked = spreadAcrossFiles(withoutOverlaps(ranked), CHUNKS_PER_FILE);
+    // A precomputed vector has no words to judge by; a lexical search finds only chunks holding them.
+    const lowConfidence = input.vector === undefined && mode !== 'lexical' && !sharesAWord(ranked, words);
+    if (lowConfidence) {
+      warnings.push(
+        words.length === 0
+          ? 'The query has no words to match (only common words): these results are only near it in the embedding space.'
+          : `None of the query's words (${words.slice(0, 5).join(', ')}) occurs in what was searched: these results are only near it in the embedding space.`,
+      );
+    }
+    if (input.minScore !== undefined) ranked = ranked.filter((h) => h.score >= input.minScore!);
     const ours = ranked.filter((h) => h.repositoryId !== UNKNOWN_REPOSITORY);
     const repositories = await this.deps.scopes.repositoriesOf(scope, ours);
     // Rows that name no repository cannot be checked: only a caller who may read every repository sees them.
@@ -137,6 +152,7 @@ export class SearchService {
       mode,
       warnings,
       freshness: answer.freshness,
+      lowConfidence,
     };
   }
 
@@ -233,4 +249,11 @@ function effective(scope: Scope): SearchCode.Response['meta']['scope'] {
   const repos = (scope.repositories ?? []).map((r) => r.name);
   if (scope.type === 'project') return { type: 'project', project: scope.project, repos };
   return { type: scope.type === 'repos' ? 'repos' : 'repo', repos };
+}
+
+/** Whether any candidate holds one of the query's words (its content, path or symbol, as the tokenizer splits them). */
+function sharesAWord(hits: readonly Hit[], words: readonly string[]): boolean {
+  if (words.length === 0) return false;
+  const wanted = new Set(words);
+  return hits.some((h) => [h.content, h.path, h.symbol ?? ''].some((text) => tokenize(text).some((t) => wanted.has(t))));
 }

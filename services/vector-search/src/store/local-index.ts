@@ -189,7 +189,7 @@ export class LocalIndex {
         const file = await open(`${this.postingsFile(id)}.tmp`, 'w');
         try {
           for (const part of entry.postings.parts()) {
-            for (let done = 0; done < part.byteLength; ) done += (await file.write(part, done)).bytesWritten;
+            for (let done = 0; done < part.byteLength;) done += (await file.write(part, done)).bytesWritten;
           }
         } finally {
           await file.close();
