@@ -7,9 +7,9 @@ import {
   type RegisteredRepository,
 } from '@sextant/contracts';
 import type { BusClient } from './bus-client.js';
-import { BusRequestError, ServiceError } from './errors.js';
+import { currentPrincipal, ServiceError } from '@sextant/work';
+import { BusRequestError } from './errors.js';
 import type { RegistryClient } from './registry-client.js';
-import { currentPrincipal } from './request-scope.js';
 
 /** Which repositories a call covers: some (named, a project's, or the workspace), or all registered ones (null). */
 export interface Scope {

@@ -1,5 +1,6 @@
 import type { Freshness, RegisteredRepository, SearchCode } from '@sextant/contracts';
-import { BusRequestError, ServiceError, type Scope, type Scopes } from '@sextant/messaging';
+import { BusRequestError, type Scope, type Scopes } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import type { Database } from '@sextant/persistence';
 import type { EmbedOptions, Embedder } from '../embedding/embedder.js';
 import { pathTokens, tokenize } from '../lexical/tokenizer.js';
