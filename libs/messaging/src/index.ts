@@ -13,6 +13,4 @@ export {
 } from './nats-bus.js';
 export { traceServer } from './tracing-hooks.js';
 export { ToolHandler } from './tool-handler.js';
-export { RegistryClient, type StageBatch } from './registry-client.js';
-export { ReadableRepositoryIds, Scopes, single, namesOf, type Scope, type ScopeAnswer, type ScopeInput } from './scopes.js';
 export { MIN_SECRET_LENGTH, PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER, PrincipalSeal } from './principal-seal.js';

@@ -17,7 +17,8 @@ import {
   type Principal,
   type Project,
 } from '@sextant/contracts';
-import { BUS_CLIENT, RegistryClient, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { RegistryClient } from '@sextant/registry-client';
 import { currentPrincipal, ServiceError } from '@sextant/work';
 import { Database, uniqueViolation } from '@sextant/persistence';
 import type { EntityManager } from 'typeorm';

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
-import { namesOf, type Scopes } from '@sextant/messaging';
+import { namesOf, type Scopes } from '@sextant/registry-client';
 import { ServiceError } from '@sextant/work';
 import { cmp, repoPath } from '../helpers.js';
 import type { BindingFacts } from '../binding/binding-facts.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { IndexingStatus, RegisteredRepository } from '@sextant/contracts';
-import { BusRequestError } from './errors.js';
+import { BusRequestError } from '@sextant/messaging';
 import { withPrincipal } from '@sextant/work';
 import { Scopes } from './scopes.js';
 

@@ -6,9 +6,8 @@ import {
   type IndexingStatus,
   type RegisteredRepository,
 } from '@sextant/contracts';
-import type { BusClient } from './bus-client.js';
+import { BusRequestError, type BusClient } from '@sextant/messaging';
 import { currentPrincipal, ServiceError } from '@sextant/work';
-import { BusRequestError } from './errors.js';
 import type { RegistryClient } from './registry-client.js';
 
 /** Which repositories a call covers: some (named, a project's, or the workspace), or all registered ones (null). */
