@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import semver from 'semver';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { GatewayEnv } from '@sextant/gateway';
 import { EmbeddedEnv } from '@sextant/embedded';
@@ -15,11 +15,11 @@ import { repoPath } from '@sextant/testing';
 
 const SERVICES = readdirSync(repoPath('services'));
 
-function sources(dir: string, out: string[] = []): string[] {
+function sources(dir: string, out: string[] = [], specs = false): string[] {
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry);
-    if (statSync(path).isDirectory()) sources(path, out);
-    else if (entry.endsWith('.ts') && !entry.endsWith('.spec.ts')) out.push(path);
+    if (statSync(path).isDirectory()) sources(path, out, specs);
+    else if (entry.endsWith('.ts') && (specs || !entry.endsWith('.spec.ts'))) out.push(path);
   }
   return out;
 }
@@ -30,6 +30,50 @@ function code(file: string): string {
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .replace(/(^|[^:])\/\/.*$/gm, '$1');
 }
+
+/** The modules a file's code imports or re-exports (static, dynamic and type imports), as written. */
+function importsOf(file: string): string[] {
+  return [...code(file).matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+}
+
+/** A library's `@sextant/…` dependencies (dev ones included: a spec's import is the package's too). */
+function sextantDependencies(lib: string): string[] {
+  const pkg = JSON.parse(readFileSync(repoPath(`libs/${lib}/package.json`), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  return Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((d) => d.startsWith('@sextant/'));
+}
+
+/**
+ * Where a library (specs included) reaches past `allowed`, the libraries it may import (names without `@sextant/`):
+ * a dependency or an import of another, or a relative import out of its own `src` (another package's internals).
+ */
+function importsOutside(lib: string, allowed: readonly string[]): string[] {
+  const ok = new Set(allowed.map((a) => `@sextant/${a}`));
+  const src = repoPath(`libs/${lib}/src`);
+  const bad = sextantDependencies(lib)
+    .filter((d) => !ok.has(d))
+    .map((d) => `libs/${lib}/package.json → ${d}`);
+  for (const file of sources(src, [], true)) {
+    for (const module of importsOf(file)) {
+      const outside = module.startsWith('.')
+        ? relative(src, resolve(dirname(file), module)).startsWith('..')
+        : module.startsWith('@sextant/') && !ok.has(module.split('/').slice(0, 2).join('/'));
+      if (outside) bad.push(`${relative(repoPath('.'), file)} → ${module}`);
+    }
+  }
+  return bad;
+}
+
+const LIBS = readdirSync(repoPath('libs'));
+
+/**
+ * The libraries above the bus (issue 41): runtime boots a service on it, registry-client asks other services over it.
+ * Every other library is below it and never imports `@sextant/messaging`: what work needs whatever carries it
+ * (ServiceError, the request scope, work budgets) is `@sextant/work`'s.
+ */
+const ABOVE_THE_BUS = ['runtime', 'registry-client'];
 
 const productionSources = [
   ...readdirSync(repoPath('libs'))
@@ -52,6 +96,19 @@ describe('boundaries', () => {
           assert.ok(!readFileSync(file, 'utf8').includes(`'${other}`), `${relative(repoPath('.'), file)} imports ${other}`);
       }
     }
+  });
+
+  it('libraries below the bus never import @sextant/messaging', () => {
+    const notTheBus = LIBS.filter((l) => l !== 'messaging');
+    const bad = notTheBus.filter((l) => !ABOVE_THE_BUS.includes(l)).flatMap((lib) => importsOutside(lib, notTheBus));
+    assert.deepEqual(bad, [], 'import @sextant/work (errors, request scope, budgets) instead, or name the library in ABOVE_THE_BUS');
+  });
+
+  it('messaging stands on contracts, telemetry and work only; work on contracts and telemetry', () => {
+    // The buses, tracing of bus calls and @ToolHandler: nothing of the services' clients (registry-client) or storage.
+    assert.deepEqual(importsOutside('messaging', ['contracts', 'telemetry', 'work']), []);
+    // The bottom library every other may import: it imports no transport and no storage.
+    assert.deepEqual(importsOutside('work', ['contracts', 'telemetry']), []);
   });
 
   it('only config.ts and main.ts read process.env', () => {

@@ -9,15 +9,13 @@ import { servicePrincipal, type Principal } from '@sextant/contracts';
 import {
   BusExceptionFilter,
   BusRequestError,
-  currentPrincipal,
   NatsBusClient,
   natsServer,
   PRINCIPAL_HEADER,
   PRINCIPAL_SIGNATURE_HEADER,
   PrincipalSeal,
-  ServiceError,
-  withPrincipal,
 } from '@sextant/messaging';
+import { currentPrincipal, ServiceError, withPrincipal } from '@sextant/work';
 import { infrastructure, type Infrastructure } from '@sextant/testing';
 
 const SECRET = Buffer.from('bus-test-secret-0123456789abcdef0123456789');

@@ -1,28 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { RpcException } from '@nestjs/microservices';
-import { busError, isBusError, invalidFields, invalidInput, type BusError, type ErrorCode } from '@sextant/contracts';
+import { busError, isBusError, invalidInput, type BusError } from '@sextant/contracts';
+import { ServiceError } from '@sextant/work';
 import { z } from 'zod';
 import { serviceOf } from './bus-client.js';
-
-/**
- * Thrown by service code for an expected failure. It carries a `BusError`
- * (plain data) that crosses the bus unchanged and reaches the client as the
- * tool error `{error, message, details}`.
- */
-export class ServiceError extends RpcException {
-  constructor(readonly busError: BusError) {
-    super(busError);
-  }
-
-  static of(code: ErrorCode, message: string, details?: Record<string, unknown>): ServiceError {
-    return new ServiceError(busError(code, message, details));
-  }
-
-  /** `invalid_input` for checks a schema cannot express, in the same shape as schema failures: `details.fields` maps field → problem. */
-  static invalid(fields: Record<string, string>): ServiceError {
-    return new ServiceError(invalidFields(fields, 'input'));
-  }
-}
 
 /** Thrown by a `BusClient` when a request fails: the error object the service (or the bus) produced. */
 export class BusRequestError extends Error {

@@ -3,7 +3,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { busError, servicePrincipal, type Principal } from '@sextant/contracts';
 import { busFailures, injectTraceContext } from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
-import { currentPrincipal, inRequestScope } from './request-scope.js';
+import { currentPrincipal, inRequestScope } from '@sextant/work';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import type { ReplyPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';

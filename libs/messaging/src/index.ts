@@ -1,5 +1,5 @@
 export { BUS_CLIENT, REQUEST_ID_HEADER, serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
-export { BusRequestError, ServiceError, toBusError, type ErrorClassifier } from './errors.js';
+export { BusRequestError, toBusError, type ErrorClassifier } from './errors.js';
 export { BusExceptionFilter } from './exception-filter.js';
 export { InProcessBus } from './in-process-bus.js';
 export { ActiveRequests } from './liveness.js';
@@ -13,8 +13,4 @@ export {
 } from './nats-bus.js';
 export { traceServer } from './tracing-hooks.js';
 export { ToolHandler } from './tool-handler.js';
-export { RegistryClient, type StageBatch } from './registry-client.js';
-export { ReadableRepositoryIds, Scopes, single, namesOf, type Scope, type ScopeAnswer, type ScopeInput } from './scopes.js';
-export { callerGone, callerSignal, currentLane, currentPrincipal, inRequestScope, withPrincipal, type Lane } from './request-scope.js';
-export { WorkBudget, workBudgets } from './work-budget.js';
 export { MIN_SECRET_LENGTH, PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER, PrincipalSeal } from './principal-seal.js';

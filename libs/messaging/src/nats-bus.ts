@@ -17,7 +17,7 @@ import { busFailures, injectTraceContext, markSpanError, requestsInFlight, SpanK
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import { PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER, type PrincipalSeal } from './principal-seal.js';
-import { currentPrincipal, inRequestScope } from './request-scope.js';
+import { currentPrincipal, inRequestScope } from '@sextant/work';
 import { ActiveRequests, HEARTBEAT_MS_HEADER, HEARTBEAT_TO_HEADER, PendingRequests, TIMEOUT_MS_HEADER } from './liveness.js';
 import { nextPacketId, type ReplyPacket, type RequestPacket } from './packets.js';
 import { traceServer } from './tracing-hooks.js';

@@ -1,8 +1,7 @@
 import { MessagePattern } from '@nestjs/microservices';
 import { accessRefusal, safeParseInput, type InternalContract, type ToolContract } from '@sextant/contracts';
 import type { z } from 'zod';
-import { ServiceError } from './errors.js';
-import { currentPrincipal } from './request-scope.js';
+import { currentPrincipal, ServiceError } from '@sextant/work';
 
 /**
  * Marks a controller method as the handler of a tool: it answers the tool's

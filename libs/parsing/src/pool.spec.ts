@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { inRequestScope } from '@sextant/messaging';
+import { inRequestScope } from '@sextant/work';
 import { Grammars } from './grammars.js';
 import { parsedLanguages, type LanguageSpec } from './languages.js';
 import parseFile from './pool-worker.js';

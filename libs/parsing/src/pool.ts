@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { currentLane, workBudgets, type Lane, type WorkBudget } from '@sextant/messaging';
+import { currentLane, workBudgets, type Lane, type WorkBudget } from '@sextant/work';
 import { Piscina } from 'piscina';
 import type { Chunk } from './chunk.js';
 import type { Extraction, LocalDefinition } from './extract.js';

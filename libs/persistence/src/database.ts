@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource, type EntityManager, type MigrationInterface } from 'typeorm';
 import { busError } from '@sextant/contracts';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import { markSpanError, SpanKind, tracer } from '@sextant/telemetry';
 import { isDatabaseUnavailable } from './errors.js';
 

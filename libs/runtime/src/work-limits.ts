@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { workBudgets } from '@sextant/messaging';
+import { workBudgets } from '@sextant/work';
 import { z } from 'zod';
 import { env, parseEnv } from './config.js';
 

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { BUS_CLIENT, ReadableRepositoryIds, RegistryClient, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { ReadableRepositoryIds, RegistryClient } from '@sextant/registry-client';
 import { createHealthController } from '@sextant/runtime';
 import type { GitCacheConfig } from './config.js';
 import { FileReader } from './files/file-reader.js';

@@ -1,6 +1,8 @@
 import type { GrepRepository, ListRepositoryRefs, OpenFile, SearchRepositories } from '@sextant/contracts';
 import { accessRefusal, LOCAL_PRINCIPAL, type RegisteredRepository, type ToolAccess } from '@sextant/contracts';
-import { BusRequestError, currentPrincipal, ServiceError, type ReadableRepositoryIds, type RegistryClient } from '@sextant/messaging';
+import { BusRequestError } from '@sextant/messaging';
+import type { ReadableRepositoryIds, RegistryClient } from '@sextant/registry-client';
+import { currentPrincipal, ServiceError } from '@sextant/work';
 import { repositoryMissing, type FileReader } from './files/file-reader.js';
 import type { GitHubSearch } from './github/github-search.js';
 import { DEFAULT_MAX_RESULT_BYTES, type GrepEngine, type GrepQuery } from './grep/collector.js';

@@ -1,7 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { persistentCheckouts } from '@sextant/checkouts';
 import { StageWorker } from '@sextant/jobs';
-import { BUS_CLIENT, RegistryClient, Scopes, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { RegistryClient, Scopes } from '@sextant/registry-client';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_PROBES, ModuleLifecycle, serviceShard, stageLifecycle } from '@sextant/runtime';

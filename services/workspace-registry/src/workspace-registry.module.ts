@@ -1,7 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { persistentCheckouts } from '@sextant/checkouts';
 import { JobStore } from '@sextant/jobs';
-import { BUS_CLIENT, ReadableRepositoryIds, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { ReadableRepositoryIds } from '@sextant/registry-client';
 import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_DETAILS, HEALTH_PROBES, ModuleLifecycle, type HealthDetails } from '@sextant/runtime';
 import { observeIndexJobs } from '@sextant/telemetry';

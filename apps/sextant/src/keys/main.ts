@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { ProjectRole } from '@sextant/contracts';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import { Database, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import { ApiKeys, PROJECTS_MIGRATIONS, ProjectsRepository } from '@sextant/projects';
 import { ConfigError, JsonLogger, lockDataDir, runMain } from '@sextant/runtime';

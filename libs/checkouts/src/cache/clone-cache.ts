@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'n
 import { basename, join } from 'node:path';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import { cloneCacheEvents, observeCloneCache } from '@sextant/telemetry';
 import { explainGitFailure } from '../git/git-errors.js';
 import { GitError, type GitRunner } from '../git/git-runner.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import type { RepositoryLocator } from '../repository/locator.js';
 import { GitError } from './git-runner.js';
 

@@ -1,4 +1,4 @@
-import { ServiceError, workBudgets } from '@sextant/messaging';
+import { ServiceError, workBudgets } from '@sextant/work';
 import { runToCompletion, type Spawner } from '../process/spawner.js';
 
 /**

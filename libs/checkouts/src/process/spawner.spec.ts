@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
-import { inRequestScope, ServiceError, WorkBudget } from '@sextant/messaging';
+import { inRequestScope, ServiceError, WorkBudget } from '@sextant/work';
 import { LauncherSpawner } from './launcher.js';
 import { runToCompletion } from './spawner.js';
 

@@ -1,4 +1,4 @@
-import { callerGone, callerSignal, type WorkBudget } from '@sextant/messaging';
+import { callerGone, callerSignal, type WorkBudget } from '@sextant/work';
 
 /** A program to run: never through a shell, arguments as an array. */
 export interface SpawnRequest {

@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 
 /**
  * A repository string accepted by the git tools, reduced to one canonical

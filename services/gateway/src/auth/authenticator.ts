@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { GetProject, LOCAL_PRINCIPAL, servicePrincipal, VerifyApiKey, type Principal, type ProjectRole } from '@sextant/contracts';
-import { BUS_CLIENT, BusRequestError, withPrincipal, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, BusRequestError, type BusClient } from '@sextant/messaging';
+import { withPrincipal } from '@sextant/work';
 import type { AuthSettings, GatewayConfig, GroupRoles } from '../config.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 

@@ -1,6 +1,7 @@
 import { All, Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { BUS_CLIENT, withPrincipal, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { withPrincipal } from '@sextant/work';
 import { renderMetrics } from '@sextant/telemetry';
 import { Authenticator } from '../auth/authenticator.js';
 import { authenticateRequest } from '../auth/protected-resource.js';

@@ -23,7 +23,9 @@ import {
 } from '@sextant/contracts';
 import { auditDetails, AuditTrail } from '../audit/audit-trail.js';
 import { CallLimits } from '../limits/call-limits.js';
-import { BUS_CLIENT, BusRequestError, RegistryClient, REQUEST_ID_HEADER, withPrincipal, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, BusRequestError, REQUEST_ID_HEADER, type BusClient } from '@sextant/messaging';
+import { RegistryClient } from '@sextant/registry-client';
+import { withPrincipal } from '@sextant/work';
 import { currentTraceId, markSpanError, requestsInFlight, SpanKind, toolCalls, toolCallSeconds, tracer } from '@sextant/telemetry';
 import { ContractDocuments } from '../contracts/contract-documents.js';
 import { ServiceDirectory } from '../discovery/service-directory.js';

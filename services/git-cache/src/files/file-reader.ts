@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { OpenFile } from '@sextant/contracts';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 
 export interface FileReaderOptions {
   /** One checkout per repository: `<codebaseRoot>/<repo>`. */

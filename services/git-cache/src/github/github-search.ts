@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { SearchRepositories } from '@sextant/contracts';
-import { callerGone, callerSignal, ServiceError } from '@sextant/messaging';
+import { callerGone, callerSignal, ServiceError } from '@sextant/work';
 
 export interface GitHubSearchOptions {
   /** REST base, e.g. https://api.github.com or https://ghe.example.com/api/v3. */

@@ -4,7 +4,7 @@ import { MatchCollector, MAX_LINE_BYTES, type GrepEngine, type GrepQuery, type G
 import { headOf, lineSplitter } from './lines.js';
 import { invalidPattern, timeoutError } from './ripgrep.js';
 import { runToCompletion, spawnWithin, type BudgetedChild, type Spawner } from '@sextant/checkouts';
-import { workBudgets } from '@sextant/messaging';
+import { workBudgets } from '@sextant/work';
 
 function pathspecs(query: GrepQuery): string[] {
   return [

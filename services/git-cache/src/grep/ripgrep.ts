@@ -1,4 +1,4 @@
-import { ServiceError, workBudgets } from '@sextant/messaging';
+import { ServiceError, workBudgets } from '@sextant/work';
 import { MatchCollector, type GrepEngine, type GrepQuery, type GrepResult } from './collector.js';
 import { lineSplitter } from './lines.js';
 import { longMessage, parseMessage, type RgEvent } from './rg-json.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { ApiKeyGrant, ProjectRole } from '@sextant/contracts';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import { Database, sql, uniqueViolation } from '@sextant/persistence';
 import { nameKey, ProjectsRepository } from '../projects/projects.repository.js';
 

@@ -17,7 +17,9 @@ import {
   type Principal,
   type Project,
 } from '@sextant/contracts';
-import { BUS_CLIENT, currentPrincipal, RegistryClient, ServiceError, type BusClient } from '@sextant/messaging';
+import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
+import { RegistryClient } from '@sextant/registry-client';
+import { currentPrincipal, ServiceError } from '@sextant/work';
 import { Database, uniqueViolation } from '@sextant/persistence';
 import type { EntityManager } from 'typeorm';
 import { ProjectsRepository } from './projects.repository.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import { EndpointUnreachable, endpointOf, postJson } from '../openai-endpoint.js';
 
 /** An evidence as the model sees it: numbered from 1. */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { atJobCommit, languageOf, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
 import type { IndexingStage } from '@sextant/jobs';
-import type { StageBatch } from '@sextant/messaging';
+import type { StageBatch } from '@sextant/registry-client';
 import type { ParsePool } from '@sextant/parsing';
 import type { Embedder } from '../embedding/embedder.js';
 import { embeddingText, type PreparedChunk } from './chunk-hook.js';

@@ -1,5 +1,7 @@
 import type { Freshness, RegisteredRepository, SearchCode } from '@sextant/contracts';
-import { BusRequestError, ServiceError, type Scope, type Scopes } from '@sextant/messaging';
+import { BusRequestError } from '@sextant/messaging';
+import type { Scope, Scopes } from '@sextant/registry-client';
+import { ServiceError } from '@sextant/work';
 import type { Database } from '@sextant/persistence';
 import type { EmbedOptions, Embedder } from '../embedding/embedder.js';
 import { pathTokens, tokenize } from '../lexical/tokenizer.js';

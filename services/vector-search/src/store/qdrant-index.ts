@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import { lazy } from '../lazy.js';
 import { saturated, type TermCounts } from '../lexical/postings.js';
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { PollLoop, workerId, type Job, type JobStore } from '@sextant/jobs';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import { isDatabaseUnavailable } from '@sextant/persistence';
 import type { RegistryStore, Repository } from '../registry/registry.store.js';
 import type { Discovery } from './discovery.js';

@@ -15,7 +15,7 @@ import {
   type WalkStats,
   type WatchedChanges,
 } from '@sextant/checkouts';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import type { JobFile, ManifestEntry, RegistryStore, Repository } from '../registry/registry.store.js';
 import { Watches, type WatchOptions } from './watches.js';
 

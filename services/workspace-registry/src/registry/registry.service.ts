@@ -17,7 +17,8 @@ import type {
 import { repositoryShardKey, shardOf } from '@sextant/contracts';
 import { parseRepository, type GitRunner, type LocatorPolicy, type WatchedChanges } from '@sextant/checkouts';
 import type { Job, JobMode, JobStore } from '@sextant/jobs';
-import { ServiceError, type ReadableRepositoryIds } from '@sextant/messaging';
+import type { ReadableRepositoryIds } from '@sextant/registry-client';
+import { ServiceError } from '@sextant/work';
 import type { SyncOutcome } from '../indexing/auto-sync.js';
 import type { Coordinator } from '../indexing/coordinator.js';
 import { messages } from '../indexing/progress.js';

@@ -3,7 +3,7 @@ import { access, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, sep } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { localIdentity, looksLikeLocator, parseRepository, type LocatorPolicy, type RepositoryLocator } from '@sextant/checkouts';
-import { ServiceError } from '@sextant/messaging';
+import { ServiceError } from '@sextant/work';
 import type { RegistryStore, Repository, RepositoryOrigin } from './registry.store.js';
 
 export interface WorkspaceOptions {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { atJobCommit, languageOf, type CloneCache, type LocatorPolicy } from '@sextant/checkouts';
 import type { IndexingStage } from '@sextant/jobs';
-import type { StageBatch } from '@sextant/messaging';
+import type { StageBatch } from '@sextant/registry-client';
 import { parsedLanguages, type ParsePool } from '@sextant/parsing';
 import { ImportResolver } from '../binding/import-resolver.js';
 import type { IndexedFile, SymbolStore } from './symbol.store.js';

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
-import { namesOf, ServiceError, type Scopes } from '@sextant/messaging';
+import { namesOf, type Scopes } from '@sextant/registry-client';
+import { ServiceError } from '@sextant/work';
 import { cmp, repoPath } from '../helpers.js';
 import type { BindingFacts } from '../binding/binding-facts.js';
 import { goPackageKey, ReferenceBinder } from '../binding/references.js';

@@ -12,7 +12,8 @@ import type {
 } from '@sextant/contracts';
 import { join } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
-import { namesOf, ServiceError, single, type Scope, type Scopes } from '@sextant/messaging';
+import { namesOf, single, type Scope, type Scopes } from '@sextant/registry-client';
+import { ServiceError } from '@sextant/work';
 import { parsedLanguages, type ParsePool } from '@sextant/parsing';
 import { cmp, groupBy, repoPath } from '../helpers.js';
 import type { BindingFacts } from '../binding/binding-facts.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { IndexingStatus, RegisteredRepository } from '@sextant/contracts';
-import { BusRequestError } from './errors.js';
-import { withPrincipal } from './request-scope.js';
+import { BusRequestError } from '@sextant/messaging';
+import { withPrincipal } from '@sextant/work';
 import { Scopes } from './scopes.js';
 
 const repo = (id: string, name = id): RegisteredRepository => ({ id, name, kind: 'local', locator: `/w/${name}`, ref: null });

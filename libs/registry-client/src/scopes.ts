@@ -6,10 +6,9 @@ import {
   type IndexingStatus,
   type RegisteredRepository,
 } from '@sextant/contracts';
-import type { BusClient } from './bus-client.js';
-import { BusRequestError, ServiceError } from './errors.js';
+import { BusRequestError, type BusClient } from '@sextant/messaging';
+import { currentPrincipal, ServiceError } from '@sextant/work';
 import type { RegistryClient } from './registry-client.js';
-import { currentPrincipal } from './request-scope.js';
 
 /** Which repositories a call covers: some (named, a project's, or the workspace), or all registered ones (null). */
 export interface Scope {

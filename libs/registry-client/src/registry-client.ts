@@ -7,7 +7,7 @@ import {
   type BatchFile,
   type RegisteredRepository,
 } from '@sextant/contracts';
-import type { BusClient } from './bus-client.js';
+import type { BusClient } from '@sextant/messaging';
 
 /** How long a stage worker's claim waits at the registry for a batch to be queued. */
 const CLAIM_WAIT_MS = 1_000;
