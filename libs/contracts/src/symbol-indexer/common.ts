@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { discoveryFields, RepoName, Workspace, text } from '../common.js';
 
-export const SYMBOL_LIMITS = { limitDefault: 20, limitMax: 200, maxTokensDefault: 4000, maxTokensMax: 32000 } as const;
+/** `maxTokensMin`: what every get_code_context answer carries (the symbol and its freshness) takes ~110–135 tokens. */
+export const SYMBOL_LIMITS = { limitDefault: 20, limitMax: 200, maxTokensMin: 200, maxTokensDefault: 4000, maxTokensMax: 32000 } as const;
 
 export const SymbolKind = z.enum([
   'function',

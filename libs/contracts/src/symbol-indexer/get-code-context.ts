@@ -9,10 +9,10 @@ export const Request = z
   .strictObject({
     name: SymbolName.optional(),
     query: text(1, 2000).optional(),
-    max_tokens: boundedInt(100, SYMBOL_LIMITS.maxTokensMax, SYMBOL_LIMITS.maxTokensDefault).describe(
+    max_tokens: boundedInt(SYMBOL_LIMITS.maxTokensMin, SYMBOL_LIMITS.maxTokensMax, SYMBOL_LIMITS.maxTokensDefault).describe(
       "The most tokens this answer takes, counted with the cl100k_base tokenizer over the answer's JSON text: every field " +
-        "but the gateway's metadata. freshness and symbol are always sent (about 120 tokens with a typical path); below " +
-        'that, only they come, with truncated: true.',
+        `but the gateway's metadata. At least ${SYMBOL_LIMITS.maxTokensMin}: freshness and symbol are always sent (about ` +
+        '120 tokens with a typical path); should they alone take more, only they come, with truncated: true.',
     ),
     ...targetFields,
   })
