@@ -80,19 +80,21 @@ export function score(queries: readonly RetrievalQuery[], ranked: ReadonlyArray<
 
 /**
  * search_code's files for each query, as the release check ranks them: topK 30, files in the order of their first
- * chunk, only those with one of the set's extensions.
+ * chunk, only those with one of the set's extensions. With `all`, the scope is every repository indexed (the other
+ * sets too), and the set's own files are kept.
  */
-export async function searchRanking(call: ToolCaller, set: RetrievalSet, repo: string, mode: string): Promise<string[][]> {
+export async function searchRanking(call: ToolCaller, set: RetrievalSet, repo: string, mode: string, all = false): Promise<string[][]> {
   const ranked: string[][] = [];
   for (const q of set.queries) {
-    const found = await call<{ results: Array<{ path: string }> }>('search_code', {
+    const found = await call<{ results: Array<{ repo: string; path: string }> }>('search_code', {
       query: q.query,
-      scope: { type: 'repo', repo },
+      scope: all ? { type: 'all' } : { type: 'repo', repo },
       mode,
       topK: 30,
     });
     if (found.isError) throw new Error(`search_code ${JSON.stringify(q.query)}: ${JSON.stringify(found.body)}`);
-    ranked.push([...new Set(found.body.results.map((r) => r.path))].filter((p) => set.extensions.includes(extname(p).slice(1))));
+    const paths = found.body.results.filter((r) => r.repo === repo).map((r) => r.path);
+    ranked.push([...new Set(paths)].filter((p) => set.extensions.includes(extname(p).slice(1))));
   }
   return ranked;
 }

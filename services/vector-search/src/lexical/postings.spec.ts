@@ -124,3 +124,73 @@ describe('lexical postings (BM25)', () => {
     assert.throws(() => Postings.deserialize(bytes.subarray(0, bytes.length - 3)), /truncated/);
   });
 });
+
+describe('file-level BM25 over the postings (whole files: their chunks summed)', () => {
+  /** BM25 over files written out from its definition: a file's counts are its chunks' counts summed. */
+  function fileOracle(docs: ReturnType<typeof corpus>, words: string[], prefix: string | null) {
+    const files = new Map<string, TermCounts>();
+    for (const d of docs.filter((d) => prefix === null || d.path.startsWith(prefix))) {
+      const counts = files.get(d.path) ?? new Map<string, number>();
+      for (const [w, tf] of d.counts) counts.set(w, (counts.get(w) ?? 0) + tf);
+      files.set(d.path, counts);
+    }
+    const asDocs = [...files].map(([path, counts], i) => ({ key: BigInt(i), path, counts }));
+    const { idfs, scored } = bm25(asDocs, words, null);
+    return { idfs, scored: scored.map((s) => ({ path: asDocs[Number(s.key)]!.path, score: s.score })) };
+  }
+
+  for (const prefix of [null, 'lib/']) {
+    it(`ranks files as BM25 over whole files does, each as its best chunk (prefix ${prefix})`, () => {
+      const docs = corpus(600);
+      const postings = new Postings(200);
+      for (const d of docs) postings.add(d.key, d.path, d.counts);
+      // Some chunks go: a file's length and counts are its live chunks'.
+      for (const d of docs.slice(0, 120)) postings.remove(d.key);
+      const live = docs.slice(120);
+      const words = ['w3', 'w17', 'w31', 'w39'];
+      const { idfs, scored } = fileOracle(live, words, prefix);
+      const found = postings.fileMatches(words, prefix);
+      assert.equal(found.files, new Set(live.filter((d) => prefix === null || d.path.startsWith(prefix)).map((d) => d.path)).size);
+      const average = found.length / found.files;
+      const top = postings.topFiles(
+        found,
+        idfs.map((t) => t.idf),
+        average,
+        10,
+      );
+      assert.equal(top.length, Math.min(10, scored.length));
+      const pathOf = new Map(live.map((d) => [d.key, d]));
+      top.forEach((t, i) => {
+        assert.ok(Math.abs(t.score - scored[i]!.score) < 1e-3, `rank ${i + 1}: ${t.score} vs ${scored[i]!.score}`);
+        const chunk = pathOf.get(t.key);
+        assert.ok(chunk, `rank ${i + 1}: ${t.key} is a live chunk`);
+        assert.equal(chunk.path, scored[i]!.path, `rank ${i + 1}: the chunk is of the file ranked there`);
+        // Its best chunk: the one of the file's live chunks that chunk-level BM25 (the same idfs) ranks first.
+        const chunkLevel = bm25(live, words, null).scored.filter((c) => pathOf.get(c.key)!.path === chunk.path);
+        assert.ok(Math.abs(chunkLevel[0]!.score - chunkLevel.find((c) => c.key === t.key)!.score) < 1e-3, `rank ${i + 1}: its best chunk`);
+      });
+    });
+  }
+
+  it('a file whose chunks hold the query words apart outranks a file with one chunk holding one of them', () => {
+    const postings = new Postings();
+    postings.add(1n, 'src/session.py', new Map([['hooks', 2], ['x', 5]]));
+    postings.add(2n, 'src/session.py', new Map([['request', 2], ['x', 5]]));
+    postings.add(3n, 'src/hooks.py', new Map([['hooks', 4], ['y', 5]]));
+    for (let i = 0; i < 20; i++) postings.add(BigInt(10 + i), `src/other${i}.py`, new Map([['z', 10]]));
+    const chunks = postings.top([{ term: 'hooks', idf: 1 }, { term: 'request', idf: 1 }], 1, null);
+    assert.deepEqual(
+      chunks.map((c) => c.key),
+      [3n],
+      'chunk by chunk, the file named hooks leads',
+    );
+    const found = postings.fileMatches(['hooks', 'request'], null);
+    assert.deepEqual(
+      found.terms.map((t) => t.files),
+      [2, 1],
+    );
+    const files = postings.topFiles(found, [1, 1], found.length / found.files, 2);
+    assert.ok([1n, 2n].includes(files[0]!.key), `whole files: session.py first (as one of its chunks), not ${files[0]!.key}`);
+    assert.equal(files[1]!.key, 3n);
+  });
+});

@@ -116,6 +116,17 @@ interface Segment {
   entries: Uint32Array;
 }
 
+/** A file-level search's view of one index (`Postings.fileMatches`). */
+export interface FileMatches {
+  /** Per query term: its live entries, and how many files hold it. */
+  terms: Array<{ term: string; entries: Uint32Array; files: number }>;
+  /** Files present (among the path prefix's), and their lengths summed. */
+  files: number;
+  length: number;
+  /** Each file's length (its chunks' summed), by path number. */
+  fileLength: Float64Array;
+}
+
 const EMPTY: Segment = { terms: new Int32Array(0), offsets: new Uint32Array(1), entries: new Uint32Array(0) };
 
 export class Postings {
@@ -230,6 +241,77 @@ export class Postings {
       });
     }
     return best(scores, k).map(({ doc, score }) => ({ key: BigInt(this.keys[doc]!), score }));
+  }
+
+  /**
+   * For a file-level search (whole files as documents, their chunks' term counts summed): each term's live entries
+   * among `pathPrefix`'s files and how many files hold it; the files present and their summed length.
+   */
+  fileMatches(terms: readonly string[], pathPrefix: string | null): FileMatches {
+    const { alive, pathOf, lengths } = this;
+    const allowed = pathPrefix === null ? null : Uint8Array.from(this.paths, (p) => (p.startsWith(pathPrefix) ? 1 : 0));
+    const fileLength = new Float64Array(this.paths.length);
+    for (let doc = 0; doc < this.docs; doc++) {
+      if (alive[doc] && (allowed === null || allowed[pathOf[doc]!])) fileLength[pathOf[doc]!] += lengths[doc]!;
+    }
+    let files = 0;
+    let length = 0;
+    for (const l of fileLength) if (l > 0) (files++, (length += l));
+    const seen = new Int32Array(this.paths.length).fill(-1);
+    const matches = terms.map((term, t) => {
+      const id = this.termIds.get(term);
+      const entries: number[] = [];
+      let holding = 0;
+      if (id !== undefined) {
+        this.each(id, (entry) => {
+          const doc = entry >>> 8;
+          if (!alive[doc] || (allowed !== null && !allowed[pathOf[doc]!])) return;
+          entries.push(entry);
+          if (seen[pathOf[doc]!] !== t) (seen[pathOf[doc]!] = t), holding++;
+        });
+      }
+      return { term, entries: Uint32Array.from(entries), files: holding };
+    });
+    return { terms: matches, files, length, fileLength };
+  }
+
+  /**
+   * The `k` best files by BM25 over whole files (`idfs` per term of `found`, the scope's; `average` its mean file
+   * length), each as its best chunk's key (the chunk scoring highest on the same terms).
+   */
+  topFiles(found: FileMatches, idfs: readonly number[], average: number, k: number): Array<{ key: bigint; score: number }> {
+    if (k <= 0 || found.files === 0) return [];
+    const { pathOf, lengths } = this;
+    const scores = new Float32Array(this.paths.length);
+    const chunkScores = new Float32Array(this.docs);
+    const tf = new Float64Array(this.paths.length);
+    const chunkAverage = this.liveLength / Math.max(1, this.live);
+    found.terms.forEach(({ entries }, t) => {
+      const w = idfs[t]! * (K1 + 1);
+      const touched: number[] = [];
+      for (const entry of entries) {
+        const doc = entry >>> 8;
+        const file = pathOf[doc]!;
+        if (tf[file] === 0) touched.push(file);
+        tf[file] += entry & 255;
+        const n = entry & 255;
+        chunkScores[doc] += (w * n) / (n + K1 * (1 - B + (B * lengths[doc]!) / chunkAverage));
+      }
+      for (const file of touched) {
+        scores[file] += (w * tf[file]!) / (tf[file]! + K1 * (1 - B + (B * found.fileLength[file]!) / average));
+        tf[file] = 0;
+      }
+    });
+    const top = best(scores, k);
+    const representative = new Map<number, { doc: number; score: number }>(top.map((f) => [f.doc, { doc: -1, score: -1 }]));
+    for (const { entries } of found.terms) {
+      for (const entry of entries) {
+        const doc = entry >>> 8;
+        const r = representative.get(pathOf[doc]!);
+        if (r && chunkScores[doc]! > r.score) (r.doc = doc), (r.score = chunkScores[doc]!);
+      }
+    }
+    return top.map(({ doc: file, score }) => ({ key: BigInt(this.keys[representative.get(file)!.doc]!), score }));
   }
 
   /** Every entry of a term: in each segment, then in the tail. */

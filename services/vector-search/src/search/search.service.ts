@@ -47,6 +47,12 @@ const MIN_DEPTH = 50;
  * ranks, a weaker and partly redundant signal (bench/search-quality).
  */
 const HASHED_DENSE_WEIGHT = 0.5;
+/**
+ * In hybrid search, the weight of the file-level list (whole files by BM25, each as its best chunk; the `local`
+ * store): it sees a file's whole vocabulary, where a chunk sees its own lines. Six retrieval sets (bench:search-quality
+ * --sets): mean MRR 0.679 → 0.704 at 4; 1, 2 and 6 gave 0.679, 0.697, 0.701 (ADR 0049).
+ */
+const FILE_WEIGHT = 4;
 /** Chunks of one file among the first results, at most (its others follow every file's first ones). */
 const CHUNKS_PER_FILE = 2;
 /**
@@ -111,8 +117,9 @@ export class SearchService {
     const mode = vector ? input.mode : 'lexical';
     let ranked: Ranked[];
     if (mode === 'hybrid') {
-      const weights = [1, this.deps.embedder.kind === 'lexical' ? HASHED_DENSE_WEIGHT : 1] as const;
-      ranked = withSignals(await this.deps.store.hybrid(words, vector!, filter, weights), new Set(words), pathTokens, weights);
+      const dense = this.deps.embedder.kind === 'lexical' ? HASHED_DENSE_WEIGHT : 1;
+      const fused = await this.deps.store.hybrid(words, vector!, filter, { lexical: 1, dense, files: FILE_WEIGHT });
+      ranked = withSignals(fused.hits, new Set(words), pathTokens, fused.weights);
     } else if (mode === 'semantic') {
       ranked = (await this.deps.store.dense(vector!, filter)).map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
     } else ranked = (await this.deps.store.lexical(words, filter)).map((h) => ({ ...h, score: h.score / (h.score + 1) }));

@@ -50,6 +50,13 @@ export type VectorStorePreference =
   { kind: 'local'; dir: string } | { kind: 'postgres' } | { kind: 'qdrant'; url: string; apiKey: string | undefined; timeoutMs: number };
 
 /** A repository as the store is told of it: its id, and its name (Qdrant's `repo` payload). */
+/** The weights of hybrid search's lists in the fusion (files: whole files by BM25, where the store has them). */
+export interface HybridWeights {
+  lexical: number;
+  dense: number;
+  files: number;
+}
+
 export interface RepositoryRef {
   id: string;
   name: string;
@@ -71,6 +78,8 @@ const PREFIX_MAX = 4_096;
 const EXACT_MAX = 50_000;
 /** Chunks written per transaction, about (whole files). */
 const WRITE_ROWS = 500;
+/** Files the file-level list of hybrid search ranks (each as one chunk). */
+const FILE_DEPTH = 50;
 
 const COLUMNS = `repository_id AS "repositoryId", path, ordinal, start_line AS "startLine", end_line AS "endLine", language, symbol, commit, content`;
 
@@ -418,28 +427,37 @@ export class ChunkStore {
   }
 
   /**
-   * Both sides fused by reciprocal rank (`weights`: lexical, dense), best
-   * first, each hit's score its fused one: one Query API call in Qdrant
-   * (prefetch + rrf), else both lists here.
+   * Both sides fused by reciprocal rank (`weights`: lexical, dense, files), best first, each hit's score its fused
+   * one, with the weights of the lists fused: one Query API call in Qdrant (prefetch + rrf), else the lists here. The
+   * `local` store adds a third list, whole files by BM25 (each as its best chunk: `LocalIndex.files`); the others fuse
+   * chunks only (their `weights` leave files out).
    */
-  async hybrid(words: readonly string[], vector: Float32Array, filter: SearchFilter, weights: readonly [number, number]): Promise<Hit[]> {
+  async hybrid(
+    words: readonly string[],
+    vector: Float32Array,
+    filter: SearchFilter,
+    weights: HybridWeights,
+  ): Promise<{ hits: Hit[]; weights: number[] }> {
     await this.open();
+    const chunksOnly = [weights.lexical, weights.dense];
     if (this.qdrant && words.length > 0) {
       // Qdrant's rrf: 1 / ((p + 1) / w + k - 1), so k = RRF_K + 1 scores a weight-1 list as `reciprocalRank` does.
-      const rrf = { k: RRF_K + 1, weights };
+      const rrf = { k: RRF_K + 1, weights: [weights.lexical, weights.dense] as const };
       const found = await this.qdrant.hybrid(words.slice(0, MAX_TERMS), vector, filter, this.depth(filter), rrf);
-      return this.fromQdrant(found, filter);
+      return { hits: await this.fromQdrant(found, filter), weights: chunksOnly };
     }
     if (this.local && words.length > 0 && filter.pathPrefix === null) {
-      // Both local searches, then one read of their rows (not one per side): the rows are what a search waits on.
+      // The local searches, then one read of their rows (not one per list): the rows are what a search waits on.
       const ids = await this.repositoriesOf(filter);
       const lexical = await this.local.lexical(ids, words, filter.limit, null, MAX_TERMS);
       const nearest = await this.local.nearest(ids, vector, filter.limit);
-      const rows = await this.rowsOf([...lexical, ...nearest], filter);
-      return reciprocalRank([placed(lexical, rows), placed(nearest, rows)], weights);
+      const files = weights.files > 0 ? await this.local.files(ids, words, FILE_DEPTH, null, MAX_TERMS) : [];
+      const rows = await this.rowsOf([...lexical, ...nearest, ...files], filter);
+      const all = [weights.lexical, weights.dense, weights.files];
+      return { hits: reciprocalRank([placed(lexical, rows), placed(nearest, rows), placed(files, rows)], all), weights: all };
     }
     const lexical = await this.lexical(words, filter);
-    return reciprocalRank([lexical, await this.dense(vector, filter)], weights);
+    return { hits: reciprocalRank([lexical, await this.dense(vector, filter)], chunksOnly), weights: chunksOnly };
   }
 
   /** How many points Qdrant is asked for: more when the path prefix is not a folder (its folder is filtered there, the rest here). */

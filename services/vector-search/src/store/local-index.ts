@@ -148,6 +148,37 @@ export class LocalIndex {
       .slice(0, k);
   }
 
+  /**
+   * The best files for the query's words by BM25 over whole files (a file's chunks' term counts summed) across these
+   * repositories, each as its best chunk: words weighted by their inverse file frequency over all of them (at most
+   * `maxTerms`, the rarest), each repository's best `k` merged. The file-level list of hybrid search (ADR 0049).
+   */
+  async files(
+    repositoryIds: readonly string[],
+    words: readonly string[],
+    k: number,
+    pathPrefix: string | null,
+    maxTerms: number,
+  ): Promise<Array<{ key: bigint; score: number }>> {
+    const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
+    const found = entries.map((e) => e.postings.fileMatches(words, pathPrefix));
+    const files = found.reduce((sum, f) => sum + f.files, 0);
+    if (files === 0) return [];
+    const average = found.reduce((sum, f) => sum + f.length, 0) / files;
+    const df = words.map((_, t) => found.reduce((sum, f) => sum + f.terms[t]!.files, 0));
+    const kept = words
+      .map((_, t) => t)
+      .filter((t) => df[t]! > 0)
+      .sort((a, b) => df[a]! - df[b]!)
+      .slice(0, maxTerms);
+    if (kept.length === 0) return [];
+    const idfs = words.map((_, t) => (kept.includes(t) ? idf(files, df[t]!) : 0));
+    return entries
+      .flatMap((e, i) => e.postings.topFiles(found[i]!, idfs, average, k))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, k);
+  }
+
   /** Vectors the repository's index holds. */
   async size(repositoryId: string): Promise<number> {
     return (await this.open(repositoryId)).index.size();
