@@ -11,7 +11,8 @@
  *            the release check measures, against the whole-file BM25 floor computed here, with and without the
  *            queries that spell a truth file's name, and hybrid again with `scope: all` over the six indexed together
  *            (the set's own files kept; it may lose at most 0.02 MRR); `--only-sets` leaves out the two evaluations above.
- * Usage: npm run bench:search-quality [-- --sets DIR [--only-sets]]
+ * `--store postgres` measures the Postgres store (embedded: PGlite, exact `real[]` scans, ts_rank) instead of `local`.
+ * Usage: npm run bench:search-quality [-- --sets DIR [--only-sets]] [--store local|postgres]
  *        (corpus under $SEXTANT_BENCH_CORPUS, default <tmp>/sextant-bench-corpus)
  */
 import { execFileSync } from 'node:child_process';
@@ -99,17 +100,24 @@ async function measure(
   return { recall: recall / cases.length, hit: hits / cases.length, mrr: mrr / cases.length };
 }
 
-/** The options of the command line: `--sets DIR`, `--only-sets`. */
-function options(args: readonly string[]): { setsRoot: string | undefined; onlySets: boolean } {
+/** The options of the command line: `--sets DIR`, `--only-sets`, `--store local|postgres`. */
+function options(args: readonly string[]): { setsRoot: string | undefined; onlySets: boolean; store: string } {
   const at = args.indexOf('--sets');
   const setsRoot = at >= 0 ? args[at + 1] : undefined;
-  const known = new Set(['--sets', '--only-sets', setsRoot]);
+  const storeAt = args.indexOf('--store');
+  const store = storeAt >= 0 ? args[storeAt + 1] : 'local';
+  const known = new Set(['--sets', '--only-sets', setsRoot, '--store', storeAt >= 0 ? store : '--store']);
   const unknown = args.filter((a) => !known.has(a));
-  if ((at >= 0 && !setsRoot) || unknown.length > 0 || (args.includes('--only-sets') && !setsRoot)) {
-    console.error('usage: npm run bench:search-quality [-- --sets DIR [--only-sets]]');
+  if (
+    (at >= 0 && !setsRoot) ||
+    unknown.length > 0 ||
+    (args.includes('--only-sets') && !setsRoot) ||
+    !['local', 'postgres'].includes(store ?? '')
+  ) {
+    console.error('usage: npm run bench:search-quality [-- --sets DIR [--only-sets]] [--store local|postgres]');
     process.exit(2);
   }
-  return { setsRoot, onlySets: args.includes('--only-sets') };
+  return { setsRoot, onlySets: args.includes('--only-sets'), store: store! };
 }
 
 const fmt = (s: Scores) => `${s.recall.toFixed(3)} ${s.mrr.toFixed(3)}`;
@@ -149,7 +157,7 @@ async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Pro
 }
 
 async function main(): Promise<void> {
-  const { setsRoot, onlySets } = options(process.argv.slice(2));
+  const { setsRoot, onlySets, store } = options(process.argv.slice(2));
   const loaded = setsRoot ? loadSets(repoPath('../shared/eval/retrieval'), setsRoot) : { sets: [], missing: [...SETS] };
   if (loaded.missing.length > 0) {
     console.log(
@@ -180,6 +188,7 @@ async function main(): Promise<void> {
     SEXTANT_DATA_DIR: join(work, 'data'),
     SEXTANT_INDEXING_STAGES: 'vectors',
     ALLOW_GLOBAL_SCOPE: 'true',
+    VECTOR_STORE: store,
   });
   try {
     const call = leanCaller(embedded.url);

@@ -20,7 +20,7 @@ import {
 } from './vector-index.js';
 
 /**
- * A store made for this test, as ADR 0051 says a store is made: one class implementing `VectorIndex`, one entry in
+ * A store made for this test, as ADR 0052 says a store is made: one class implementing `VectorIndex`, one entry in
  * the stores `ChunkStore` is given. Exact and in memory: every vector and term kept in a map by the row's key.
  */
 class MemoryVectors implements VectorIndex {
@@ -71,7 +71,7 @@ class MemoryVectors implements VectorIndex {
   }
 }
 
-describe('vector stores: a new one is one class and one entry (ADR 0051)', () => {
+describe('vector stores: a new one is one class and one entry (ADR 0052)', () => {
   let pg: EmbeddedPostgres;
   let db: Database;
   const embedder = new HashingEmbedder(64);

@@ -1,6 +1,6 @@
 /**
  * The vector stores, by the name a collection records (`vector_search.collections.vectors`): a new store is its file
- * (a `VectorIndex`) and one line here, plus its value of VECTOR_STORE (config.ts) when a user may choose it (ADR 0051).
+ * (a `VectorIndex`) and one line here, plus its value of VECTOR_STORE (config.ts) when a user may choose it (ADR 0052).
  */
 import { LocalVectors } from './local-vectors.js';
 import { PostgresVectors } from './postgres-vectors.js';

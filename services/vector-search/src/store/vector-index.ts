@@ -1,5 +1,5 @@
 /**
- * The port of a vector store (ADR 0051): what search asks of wherever a collection's vectors and terms are indexed.
+ * The port of a vector store (ADR 0052): what search asks of wherever a collection's vectors and terms are indexed.
  * The chunk table in Postgres is the record (`ChunkStore`); a `VectorIndex` keeps its own index beside it (local
  * files, Qdrant) or searches the table itself (pgvector, `real[]`). A store is one file implementing this interface
  * and one line in `stores.ts`.
