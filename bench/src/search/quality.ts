@@ -127,6 +127,8 @@ async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Pro
   console.log('\nretrieval sets (../shared/eval/retrieval): R@10 MRR; release-check ranking (topK 30, files by first chunk, cut at 10)');
   console.log('set       queries  floor(BM25)  lexical      semantic     hybrid       hybrid, scope all');
   const totals = { floor: [0, 0], lexical: [0, 0], semantic: [0, 0], hybrid: [0, 0], all: [0, 0] } as Record<string, [number, number]>;
+  const below: string[] = [];
+  let closest = Infinity;
   for (const set of sets) {
     const floor = bm25Ranking(set);
     const modes: Record<string, string[][]> = {};
@@ -141,6 +143,14 @@ async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Pro
         ...Object.fromEntries(Object.entries(modes).map(([mode, ranked]) => [mode, score(queries, pick(ranked))])),
       } as Record<string, Scores>;
       if (leaks) for (const [k, v] of Object.entries(row)) totals[k] = [totals[k]![0] + v.recall, totals[k]![1] + v.mrr];
+      for (const measure of ['recall', 'mrr'] as const) {
+        const [ours, floor] = [row.hybrid![measure], row.floor![measure]];
+        if (ours < floor)
+          below.push(
+            `${set.name}${leaks ? '' : ' (no leak)'} ${measure === 'recall' ? 'R@10' : 'MRR'} ${ours.toFixed(4)} < ${floor.toFixed(4)}`,
+          );
+        else closest = Math.min(closest, ours - floor);
+      }
       console.log(
         `${(leaks ? set.name : `  no leak`).padEnd(9)} ${String(queries.length).padStart(7)}  ${fmt(row.floor!)}  ${fmt(row.lexical!)}  ${fmt(row.semantic!)}  ${fmt(row.hybrid!)}  ${fmt(row.all!)}`,
       );
@@ -153,6 +163,11 @@ async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Pro
   );
   console.log(
     `hybrid / floor: R@10 ${(mean('hybrid').recall / mean('floor').recall).toFixed(2)}×, MRR ${(mean('hybrid').mrr / mean('floor').mrr).toFixed(2)}× (targets 1.1×, 1.25×); scope all loses ${(mean('hybrid').mrr - mean('all').mrr).toFixed(3)} MRR (at most 0.02)`,
+  );
+  console.log(
+    below.length === 0
+      ? `never below the floor: PASS (hybrid, every set, with and without leaks; closest margin ${closest.toFixed(4)})`
+      : `never below the floor: MISS (${below.join('; ')})`,
   );
 }
 
