@@ -192,5 +192,11 @@ describe('file-level BM25 over the postings (whole files: their chunks summed)',
     const files = postings.topFiles(found, [1, 1], found.length / found.files, 2);
     assert.ok([1n, 2n].includes(files[0]!.key), `whole files: session.py first (as one of its chunks), not ${files[0]!.key}`);
     assert.equal(files[1]!.key, 3n);
+    // Lengths are kept between searches until a chunk comes or goes.
+    postings.remove(3n);
+    assert.equal(postings.fileMatches(['hooks'], null).files, 21);
+    postings.add(3n, 'src/hooks.py', new Map([['hooks', 4]]));
+    assert.equal(postings.fileMatches(['hooks'], null).files, 22);
+    assert.equal(postings.fileMatches(['hooks'], null).length, found.length - 5);
   });
 });

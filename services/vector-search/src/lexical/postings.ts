@@ -137,6 +137,8 @@ export class Postings {
   private alive = new Uint8Array(1024);
   private docs = 0;
   private live = 0;
+  /** Every file's length while no chunk comes or goes (a file-level search reads it each time). */
+  private wholeFiles: { fileLength: Float64Array; files: number; length: number } | undefined;
   private liveLength = 0;
   private readonly docOfKey = new Map<number, number>();
   private paths: string[] = [];
@@ -189,6 +191,7 @@ export class Postings {
     this.alive[doc] = 1;
     this.docOfKey.set(k, doc);
     this.live++;
+    this.wholeFiles = undefined;
     this.liveLength += length;
     if (this.tailSize >= this.tailMax) this.flush();
   }
@@ -201,6 +204,7 @@ export class Postings {
     this.docOfKey.delete(k);
     this.alive[doc] = 0;
     this.live--;
+    this.wholeFiles = undefined;
     this.liveLength -= this.lengths[doc]!;
     const dead = this.docs - this.live;
     if (dead >= DEAD_MIN && dead >= this.docs * DEAD_SHARE) this.merge();
@@ -248,15 +252,10 @@ export class Postings {
    * among `pathPrefix`'s files and how many files hold it; the files present and their summed length.
    */
   fileMatches(terms: readonly string[], pathPrefix: string | null): FileMatches {
-    const { alive, pathOf, lengths } = this;
+    const { alive, pathOf } = this;
     const allowed = pathPrefix === null ? null : Uint8Array.from(this.paths, (p) => (p.startsWith(pathPrefix) ? 1 : 0));
-    const fileLength = new Float64Array(this.paths.length);
-    for (let doc = 0; doc < this.docs; doc++) {
-      if (alive[doc] && (allowed === null || allowed[pathOf[doc]!])) fileLength[pathOf[doc]!] += lengths[doc]!;
-    }
-    let files = 0;
-    let length = 0;
-    for (const l of fileLength) if (l > 0) (files++, (length += l));
+    const { fileLength, files, length } = (allowed === null ? this.wholeFiles : undefined) ?? this.fileLengths(allowed);
+    if (allowed === null) this.wholeFiles = { fileLength, files, length };
     const seen = new Int32Array(this.paths.length).fill(-1);
     const matches = terms.map((term, t) => {
       const id = this.termIds.get(term);
@@ -267,12 +266,25 @@ export class Postings {
           const doc = entry >>> 8;
           if (!alive[doc] || (allowed !== null && !allowed[pathOf[doc]!])) return;
           entries.push(entry);
-          if (seen[pathOf[doc]!] !== t) (seen[pathOf[doc]!] = t), holding++;
+          if (seen[pathOf[doc]!] !== t) ((seen[pathOf[doc]!] = t), holding++);
         });
       }
       return { term, entries: Uint32Array.from(entries), files: holding };
     });
     return { terms: matches, files, length, fileLength };
+  }
+
+  /** Each file's length (its live chunks' summed), among the `allowed` paths (null: all); the files and their total. */
+  private fileLengths(allowed: Uint8Array | null): { fileLength: Float64Array; files: number; length: number } {
+    const { alive, pathOf, lengths } = this;
+    const fileLength = new Float64Array(this.paths.length);
+    for (let doc = 0; doc < this.docs; doc++) {
+      if (alive[doc] && (allowed === null || allowed[pathOf[doc]!])) fileLength[pathOf[doc]!] += lengths[doc]!;
+    }
+    let files = 0;
+    let length = 0;
+    for (const l of fileLength) if (l > 0) (files++, (length += l));
+    return { fileLength, files, length };
   }
 
   /**
@@ -308,7 +320,7 @@ export class Postings {
       for (const entry of entries) {
         const doc = entry >>> 8;
         const r = representative.get(pathOf[doc]!);
-        if (r && chunkScores[doc]! > r.score) (r.doc = doc), (r.score = chunkScores[doc]!);
+        if (r && chunkScores[doc]! > r.score) ((r.doc = doc), (r.score = chunkScores[doc]!));
       }
     }
     return top.map(({ doc: file, score }) => ({ key: BigInt(this.keys[representative.get(file)!.doc]!), score }));
@@ -389,6 +401,7 @@ export class Postings {
     this.paths = paths;
     this.pathIds = pathIds;
     this.docs = next;
+    this.wholeFiles = undefined;
     this.docOfKey.clear();
     for (let d = 0; d < next; d++) this.docOfKey.set(this.keys[d]!, d);
   }
