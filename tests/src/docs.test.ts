@@ -37,9 +37,15 @@ describe('generated documents', () => {
 const WRITTEN_FROM_CODE = new Set([...GENERATED_DOCUMENTS.map((d) => d.path), 'docs/vocabulary.md']);
 
 describe('hand-written documents', () => {
-  it('list no service\'s tools in full: a tool list is derived from the catalog (docs/tools.md), not kept by hand', () => {
+  it("list no service's tools in full: a tool list is derived from the catalog (docs/tools.md), not kept by hand", () => {
     // ADRs record a decision as it was made; they are not kept current.
-    const pages = ['README.md', 'AGENTS.md', ...readdirSync(repoPath('docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const pages = [
+      'README.md',
+      'AGENTS.md',
+      ...readdirSync(repoPath('docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     const lists: string[] = [];
     for (const page of pages.filter((p) => !WRITTEN_FROM_CODE.has(p))) {
       const paragraphs = readFileSync(repoPath(page), 'utf8').split(/\n\s*\n/);
