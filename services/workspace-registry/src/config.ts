@@ -12,8 +12,6 @@ import {
   parseEnv,
 } from '@sextant/runtime';
 
-const HOUR = 3_600_000;
-
 const list = (separator: RegExp) =>
   z.string().transform((v) =>
     v

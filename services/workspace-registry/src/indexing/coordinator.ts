@@ -21,13 +21,6 @@ export interface CoordinatorOptions {
   stageStallMs?: number;
 }
 
-/** Job parameters stored with each job. */
-export interface IndexParams {
-  force?: boolean;
-  /** Set by the coordinator as Discovery runs: what a client reads while the job runs. */
-  files_scanned?: number;
-}
-
 /** How often a running stage's batches are counted. */
 const STAGE_POLL_MS = 25;
 
