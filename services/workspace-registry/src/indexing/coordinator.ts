@@ -17,7 +17,7 @@ export interface CoordinatorOptions {
   leaseMs?: number;
   /** Poll for pending jobs this often when idle. */
   idleMs?: number;
-  /** A stage that finishes no batch for this long fails the job (no worker runs it). */
+  /** A stage that finishes no batch for this long fails the job (no worker runs it); default 5 minutes. */
   stageStallMs?: number;
 }
 
