@@ -11,7 +11,7 @@ import { idf, Postings, type TermCounts, type WeightedTerm } from '../lexical/po
 const usearch = createRequire(import.meta.url)('usearch') as typeof usearchModule;
 
 /** What the index of one repository must agree with: its chunks in Postgres (count and sum of their keys). */
-export interface KeyTally {
+interface KeyTally {
   count: number;
   sum: bigint;
 }
