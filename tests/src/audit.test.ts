@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { join } from 'node:path';
 import { leanCaller, memory, queryOnce, startEmbedded, type RunningProcess, type Sextant, embeddedDatabaseUrl } from '@sextant/testing';
 import { distributedStack, type Stack } from './stack.js';
 

@@ -533,6 +533,32 @@ describe('indexing pipeline: a process killed in the middle of a job', () => {
   });
 });
 
+describe('indexing pipeline: a stage no service serves', () => {
+  it('fails the job after SEXTANT_STAGE_STALL_MS without a finished batch, naming the stage', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'sextant-stalled-stage-'));
+    const workspace = makeWorkspace(base, 'service', 3);
+    // 'unserved' has no worker anywhere: its batches are queued and never taken (the default waits 5 minutes).
+    const sextant = await startEmbedded({
+      SEXTANT_WORKSPACE: workspace,
+      SEXTANT_INDEXING_STAGES: 'unserved',
+      SEXTANT_STAGE_STALL_MS: '1000',
+    });
+    try {
+      const client = await httpClient(sextant.url);
+      const job = await callTool<JobBody>(client, 'index_repo', {});
+      const started = Date.now();
+      const done = await waitForJob(client, job.body.job_id);
+      assert.equal(done.status, 'failed', JSON.stringify(done));
+      assert.match(done.error_message ?? '', /no unserved worker finished a batch for 1 s; is the unserved stage running\?/);
+      assert.ok(Date.now() - started < 30_000, 'failed after the stall, not the default 5 minutes');
+      await client.close();
+    } finally {
+      await sextant.stop();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('indexing pipeline (distributed: workspace-registry as its own process)', () => {
   let stack: Stack;
   let client: Client;

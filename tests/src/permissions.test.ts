@@ -45,7 +45,11 @@ type ScopeField = (typeof SCOPE_FIELDS)[number];
 /** What a repository or project the caller may not see answers: one that does not exist (or is not registered). */
 const HIDDEN_CODES = new Set(['not_found', 'workspace_not_registered']);
 
-/** Besides the scope field under test, what each such tool needs to pass its input checks. A new tool with a scope field must be added. */
+/**
+ * Besides the scope field under test, what each such tool needs to pass its input checks: per-tool data the
+ * catalog cannot give. Every catalog tool with a scope field must have an entry, and every entry must name one
+ * (checked first, without a server: a new tool fails here by name instead of being skipped).
+ */
 const REST: Record<string, Record<string, unknown>> = {
   ask_code: { query: 'what does the handler return?' },
   search_code: { query: 'handler' },
@@ -77,6 +81,27 @@ const REST: Record<string, Record<string, unknown>> = {
 function inputFields(tool: ToolContract): Record<string, unknown> {
   return (inputJsonSchema(tool) as { properties?: Record<string, unknown> }).properties ?? {};
 }
+
+/** The catalog's tools whose input names a scope, with those fields. */
+const SCOPED_TOOLS = TOOLS.map((tool) => ({ tool, fields: SCOPE_FIELDS.filter((f) => f in inputFields(tool)) })).filter(
+  ({ fields }) => fields.length > 0,
+);
+
+/** The other arguments of `tool` (REST); fails naming a tool that has no entry. */
+function restOf(tool: ToolContract, fields: readonly string[]): Record<string, unknown> {
+  const rest = REST[tool.name];
+  assert.ok(rest, `${tool.name} names a scope (${fields.join(', ')}): give it its other arguments in REST`);
+  return rest;
+}
+
+describe('permissions: the probes cover the catalog', () => {
+  it('REST has an entry for every catalog tool that names a scope, and none for a tool the catalog lacks or that names none', () => {
+    for (const { tool, fields } of SCOPED_TOOLS) restOf(tool, fields);
+    const scoped = new Set(SCOPED_TOOLS.map(({ tool }) => tool.name));
+    const stale = Object.keys(REST).filter((name) => !scoped.has(name));
+    assert.deepEqual(stale, [], 'REST entries of tools that are not in the catalog or name no scope field');
+  });
+});
 
 /** A git working tree with one commit: a directory of the server's disk. */
 function workingRepository(root: string, name: string): string {
@@ -365,11 +390,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         ],
       };
       let probes = 0;
-      for (const tool of TOOLS) {
-        const fields = SCOPE_FIELDS.filter((f) => f in inputFields(tool));
-        if (fields.length === 0) continue;
-        const rest = REST[tool.name];
-        assert.ok(rest, `${tool.name} names a scope (${fields.join(', ')}): give it its other arguments in REST`);
+      for (const { tool, fields } of SCOPED_TOOLS) {
+        const rest = restOf(tool, fields);
         for (const [who, reads] of Object.entries(READS)) {
           if (!ALLOWED[who]!.has(tool.access)) continue; // refused before its input: the matrix above
           const client = clients.get(who)!;
@@ -422,14 +444,15 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         ['file://', urls.api!, `file://${join(repositories, 'nope-repo.git')}`],
         ['git://', urls.remote!, daemon.url('nope-remote')],
       ];
-      const FIELDS: Array<[string, string, (url: string) => unknown]> = [];
-      for (const tool of TOOLS) {
+      const FIELDS: Array<[string, Record<string, unknown>, string, (url: string) => unknown]> = [];
+      for (const { tool, fields: scoped } of SCOPED_TOOLS) {
         if (tool.access !== 'read') continue;
+        const rest = restOf(tool, scoped);
         const fields = inputFields(tool);
-        if ('repo' in fields) FIELDS.push([tool.name, 'repo', (u) => u]);
-        if ('repository' in fields) FIELDS.push([tool.name, 'repository', (u) => u]);
-        if ('repos' in fields) FIELDS.push([tool.name, 'repos', (u) => [u]]);
-        if ('scope' in fields) FIELDS.push([tool.name, 'scope', (u) => ({ type: 'repo', repo: u })]);
+        if ('repo' in fields) FIELDS.push([tool.name, rest, 'repo', (u) => u]);
+        if ('repository' in fields) FIELDS.push([tool.name, rest, 'repository', (u) => u]);
+        if ('repos' in fields) FIELDS.push([tool.name, rest, 'repos', (u) => [u]]);
+        if ('scope' in fields) FIELDS.push([tool.name, rest, 'scope', (u) => ({ type: 'repo', repo: u })]);
       }
       assert.ok(FIELDS.length >= 10, `${FIELDS.length} URL-taking fields`);
       const alike = (body: { error?: string; message?: string }) => ({
@@ -443,8 +466,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
           for (const [transport, url, missing] of hidden) {
             const spellings = [...SPELLINGS, ...(transport === 'file://' ? fileSpellings : [])];
             for (const [spelling, spell] of spellings) {
-              for (const [tool, field, value] of FIELDS) {
-                const call = (u: string) => errorOf(client, tool, { ...REST[tool], [field]: value(spell(u)) });
+              for (const [tool, rest, field, value] of FIELDS) {
+                const call = (u: string) => errorOf(client, tool, { ...rest, [field]: value(spell(u)) });
                 const what = `${tool} {${field}: ${transport} ${spelling}} as ${who}`;
                 const [answer, unregistered] = [await call(url), await call(missing)];
                 probes++;

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SERVICE_NAMES, TOOLS_BY_SERVICE, type ServiceName } from '@sextant/contracts';
 import { callTool, git, writeTree, type ErrorBody } from '@sextant/testing';
 
 /** One `notifications/progress` as the SDK client's `onprogress` gets it. */
@@ -54,43 +55,15 @@ export function assertJobProgress(events: readonly ProgressEvent[], stages: read
   assert.equal(warning, undefined, 'no listener leak while following the job');
 }
 
-export const PROJECT_TOOLS = [
-  'create_project',
-  'list_projects',
-  'get_project',
-  'update_project',
-  'delete_project',
-  'add_repository_to_project',
-  'remove_repository_from_project',
-];
-
-export const GIT_TOOLS = ['grep_repository', 'list_repository_refs', 'search_repositories', 'open_file'];
-
-export const SYMBOL_TOOLS = [
-  'locate_symbol',
-  'get_file_outline',
-  'find_references',
-  'get_symbol_hierarchy',
-  'find_related_symbols',
-  'get_code_context',
-  'search_dependencies',
-  'analyze_change_impact',
-  'list_recent_files',
-  'validate_implementation_spec',
-];
-
-export const REGISTRY_TOOLS = ['index_repo', 'index_repository', 'sync_repo', 'index_status', 'get_index_job_status', 'list_repositories'];
-export const SEARCH_TOOLS = ['search_code', 'ask_code'];
-
-/** The tool list holds exactly the tools of the configured services (`all`: the default installation; else projects alone). */
-export async function assertToolList(client: Client, all = true): Promise<void> {
+/**
+ * The tool list holds exactly the catalog's tools of the configured services (`services`: the default
+ * installation runs them all) and the gateway's own. Derived from the catalog (`TOOLS_BY_SERVICE`), so a new
+ * tool needs no line here; what this checks is that the gateway lists each one, with its schemas.
+ */
+export async function assertToolList(client: Client, services: readonly ServiceName[] = SERVICE_NAMES): Promise<void> {
   const { tools } = await client.listTools();
-  const expected = [
-    ...PROJECT_TOOLS,
-    ...(all ? [...GIT_TOOLS, ...REGISTRY_TOOLS, ...SYMBOL_TOOLS, ...SEARCH_TOOLS] : []),
-    'get_contract',
-    'health_check',
-  ];
+  const expected = [...services, 'gateway' as const].flatMap((service) => TOOLS_BY_SERVICE[service].map((t) => t.name));
+  assert.ok(expected.length > services.length + 1, `the catalog names tools: ${expected.join(', ')}`);
   assert.deepEqual(tools.map((t) => t.name).sort(), expected.sort());
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, 'object', tool.name);

@@ -4,7 +4,7 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { drainHttp, GatewayModule, httpAdapter, loadConfig as loadGatewayConfig, serveHttp, serveStdio } from '@sextant/gateway';
 import { GitCacheModule, loadConfig as loadGitCacheConfig } from '@sextant/git-cache';
-import { InProcessBus } from '@sextant/messaging';
+import { checkReplies, InProcessBus } from '@sextant/messaging';
 import { classifyDatabaseError, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import { loadConfig as loadProjectsConfig, ProjectsModule } from '@sextant/projects';
 import { JsonLogger, lockDataDir, SEXTANT_VERSION, ServiceRuntimeModule } from '@sextant/runtime';
@@ -60,6 +60,7 @@ export async function startEmbedded(given: NodeJS.ProcessEnv, stdio: boolean): P
   // One process holds every service here, so search keeps its indexes in this process (saved as files) unless told otherwise (ADRs 0021, 0022).
   const vectorConfig = loadVectorConfig({ VECTOR_STORE: env.QDRANT_URL ? 'qdrant' : 'local', ...env });
   const logger = JsonLogger.install('sextant', gatewayConfig.logLevel, stdio ? process.stderr : process.stdout);
+  checkReplies(gatewayConfig.checkReplies);
 
   // One process per data directory (its PGlite files and clone cache); a second one is told who holds it.
   const lock = lockDataDir(config.dataDir);

@@ -8,7 +8,6 @@
  * Usage: npm run bench:audit [-- --quick] [-- --embedded | --distributed]; needs NATS and Postgres for distributed
  * (TEST_NATS_URL, TEST_DATABASE_URL, as the tests).
  */
-import { join } from 'node:path';
 import {
   createTestDatabase,
   infrastructure,

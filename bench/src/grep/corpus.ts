@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { git } from '@sextant/testing';
 
 /** 22 packages, ≈ 320 MB of JavaScript/TypeScript: a few large code bases and many mid-sized ones. */
-export const PACKAGES = [
+const PACKAGES = [
   'aws-sdk@2.1692.0',
   'echarts@5.5.1',
   'pdfjs-dist@4.7.76',

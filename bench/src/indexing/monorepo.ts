@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { git } from '@sextant/testing';
 
 /** Files the benches' monorepo holds at least. */
-export const MIN_FILES = 20_000;
+const MIN_FILES = 20_000;
 
 /** One git working tree of at least MIN_FILES files: the corpus's trees side by side, copied again until there are enough. */
 export function buildMonorepo(corpusRoot: string): { dir: string; files: number } {

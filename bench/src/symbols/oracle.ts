@@ -309,7 +309,7 @@ function jediOracle(dir: string): Oracle {
  * gopls as a language server over stdio (LSP), rooted at GOROOT/src: the copy's files are the standard library's at
  * the same paths, so sites map one to one. Sites outside the copied packages are left out (Sextant does not see them).
  */
-function goplsOracle(dir: string, files: readonly string[]): Oracle {
+function goplsOracle(_dir: string, files: readonly string[]): Oracle {
   const child = spawn('gopls', ['serve'], { stdio: ['pipe', 'pipe', 'ignore'] });
   const inCopy = new Set(files);
   let id = 0;

@@ -88,3 +88,19 @@ export function safeParseInput<S extends z.ZodType>(
   const result = schema.safeParse(value);
   return result.success ? { ok: true, value: result.data } : { ok: false, error: invalidInput(result.error, value) };
 }
+
+/**
+ * Where `reply` departs from `schema` (a contract's `Response`), or undefined when it matches: the dotted path of
+ * the first mismatch and zod's word for it. A reply is checked as it leaves the service, before the bus
+ * serializes it; a value only JSON makes right (a `Date` where the contract has a string) is checked again as
+ * the caller will read it, which costs a round trip through JSON on that path only.
+ */
+export function replyMismatch(schema: z.ZodType, reply: unknown): { path: string; problem: string } | undefined {
+  if (schema.safeParse(reply).success) return undefined;
+  const wire = reply === undefined ? undefined : JSON.parse(JSON.stringify(reply));
+  const result = schema.safeParse(wire);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0]!;
+  const problem = issue.code === 'invalid_type' && valueAt(wire, issue.path) === undefined ? 'missing' : issue.message;
+  return { path: joinPath(issue.path), problem };
+}

@@ -16,7 +16,7 @@ function roundTrip<T>(value: T): T {
 const EMBEDDED = servicePrincipal('embedded');
 
 /** NATS's default `max_payload`: embedded mode refuses the same replies a default NATS would. */
-export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
 
 /**
  * The bus of embedded mode: a Nest transport strategy (services register

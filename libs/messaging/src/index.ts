@@ -12,5 +12,5 @@ export {
   type SextantServerNats,
 } from './nats-bus.js';
 export { traceServer } from './tracing-hooks.js';
-export { ToolHandler } from './tool-handler.js';
+export { checkReplies, ToolHandler } from './tool-handler.js';
 export { MIN_SECRET_LENGTH, PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER, PrincipalSeal } from './principal-seal.js';

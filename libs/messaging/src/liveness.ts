@@ -17,7 +17,7 @@ export const HEARTBEAT_MS_HEADER = 'sextant-heartbeat-ms';
 export const TIMEOUT_MS_HEADER = 'sextant-timeout-ms';
 
 /** A request silent for this many heartbeat intervals is given up as lost. */
-export const HEARTBEAT_MISSES = 2.5;
+const HEARTBEAT_MISSES = 2.5;
 /** Services never beat faster than this, whatever a caller asks. */
 const MIN_INTERVAL_MS = 100;
 

@@ -1,13 +1,40 @@
+import { Logger } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { accessRefusal, safeParseInput, type InternalContract, type ToolContract } from '@sextant/contracts';
+import { accessRefusal, busError, replyMismatch, safeParseInput, type InternalContract, type ToolContract } from '@sextant/contracts';
 import type { z } from 'zod';
 import { currentPrincipal, ServiceError } from '@sextant/work';
+
+let checkingReplies = false;
+const logger = new Logger('ToolHandler');
+
+/**
+ * Whether every `@ToolHandler` checks its reply against the contract's `Response` before it leaves
+ * (SEXTANT_CHECK_REPLIES: the process's bootstrap sets it; the test helpers turn it on). Off, a reply leaves as
+ * the handler made it.
+ */
+export function checkReplies(on: boolean): void {
+  checkingReplies = on;
+}
+
+/** `reply` if it matches `schema`; else the logged `internal_error` naming where it departs (a defect of the service). */
+function checked(name: string, subject: string, schema: z.ZodType, reply: unknown): unknown {
+  const mismatch = replyMismatch(schema, reply);
+  if (!mismatch) return reply;
+  const message = `The reply of ${name} (${subject}) does not match its contract at ${mismatch.path}: ${mismatch.problem}`;
+  logger.error(message);
+  throw new ServiceError(busError('internal_error', `${message}.`, { path: mismatch.path, problem: mismatch.problem }));
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
 
 /**
  * Marks a controller method as the handler of a tool: it answers the tool's
  * subject and receives the input already validated (aliases and defaults
  * applied) with the tool's schema; a bad payload leaves as `invalid_input`
- * naming each bad field, before the method runs.
+ * naming each bad field, before the method runs. With `checkReplies(true)` its
+ * reply is checked against the contract's `Response` too.
  *
  * ```ts
  * @ToolHandler(GrepRepository)
@@ -37,7 +64,11 @@ export function ToolHandler<I extends z.ZodType>(contract: { tool: ToolContract<
       }
       const input = safeParseInput(tool.input, payload);
       if (!input.ok) throw new ServiceError(input.error);
-      return handle.call(this, input.value);
+      const reply = handle.call(this, input.value);
+      if (!checkingReplies) return reply;
+      return isThenable(reply)
+        ? reply.then((value) => checked(tool.name, subject, tool.output, value))
+        : checked(tool.name, subject, tool.output, reply);
     } as M;
     MessagePattern(subject)(target, key, descriptor);
   };

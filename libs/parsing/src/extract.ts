@@ -90,7 +90,7 @@ const SIGNATURE_MAX = 200;
 /** The qualifier of a property key (`{name: …}`): a member of an object whose type the file does not say. */
 export const KEY = '{}';
 /** The receiver of a member of a type without a name (an anonymous struct, an object type literal): no class's. */
-export const ANONYMOUS = '{…}';
+const ANONYMOUS = '{…}';
 /** A member taken from an object (`.name`), or called on it (`.name()`). */
 export interface ReceiverStep {
   name: string;
@@ -1011,7 +1011,7 @@ function lastAtOrBefore(starts: readonly number[], at: number): number {
  * A declared type → the bare name of the one type it denotes (`Foo`, `pkg.Foo<T>`, `Foo | undefined`,
  * `Optional[Foo]`, `Readonly<Foo>`, `Pick<Foo, 'a'>`, `"Foo"`, `*Foo`): undefined for anything else (unions, arrays, functions, literals).
  */
-export function typeName(text: string): string | undefined {
+function typeName(text: string): string | undefined {
   let t = text.trim().replace(/^["']|["']$/g, '');
   // Wrappers that keep the type's members: Python's Optional[T], TypeScript's Readonly<T>, Partial<T>, Required<T>, NonNullable<T>.
   const wrapped =
@@ -1067,7 +1067,7 @@ function isTypeLiteral(text: string): boolean {
  * The element type of a collection type as written: Go's `[]T`, `[N]T`, `map[K]T`; TypeScript's `T[]`, `Array<T>`,
  * `Set<T>`, `Map<K, T>`'s `T` is left out (its elements are pairs); Python's `list[T]`. Undefined for anything else.
  */
-export function elementType(text: string): string | undefined {
+function elementType(text: string): string | undefined {
   const t = text.trim().replace(/^readonly\s+/, '');
   const found =
     /^(?:\[[^\]]*\]|map\[[^\[\]]*\])\s*(\S[^]*)$/.exec(t) ??

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { currentLane, workBudgets, type Lane, type WorkBudget } from '@sextant/work';
+import { currentLane, workBudgets, type Lane } from '@sextant/work';
 import { Piscina } from 'piscina';
 import type { Chunk } from './chunk.js';
 import type { Extraction, LocalDefinition } from './extract.js';
@@ -68,8 +68,6 @@ export interface ParsePoolOptions {
   workerFile?: URL;
   /** A module whose default export is a `ChunkHook`, run in the worker on every file's chunks, with these options. */
   chunkHook?: { module: URL; options: unknown };
-  /** The process-wide limit on files being parsed; default `workBudgets.parses`. */
-  budget?: WorkBudget;
 }
 
 /**
@@ -135,7 +133,7 @@ export class ParsePool {
     else await new Promise<void>((resolve) => this.waiting[currentLane()].push(resolve));
     try {
       // Then one of the process's parse slots: every pool of the process shares that limit.
-      return await (this.options.budget ?? workBudgets.parses).run(
+      return await workBudgets.parses.run(
         async () =>
           (await this.pool.run(task, {
             ...(name ? { name } : {}),

@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice, LoggerService } from '@nestjs/common';
 import { servicePrincipal, type ServiceName } from '@sextant/contracts';
-import { NatsBusClient, natsServer, PrincipalSeal, type ErrorClassifier } from '@sextant/messaging';
+import { checkReplies, NatsBusClient, natsServer, PrincipalSeal, type ErrorClassifier } from '@sextant/messaging';
 import { shutdownTelemetry } from '@sextant/telemetry';
 import { ConfigError, StartupError, type CommonSettings } from './config.js';
 import { ServiceRuntimeModule } from './health.js';
@@ -35,6 +35,7 @@ export interface StartServiceOptions {
 export async function startService(options: StartServiceOptions): Promise<INestMicroservice> {
   const { settings } = options;
   const logger = JsonLogger.install(options.service, settings.logLevel);
+  checkReplies(settings.checkReplies);
   const seal = new PrincipalSeal(Buffer.from(settings.busSecret!, 'utf8'));
   const server = natsServer({
     servers: settings.natsUrl!,

@@ -46,6 +46,9 @@ export async function startNode(script: string, args: string[] = [], options: St
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     SEXTANT_HEAP_GROWTH_PERCENT: process.env.SEXTANT_HEAP_GROWTH_PERCENT,
+    // Under the test runner every reply is checked against its contract (a test may say otherwise in its env);
+    // benchmarks measure production's default (off) unless SEXTANT_CHECK_REPLIES says otherwise.
+    SEXTANT_CHECK_REPLIES: process.env.SEXTANT_CHECK_REPLIES ?? (process.env.NODE_TEST_CONTEXT ? 'true' : undefined),
   };
   for (const [key, value] of Object.entries({ ...inherited, LOG_LEVEL: 'warn', ...options.env })) {
     if (value !== undefined) env[key] = value;

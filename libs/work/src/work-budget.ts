@@ -27,10 +27,6 @@ export class WorkBudget {
     this.report();
   }
 
-  get limit(): number {
-    return this.slots;
-  }
-
   /** Changes the limit (configuration at start); waiters get the slots it adds. */
   resize(slots: number): void {
     if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`budget ${this.name}: slots must be a positive integer`);

@@ -12,8 +12,6 @@ import {
   parseEnv,
 } from '@sextant/runtime';
 
-const HOUR = 3_600_000;
-
 const list = (separator: RegExp) =>
   z.string().transform((v) =>
     v
@@ -48,8 +46,12 @@ export const WorkspaceRegistryEnv = IndexingServiceEnv.extend({
     .meta({
       description:
         'indexing stages a job waits for after Discovery, in order (`symbols`: symbol-indexer; `vectors`: vector-search); `none`: Discovery and Finalizing only',
-      details: 'a stage no running service serves holds every job until it fails after 5 minutes without progress.',
+      details: 'a stage no running service serves holds every job until it fails after `SEXTANT_STAGE_STALL_MS` without progress.',
     }),
+  SEXTANT_STAGE_STALL_MS: env
+    .int(100, 24 * 3_600_000)
+    .default(300_000)
+    .describe("a job whose current stage finishes no batch for this long fails, naming the stage (is the stage's service running?)"),
   SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250).describe("a job's progress is written at most this often"),
   SEXTANT_HEAD_CACHE_MS: env
     .int(0, 24 * 3_600_000)
@@ -79,6 +81,8 @@ export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings
   /** Indexing stages a job waits for after Discovery (`symbols`, `vectors`), in order. */
   stages: string[];
   progressIntervalMs: number;
+  /** A job whose stage finishes no batch for this long fails (SEXTANT_STAGE_STALL_MS). */
+  stageStallMs: number;
   /** How long a branch head read for `behind_head` is trusted. */
   headCacheMs: number;
   batchFiles: number;
@@ -110,6 +114,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process
     checkoutsDir: resolve(e.SEXTANT_CHECKOUTS_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'checkouts')),
     stages: e.SEXTANT_INDEXING_STAGES,
     progressIntervalMs: e.SEXTANT_PROGRESS_INTERVAL_MS,
+    stageStallMs: e.SEXTANT_STAGE_STALL_MS,
     headCacheMs: e.SEXTANT_HEAD_CACHE_MS,
     batchFiles: e.INDEX_BATCH_FILES,
     watchMaxDirectories: e.SEXTANT_WATCH_MAX_DIRECTORIES,

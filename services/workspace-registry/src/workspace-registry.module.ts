@@ -80,6 +80,7 @@ export class WorkspaceRegistryModule {
               stages: config.stages,
               batchFiles: config.batchFiles,
               progressIntervalMs: config.progressIntervalMs,
+              stageStallMs: config.stageStallMs,
             }),
         },
         {

@@ -38,7 +38,7 @@ const GROUPS: Array<{ title: string; anchor: string; schema: z.ZodObject; core?:
 ];
 
 /** Every process, with the schema of every variable it reads itself. */
-export const PROCESSES: ReadonlyArray<{ name: string; schema: z.ZodObject; intro?: string }> = [
+const PROCESSES: ReadonlyArray<{ name: string; schema: z.ZodObject; intro?: string }> = [
   { name: 'gateway', schema: GatewayEnv },
   { name: 'projects', schema: ProjectsEnv },
   { name: 'git-cache', schema: GitCacheEnv },

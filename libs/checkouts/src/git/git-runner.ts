@@ -73,7 +73,6 @@ export interface GitRunnerOptions {
   defaultTimeoutMs: number;
   /** PATH and HOME for git; nothing else of the service's environment reaches it. */
   baseEnv: { PATH: string | undefined; HOME: string | undefined };
-  gitBinary?: string;
   spawner: Spawner;
 }
 
@@ -125,7 +124,7 @@ export class ProcessGitRunner implements GitRunner {
   }
 
   async run(args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<string> {
-    const request = { command: this.options.gitBinary ?? 'git', args: [...HARDENING, ...args], cwd: options.cwd, env: this.env };
+    const request = { command: 'git', args: [...HARDENING, ...args], cwd: options.cwd, env: this.env };
     const result = await runToCompletion(this.options.spawner, request, {
       timeoutMs: options.timeoutMs ?? this.options.defaultTimeoutMs,
       budget: REMOTE_COMMANDS.has(args[0] ?? '') ? workBudgets.clones : undefined,

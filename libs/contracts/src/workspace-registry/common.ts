@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { IndexingStatus } from '../common.js';
 
 export const JobStatus = z.enum(['pending', 'running', 'completed', 'failed', 'skipped']);
 
@@ -60,4 +59,3 @@ export const HealthReport = z.object({
 });
 export type HealthReport = z.infer<typeof HealthReport>;
 
-export { IndexingStatus };

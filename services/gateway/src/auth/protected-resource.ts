@@ -28,7 +28,7 @@ export function protectedResourceMetadata(base: string, issuer: string | undefin
 }
 
 /** The `WWW-Authenticate` challenge of a 401 (RFC 6750, with the metadata's URL as the MCP authorization specification asks). */
-export function challenge(base: string, failure: AuthFailure): string {
+function challenge(base: string, failure: AuthFailure): string {
   const params = [`realm="sextant"`, `resource_metadata="${base}${METADATA_PATH}/mcp"`];
   if (failure.error) params.push(`error="${failure.error}"`, `error_description="${failure.description.replace(/["\\]/g, "'")}"`);
   return `Bearer ${params.join(', ')}`;

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
  * answer before the connection is reset; then it is destroyed, however slowly
  * the client keeps sending.
  */
-export const LINGER_MS = 1_000;
+const LINGER_MS = 1_000;
 
 export interface ConnectionLimits {
   /** Open connections at most; one more makes room by closing the least recently active idle one. */
@@ -150,7 +150,7 @@ export class ConnectionGuard {
 }
 
 /** True when the request announces a body (Content-Length above 0, or chunked). */
-export function hasBody(req: IncomingMessage): boolean {
+function hasBody(req: IncomingMessage): boolean {
   return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 }
 

@@ -42,13 +42,13 @@ export function hostOrOriginRefusal(
 }
 
 /** `host` entries match any port; `host:port` entries only that port. */
-export function hostAllowed(header: string, allowed: readonly string[]): boolean {
+function hostAllowed(header: string, allowed: readonly string[]): boolean {
   const name = header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0];
   return allowed.includes(header) || allowed.includes(name);
 }
 
 /** Origin entries without a port match any port of that scheme and host. */
-export function originAllowed(origin: string, allowed: readonly string[]): boolean {
+function originAllowed(origin: string, allowed: readonly string[]): boolean {
   if (allowed.includes(origin)) return true;
   try {
     const url = new URL(origin);

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { jsonRpcError, writeJson } from '../http/json-rpc-error.js';
 
 /** Most messages one POST may carry as a JSON-RPC batch. */
-export const MAX_BATCH = 100;
+const MAX_BATCH = 100;
 
 /**
  * Streamable HTTP, stateless, JSON responses — one instance per POST.

@@ -78,7 +78,7 @@ export class ToolDispatcher {
   private readonly limits: CallLimits;
   constructor(
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
-    private readonly directory: ServiceDirectory,
+    directory: ServiceDirectory,
     private readonly documents: ContractDocuments,
     private readonly health: HealthService,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,

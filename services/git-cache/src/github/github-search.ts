@@ -17,7 +17,7 @@ export interface GitHubSearchOptions {
 }
 
 /** Longest text kept per field of a repository; longer text is cut (descriptions end with "…"). */
-export const FIELD_LIMITS = { text: 1_000, name: 256, url: 2_048, topics: 30, topic: 64 } as const;
+const FIELD_LIMITS = { text: 1_000, name: 256, url: 2_048, topics: 30, topic: 64 } as const;
 
 type Repository = SearchRepositories.Response['repositories'][number];
 type Json = Record<string, unknown>;

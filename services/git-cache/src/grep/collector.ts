@@ -27,7 +27,7 @@ export interface GrepEngine {
 export const DEFAULT_MAX_RESULT_BYTES = 768 * 1024;
 
 /** Long lines (minified code) are cut to this many characters; ranges past the cut are dropped. */
-export const MAX_LINE_CHARS = 1_000;
+const MAX_LINE_CHARS = 1_000;
 
 /**
  * Bytes of a line that are ever looked at: enough for MAX_LINE_CHARS UTF-16

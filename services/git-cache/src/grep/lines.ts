@@ -13,7 +13,7 @@ export interface LineSink {
 }
 
 /** Lines up to this many bytes are handed over whole; longer ones are streamed to a sink. */
-export const MAX_BUFFERED_LINE_BYTES = 2 ** 20;
+const MAX_BUFFERED_LINE_BYTES = 2 ** 20;
 
 /**
  * Returns a function to feed output chunks to: it calls `onLine` for each

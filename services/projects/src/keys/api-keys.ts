@@ -6,10 +6,10 @@ import { Database, sql, uniqueViolation } from '@sextant/persistence';
 import { nameKey, ProjectsRepository } from '../projects/projects.repository.js';
 
 /** The visible start of every key: a scanner (or a person) can tell a Sextant key in a leaked file. */
-export const KEY_PREFIX = 'sxt_';
+const KEY_PREFIX = 'sxt_';
 
 /** A new key: `sxt_` and 32 random bytes (base64url). */
-export function newApiKey(): string {
+function newApiKey(): string {
   return `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
 }
 

@@ -79,7 +79,7 @@ describe('ProjectsService (PGlite, real SQL and migrations)', () => {
   });
 
   it('keeps unicode names intact', async () => {
-    const { project } = await projects.create({ name: 'Plateforme données 🚀 データ' });
+    await projects.create({ name: 'Plateforme données 🚀 データ' });
     assert.equal((await projects.get({ project: 'PLATEFORME DONNÉES 🚀 データ' })).project.name, 'Plateforme données 🚀 データ');
   });
 

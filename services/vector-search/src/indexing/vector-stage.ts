@@ -9,7 +9,7 @@ import { embeddingText, type PreparedChunk } from './chunk-hook.js';
 import type { ChunkRow, ChunkStore } from '../store/chunk-store.js';
 
 /** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */
-export const VECTORS_STAGE = 'vectors';
+const VECTORS_STAGE = 'vectors';
 
 /**
  * The vectors stage of an indexing job: each changed file is cut into

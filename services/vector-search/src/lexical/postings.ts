@@ -127,8 +127,6 @@ export interface FileMatches {
   fileLength: Float64Array;
 }
 
-const EMPTY: Segment = { terms: new Int32Array(0), offsets: new Uint32Array(1), entries: new Uint32Array(0) };
-
 export class Postings {
   // Chunks, by number: key (the row's identity), path, length (sum of its term frequencies), whether present.
   private keys = new Float64Array(1024);

@@ -9,7 +9,7 @@ import { indexedCollections, UNKNOWN_REPOSITORY, type ChunkStore } from '../stor
 import { demoteTests, spreadAcrossFiles, withoutOverlaps, withSignals, type Ranked } from './fusion.js';
 import type { Hit } from './hit.js';
 
-export type SearchMode = 'hybrid' | 'semantic' | 'lexical';
+type SearchMode = 'hybrid' | 'semantic' | 'lexical';
 
 /** What search_code and ask_code share: the query and where to look. */
 export interface SearchInput {

@@ -11,7 +11,7 @@ import { idf, Postings, type TermCounts, type WeightedTerm } from '../lexical/po
 const usearch = createRequire(import.meta.url)('usearch') as typeof usearchModule;
 
 /** What the index of one repository must agree with: its chunks in Postgres (count and sum of their keys). */
-export interface KeyTally {
+interface KeyTally {
   count: number;
   sum: bigint;
 }
@@ -36,8 +36,6 @@ export interface LocalIndexOptions {
   dir: string;
   dimension: number;
   source: ChunkSource;
-  /** Changes are saved to disk this long after the last one (and at close). */
-  saveDelayMs?: number;
 }
 
 /** HNSW parameters: 16 links per node, 128 candidates while adding, 512 while searching (bench/search: recall@10 0.87 at 64, 0.94 at 256, 0.96 at 512 on 170k chunks). */
@@ -47,6 +45,8 @@ const EXPANSION_SEARCH = 512;
 const REBUILD_PAGE = 5_000;
 /** While writes go on, indexes are saved at most this long after the first unsaved change (a crash costs a rebuild, not data). */
 const SAVE_AT_MOST_MS = 30_000;
+/** Changes are saved to disk this long after the last one (and at close). */
+const SAVE_DELAY_MS = 2_000;
 
 interface RepositoryIndex {
   index: InstanceType<typeof usearch.Index>;
@@ -233,12 +233,12 @@ export class LocalIndex {
     }
   }
 
-  /** Saves once writes pause for `saveDelayMs` (2 s), and at least every SAVE_AT_MOST_MS while they go on. */
+  /** Saves once writes pause for SAVE_DELAY_MS, and at least every SAVE_AT_MOST_MS while they go on. */
   private scheduleSave(): void {
     const now = Date.now();
     this.unsavedSince ??= now;
     clearTimeout(this.saveTimer);
-    const delay = Math.min(this.options.saveDelayMs ?? 2_000, Math.max(0, this.unsavedSince + SAVE_AT_MOST_MS - now));
+    const delay = Math.min(SAVE_DELAY_MS, Math.max(0, this.unsavedSince + SAVE_AT_MOST_MS - now));
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
       this.unsavedSince = undefined;

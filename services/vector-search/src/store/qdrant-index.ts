@@ -223,14 +223,14 @@ function condition(filter: QdrantFilter): Filter | undefined {
 }
 
 /** `a/b/c.ts` → `["a/", "a/b/"]`. */
-export function folders(path: string): string[] {
+function folders(path: string): string[] {
   const out: string[] = [];
   for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i + 1));
   return out;
 }
 
 /** A chunk's terms as a sparse vector: term hash → BM25 weight (idf left to Qdrant). */
-export function sparse(terms: TermCounts): { indices: number[]; values: number[] } {
+function sparse(terms: TermCounts): { indices: number[]; values: number[] } {
   let length = 0;
   for (const tf of terms.values()) length += tf;
   const weights = new Map<number, number>();

@@ -62,7 +62,7 @@ export interface SearchOptions {
   fileDepth: number;
 }
 
-export const SEARCH_DEFAULTS: Readonly<SearchOptions> = Object.freeze({
+const SEARCH_DEFAULTS: Readonly<SearchOptions> = Object.freeze({
   maxTerms: 16,
   dfCap: 20_000,
   candidateBudget: 5_000,
@@ -79,13 +79,13 @@ export function searchOptions(overrides: Partial<SearchOptions> = {}): SearchOpt
 }
 
 /** A row the transaction added, with the key the table gave it (the entry's name in a keyed index). */
-export interface AddedRow {
+interface AddedRow {
   key: bigint;
   row: ChunkRow;
 }
 
 /** What a write's transaction did to the table: the keys of the rows it removed and the rows it added. */
-export interface RowChange {
+interface RowChange {
   removed: bigint[];
   added: AddedRow[];
 }

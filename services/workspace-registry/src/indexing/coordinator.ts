@@ -17,15 +17,8 @@ export interface CoordinatorOptions {
   leaseMs?: number;
   /** Poll for pending jobs this often when idle. */
   idleMs?: number;
-  /** A stage that finishes no batch for this long fails the job (no worker runs it). */
+  /** A stage that finishes no batch for this long fails the job (no worker runs it); default 5 minutes. */
   stageStallMs?: number;
-}
-
-/** Job parameters stored with each job. */
-export interface IndexParams {
-  force?: boolean;
-  /** Set by the coordinator as Discovery runs: what a client reads while the job runs. */
-  files_scanned?: number;
 }
 
 /** How often a running stage's batches are counted. */

@@ -3,7 +3,7 @@
  * message it reports (Scanning, Finalizing, Indexed; the indexing stages name
  * themselves: ADR 0016).
  */
-export const STAGE_RANGES = {
+const STAGE_RANGES = {
   discovery: [0, 10],
   /** Every configured indexing stage (symbols, vectors, …) together. */
   stages: [10, 95],

@@ -13,7 +13,7 @@ const RETRY_MS = 30_000;
  * repository whose host left GIT_ALLOWED_HOSTS keeps its identity (its
  * tools refuse it at the call).
  */
-export function storedIdentity(
+function storedIdentity(
   repository: Pick<Repository, 'kind' | 'locator'>,
   policy: LocatorPolicy,
 ): { identity: string; locator: string } {

@@ -63,7 +63,7 @@ function started(job: Job): IndexRepository.Response {
 const HEAD_BUDGET_MS = 2_000;
 
 /** Bumped when what a job writes changes incompatibly; reported in /health. */
-export const INDEX_SCHEMA_VERSION = 1;
+const INDEX_SCHEMA_VERSION = 1;
 
 const RECOVERY_ACTION = 'run sync_repo or index_repo for the affected workspace';
 
@@ -456,7 +456,7 @@ function registered(r: Repository): RegisteredRepository {
   return { id: r.id, name: r.name, kind: r.kind, locator: r.locator, ref: r.ref };
 }
 
-export function progressToken(jobId: string): string {
+function progressToken(jobId: string): string {
   return `index-job-${jobId}`;
 }
 

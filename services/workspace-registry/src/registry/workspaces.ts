@@ -26,7 +26,7 @@ export function remoteLocator(repository: string, policy: LocatorPolicy): Reposi
  * machine or a repository URL; undefined for anything else (an id, a
  * name). A URL that cannot be normalized throws `invalid_input`.
  */
-export function identityOf(reference: string, policy: LocatorPolicy): string | undefined {
+function identityOf(reference: string, policy: LocatorPolicy): string | undefined {
   if (reference.startsWith('/')) return localIdentity(reference);
   // A URL that cannot be normalized is refused (invalid_input), never taken for an unregistered repository.
   if (looksLikeLocator(reference)) return remoteLocator(reference, policy).identity;

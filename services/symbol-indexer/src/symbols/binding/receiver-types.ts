@@ -8,7 +8,7 @@ const DEFINITIONS_PER_NAME = 200;
 const SUPERTYPE_DEPTH = 3;
 
 /** The type of a call of a name the index defines nowhere, or of a member of a type it does not define: no class of the index. */
-export const EXTERNAL = '<external>';
+const EXTERNAL = '<external>';
 
 /** Per `space\0receiver` (and each of its prefixes): the type it denotes, or undefined. */
 export type ReceiverCache = Map<string, string | undefined>;

@@ -13,7 +13,7 @@ export { SELF } from '@sextant/parsing';
 /** Kinds of definitions that are types (or hold members as one): a member written in anything else belongs to a type without a name. */
 export const TYPE_LIKE: ReadonlySet<string> = new Set(['class', 'interface', 'type', 'enum', 'struct', 'trait', 'module', 'other']);
 /** Kinds of definitions that hold a value (whose declared type, `returns`, is the type of what it holds). */
-export const VALUE_KINDS: ReadonlySet<string> = new Set(['variable', 'constant', 'property', 'field']);
+const VALUE_KINDS: ReadonlySet<string> = new Set(['variable', 'constant', 'property', 'field']);
 /** How many files deep `export … from` chains are followed (both ways: to importers, back to a definition). */
 export const REEXPORT_DEPTH = 4;
 /** Members bound at the same time by one call (each is a handful of short queries). */

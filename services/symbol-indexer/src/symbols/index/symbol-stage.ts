@@ -8,7 +8,7 @@ import { ImportResolver } from '../binding/import-resolver.js';
 import type { IndexedFile, SymbolStore } from './symbol.store.js';
 
 /** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */
-export const SYMBOLS_STAGE = 'symbols';
+const SYMBOLS_STAGE = 'symbols';
 
 /** What a file kept at file level holds. */
 const EMPTY = { symbols: [], imports: [], references: [], referenceCount: 0 } as const;

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { unpackOccurrences, type ExtractedImport, type ExtractedSymbol, type Occurrence, type PackedReferences } from '@sextant/parsing';
 
 /** An import with what it resolves to in the repository (a path, a Go package directory, or null: outside). */
-export interface ResolvedImport extends ExtractedImport {
+interface ResolvedImport extends ExtractedImport {
   target: string | null;
 }
 
