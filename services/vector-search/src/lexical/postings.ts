@@ -118,8 +118,10 @@ interface Segment {
 
 /** A file-level search's view of one index (`Postings.fileMatches`). */
 export interface FileMatches {
-  /** Per query term: its live entries, and how many files hold it. */
-  terms: Array<{ term: string; entries: Uint32Array; files: number }>;
+  /** Per query term: its number here (undefined: no chunk holds it), and how many files hold it. */
+  terms: Array<{ term: string; id: number | undefined; files: number }>;
+  /** The path prefix's files, by path number (null: every file). */
+  allowed: Uint8Array | null;
   /** Files present (among the path prefix's), and their lengths summed. */
   files: number;
   length: number;
@@ -257,19 +259,17 @@ export class Postings {
     const seen = new Int32Array(this.paths.length).fill(-1);
     const matches = terms.map((term, t) => {
       const id = this.termIds.get(term);
-      const entries: number[] = [];
       let holding = 0;
       if (id !== undefined) {
         this.each(id, (entry) => {
           const doc = entry >>> 8;
           if (!alive[doc] || (allowed !== null && !allowed[pathOf[doc]!])) return;
-          entries.push(entry);
           if (seen[pathOf[doc]!] !== t) ((seen[pathOf[doc]!] = t), holding++);
         });
       }
-      return { term, entries: Uint32Array.from(entries), files: holding };
+      return { term, id, files: holding };
     });
-    return { terms: matches, files, length, fileLength };
+    return { terms: matches, allowed, files, length, fileLength };
   }
 
   /** Each file's length (its live chunks' summed), among the `allowed` paths (null: all); the files and their total. */
@@ -291,37 +291,43 @@ export class Postings {
    */
   topFiles(found: FileMatches, idfs: readonly number[], average: number, k: number): Array<{ key: bigint; score: number }> {
     if (k <= 0 || found.files === 0) return [];
-    const { pathOf, lengths } = this;
+    const { alive, pathOf, lengths } = this;
+    const { allowed } = found;
     const scores = new Float32Array(this.paths.length);
     const chunkScores = new Float32Array(this.docs);
     const tf = new Float64Array(this.paths.length);
     const chunkAverage = this.liveLength / Math.max(1, this.live);
-    found.terms.forEach(({ entries }, t) => {
-      const w = idfs[t]! * (K1 + 1);
+    const used = found.terms.flatMap(({ id }, t) => (id !== undefined && idfs[t]! > 0 ? [{ id, w: idfs[t]! * (K1 + 1) }] : []));
+    for (const { id, w } of used) {
       const touched: number[] = [];
-      for (const entry of entries) {
+      this.each(id, (entry) => {
         const doc = entry >>> 8;
         const file = pathOf[doc]!;
-        if (tf[file] === 0) touched.push(file);
-        tf[file] += entry & 255;
+        if (!alive[doc] || (allowed !== null && !allowed[file])) return;
         const n = entry & 255;
+        if (tf[file] === 0) touched.push(file);
+        tf[file] += n;
         chunkScores[doc] += (w * n) / (n + K1 * (1 - B + (B * lengths[doc]!) / chunkAverage));
-      }
+      });
       for (const file of touched) {
         scores[file] += (w * tf[file]!) / (tf[file]! + K1 * (1 - B + (B * found.fileLength[file]!) / average));
         tf[file] = 0;
       }
-    });
-    const top = best(scores, k);
-    const representative = new Map<number, { doc: number; score: number }>(top.map((f) => [f.doc, { doc: -1, score: -1 }]));
-    for (const { entries } of found.terms) {
-      for (const entry of entries) {
-        const doc = entry >>> 8;
-        const r = representative.get(pathOf[doc]!);
-        if (r && chunkScores[doc]! > r.score) ((r.doc = doc), (r.score = chunkScores[doc]!));
-      }
     }
-    return top.map(({ doc: file, score }) => ({ key: BigInt(this.keys[representative.get(file)!.doc]!), score }));
+    const top = best(scores, k);
+    // Each top file's best chunk: -1 marks a top file not yet given one; other files stay -2.
+    const bestDoc = new Int32Array(this.paths.length).fill(-2);
+    for (const { doc: file } of top) bestDoc[file] = -1;
+    for (const { id } of used) {
+      this.each(id, (entry) => {
+        const doc = entry >>> 8;
+        const file = pathOf[doc]!;
+        const held = bestDoc[file]!;
+        if (held === -2 || !alive[doc] || chunkScores[doc]! <= 0) return;
+        if (held === -1 || chunkScores[doc]! > chunkScores[held]!) bestDoc[file] = doc;
+      });
+    }
+    return top.map(({ doc: file, score }) => ({ key: BigInt(this.keys[bestDoc[file]!]!), score }));
   }
 
   /** Every entry of a term: in each segment, then in the tail. */
