@@ -233,7 +233,9 @@ async function distributed(): Promise<Target> {
       const [{ n }] = await queryOnce<{ n: string }>(database.url, 'SELECT count(*) AS n FROM projects.audit_log');
       // create_project's record, then one per get_project.
       const missing = target.calls + 1 - Number(n);
-      console.log(`audit trail (c): ${n} rows in projects.audit_log for ${target.calls + 1} calls${missing === 0 ? '' : ` (${missing} missing)`}`);
+      console.log(
+        `audit trail (c): ${n} rows in projects.audit_log for ${target.calls + 1} calls${missing === 0 ? '' : ` (${missing} missing)`}`,
+      );
       await projects.stop();
       await database.drop();
       await infra.stop();
