@@ -296,6 +296,11 @@ async function main(): Promise<void> {
     console.log('\nCPU per call at concurrency 16 (this machine has 2 cores; NATS, Postgres and the client share them):');
     for (const line of cpu) console.log(line);
     report(figures, cpuMicros);
+  } catch (error) {
+    // What the servers said last (a refusal names its cause there).
+    for (const target of targets)
+      for (const p of target.processes) console.error(`--- ${p.name} (last lines)\n${p.output().split('\n').slice(-15).join('\n')}`);
+    throw error;
   } finally {
     for (const target of targets) await target.stop();
   }
