@@ -14,7 +14,17 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 import { baseSubject, busError, queueGroup, shardSubject, type BusError, type Principal, type ServiceName } from '@sextant/contracts';
-import { busFailures, injectTraceContext, markSpanError, requestsInFlight, SpanKind, context, trace, tracer } from '@sextant/telemetry';
+import {
+  busFailures,
+  injectTraceContext,
+  markSpanError,
+  requestsInFlight,
+  SpanKind,
+  spansExported,
+  context,
+  trace,
+  tracer,
+} from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import { PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER, type PrincipalSeal } from './principal-seal.js';
@@ -209,13 +219,16 @@ export class NatsBusClient implements BusClient {
       );
     }
     const timeout = options.timeoutMs ?? this.options.timeoutMs;
-    const span = tracer.startSpan(`${subject} send`, {
-      kind: SpanKind.CLIENT,
-      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
-    });
+    // Not exported, the span would be seen by no one: the request then carries the active context as it is.
+    const span = spansExported()
+      ? tracer.startSpan(`${subject} send`, {
+          kind: SpanKind.CLIENT,
+          attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+        })
+      : undefined;
     const hdrs = natsHeaders();
     for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
-    injectTraceContext(hdrs, trace.setSpan(context.active(), span));
+    injectTraceContext(hdrs, span ? trace.setSpan(context.active(), span) : context.active());
     hdrs.set(TIMEOUT_MS_HEADER, String(timeout));
     // For the caller this work is for (a tool call, or the request a service is answering), else this process.
     const sealed = this.options.seal.seal(currentPrincipal() ?? this.options.identity, baseSubject(subject), timeout);
@@ -241,7 +254,7 @@ export class NatsBusClient implements BusClient {
     } finally {
       this.pending.delete(key);
       this.forget(key);
-      span.end();
+      span?.end();
     }
   }
 
