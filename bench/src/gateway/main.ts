@@ -297,7 +297,8 @@ async function main(): Promise<void> {
     for (const line of cpu) console.log(line);
     report(figures, cpuMicros);
   } catch (error) {
-    // What the servers said last (a refusal names its cause there).
+    // What the servers said last (a refusal names its cause there; its log line may still be in the pipe).
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     for (const target of targets)
       for (const p of target.processes) console.error(`--- ${p.name} (last lines)\n${p.output().split('\n').slice(-15).join('\n')}`);
     throw error;
