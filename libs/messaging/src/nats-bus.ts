@@ -9,11 +9,22 @@ import {
   headers as natsHeaders,
   type ConnectionOptions,
   type Msg,
+  type MsgHdrs,
   type NatsConnection,
   type Subscription,
 } from '@nats-io/transport-node';
 import { baseSubject, busError, queueGroup, shardSubject, type BusError, type Principal, type ServiceName } from '@sextant/contracts';
-import { busFailures, injectTraceContext, markSpanError, requestsInFlight, SpanKind, context, trace, tracer } from '@sextant/telemetry';
+import {
+  busFailures,
+  injectTraceContext,
+  markSpanError,
+  requestsInFlight,
+  SpanKind,
+  spansExported,
+  context,
+  trace,
+  tracer,
+} from '@sextant/telemetry';
 import { serviceOf, type BusClient, type RequestOptions } from './bus-client.js';
 import { BusRequestError, oversizedReply, replyError } from './errors.js';
 import { PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER, type PrincipalSeal } from './principal-seal.js';
@@ -45,6 +56,15 @@ export interface NatsBusOptions {
 }
 
 const DEFAULT_HEARTBEAT_MS = 1_000;
+
+/** A request waiting on the reply inbox. */
+interface Waiter {
+  /** The subject it was published on (prefix included). */
+  subject: string;
+  timer: NodeJS.Timeout;
+  resolve(msg: Msg): void;
+  reject(error: unknown): void;
+}
 
 /**
  * Reconnect for ever: a gateway must outlive NATS restarts. `noAsyncTraces`:
@@ -82,8 +102,9 @@ function serverList(servers: string): string[] {
 }
 
 /**
- * Request/reply over NATS using the connection's shared reply subscription
- * (`nc.request`), in Nest's packet format so `ServerNats` answers it.
+ * Request/reply over NATS using one shared reply subscription (muxed, as
+ * `nc.request` is, without its per-request cost: see `send`), in Nest's packet
+ * format so `ServerNats` answers it.
  * Compared with Nest's `ClientNats` (one subscription per request and no
  * "no responders" signal) it reports a stopped service at once as
  * `unavailable` instead of waiting for the timeout. Requests in flight are
@@ -101,6 +122,9 @@ export class NatsBusClient implements BusClient {
   private readonly pending: PendingRequests<BusError>;
   /** Subject prefix of this client's heartbeat inbox (`<inbox>.<request key>`). */
   private heartbeatInbox: string | undefined;
+  /** Subject prefix of this client's reply inbox (`<inbox>.<request key>`), and the requests waiting there by key. */
+  private replyInbox = '';
+  private readonly replies = new Map<string, Waiter>();
   private nextKey = 0;
 
   constructor(private readonly options: NatsBusOptions) {
@@ -152,6 +176,8 @@ export class NatsBusClient implements BusClient {
       return;
     }
     this.nc = nc;
+    this.replyInbox = createInbox();
+    nc.subscribe(`${this.replyInbox}.*`, { callback: (error, msg) => this.replied(error, msg) });
     if (this.heartbeatMs > 0) {
       const inbox = createInbox();
       this.heartbeatInbox = inbox;
@@ -171,6 +197,11 @@ export class NatsBusClient implements BusClient {
               'The connection to the message bus (NATS) was lost while the request was in flight; try again shortly.',
             ),
           );
+        } else if (status.type === 'error' && status.error instanceof natsErrors.PermissionViolationError) {
+          // A publish NATS refuses (a permission): its requests fail now, not at their timeout (as nc.request did).
+          const refused = status.error;
+          if (refused.operation === 'publish')
+            for (const [key, waiter] of [...this.replies]) if (waiter.subject === refused.subject) this.settle(key, refused);
         } else if (status.type === 'reconnect') {
           this.connected = true;
           this.logger.log('reconnected to NATS');
@@ -188,13 +219,16 @@ export class NatsBusClient implements BusClient {
       );
     }
     const timeout = options.timeoutMs ?? this.options.timeoutMs;
-    const span = tracer.startSpan(`${subject} send`, {
-      kind: SpanKind.CLIENT,
-      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
-    });
+    // Not exported, the span would be seen by no one: the request then carries the active context as it is.
+    const span = spansExported()
+      ? tracer.startSpan(`${subject} send`, {
+          kind: SpanKind.CLIENT,
+          attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+        })
+      : undefined;
     const hdrs = natsHeaders();
     for (const [key, value] of Object.entries(options.headers ?? {})) hdrs.set(key, value);
-    injectTraceContext(hdrs, trace.setSpan(context.active(), span));
+    injectTraceContext(hdrs, span ? trace.setSpan(context.active(), span) : context.active());
     hdrs.set(TIMEOUT_MS_HEADER, String(timeout));
     // For the caller this work is for (a tool call, or the request a service is answering), else this process.
     const sealed = this.options.seal.seal(currentPrincipal() ?? this.options.identity, baseSubject(subject), timeout);
@@ -208,7 +242,7 @@ export class NatsBusClient implements BusClient {
     try {
       const msg = await new Promise<Msg>((resolve, reject) => {
         this.pending.add(key, (error) => reject(new BusRequestError(error)));
-        nc.request(withPrefix(this.options.prefix, subject), JSON.stringify(packet), { timeout, headers: hdrs }).then(resolve, reject);
+        this.send(nc, subject, JSON.stringify(packet), hdrs, key, timeout, resolve, reject);
       });
       const reply = msg.json<ReplyPacket>();
       if (reply.err !== undefined && reply.err !== null) throw new BusRequestError(replyError(reply.err, subject));
@@ -219,8 +253,69 @@ export class NatsBusClient implements BusClient {
       throw failure;
     } finally {
       this.pending.delete(key);
-      span.end();
+      this.forget(key);
+      span?.end();
     }
+  }
+
+  /**
+   * Publishes a request whose reply comes to this client's reply inbox (`<inbox>.<key>`), one shared subscription
+   * for all requests, as nats.js's muxed `request` does, and settles `resolve`/`reject` with the reply, the server's
+   * "no responders" status, a timeout, or a refusal of the publish. Not `nc.request`: its request object builds an
+   * Error (a stack capture) for every request it resolves, and races two promises and a timer of its own.
+   */
+  private send(
+    nc: NatsConnection,
+    subject: string,
+    payload: string,
+    headers: MsgHdrs,
+    key: string,
+    timeoutMs: number,
+    resolve: (msg: Msg) => void,
+    reject: (error: unknown) => void,
+  ): void {
+    const wire = withPrefix(this.options.prefix, subject);
+    const timer = setTimeout(() => {
+      this.forget(key);
+      reject(new natsErrors.TimeoutError());
+    }, timeoutMs);
+    this.replies.set(key, { subject: wire, timer, resolve, reject });
+    try {
+      nc.publish(wire, payload, { reply: `${this.replyInbox}.${key}`, headers });
+    } catch (error) {
+      this.forget(key);
+      reject(error);
+    }
+  }
+
+  /** A message on the reply inbox: the reply to one request, or the server saying nothing subscribes to its subject. */
+  private replied(error: Error | null, msg: Msg): void {
+    if (error) {
+      // The reply inbox itself is refused (a NATS permission): no request of this client can be answered.
+      for (const key of [...this.replies.keys()]) this.settle(key, error);
+      return;
+    }
+    const key = msg.subject.slice(this.replyInbox.length + 1);
+    const waiter = this.replies.get(key);
+    if (!waiter) return; // late: the request timed out or failed already
+    if (msg.data.length === 0 && msg.headers?.code === 503) return this.settle(key, new natsErrors.NoRespondersError(waiter.subject));
+    this.forget(key);
+    waiter.resolve(msg);
+  }
+
+  /** Fails request `key` with `error` (if still waiting). */
+  private settle(key: string, error: Error): void {
+    const waiter = this.replies.get(key);
+    if (!waiter) return;
+    this.forget(key);
+    waiter.reject(error);
+  }
+
+  private forget(key: string): void {
+    const waiter = this.replies.get(key);
+    if (!waiter) return;
+    clearTimeout(waiter.timer);
+    this.replies.delete(key);
   }
 
   private transportError(error: unknown, subject: string, timeout: number): BusError {

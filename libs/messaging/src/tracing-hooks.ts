@@ -1,5 +1,5 @@
 import type { Server } from '@nestjs/microservices';
-import { context, extractTraceContext, SpanKind, trace, tracer, type HeaderCarrier, type Span } from '@sextant/telemetry';
+import { context, extractTraceContext, SpanKind, spansExported, trace, tracer, type HeaderCarrier, type Span } from '@sextant/telemetry';
 
 interface HeaderContext {
   getSubject?(): string;
@@ -25,6 +25,8 @@ export function traceServer(
     // Spans are named by the contract subject, whatever installation prefix it travelled under.
     const subject = strip && wire.startsWith(strip) ? wire.slice(strip.length) : wire;
     const parent = extractTraceContext(ctx.getHeaders?.());
+    // Not exported, the handler runs in the caller's context (same trace id for its logs and answers).
+    if (!spansExported()) return context.with(parent, done);
     const span = tracer.startSpan(
       `${subject} process`,
       {

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { DataSource, type EntityManager, type MigrationInterface } from 'typeorm';
 import { busError } from '@sextant/contracts';
 import { ServiceError } from '@sextant/work';
-import { markSpanError, SpanKind, tracer } from '@sextant/telemetry';
+import { markSpanError, SpanKind, spansExported, tracer } from '@sextant/telemetry';
 import { isDatabaseUnavailable } from './errors.js';
 
 export interface DatabaseOptions {
@@ -95,10 +95,13 @@ export class Database {
    * the cost of a small query (several times so on PGlite).
    */
   async run<T = Record<string, unknown>>(statement: Statement, values: unknown[], manager?: EntityManager): Promise<RunResult<T>> {
-    const span = tracer.startSpan(`db ${this.options.schema}.${statement.name}`, {
-      kind: SpanKind.CLIENT,
-      attributes: { 'db.system.name': 'postgresql', 'db.namespace': this.options.schema, 'db.operation.name': statement.name },
-    });
+    // Never made active: when spans are not exported, no one would see it.
+    const span = spansExported()
+      ? tracer.startSpan(`db ${this.options.schema}.${statement.name}`, {
+          kind: SpanKind.CLIENT,
+          attributes: { 'db.system.name': 'postgresql', 'db.namespace': this.options.schema, 'db.operation.name': statement.name },
+        })
+      : undefined;
     // Inside a transaction: its connection. Otherwise a pooled connection straight from
     // the driver's pool, without a TypeORM query runner around it (one statement needs none).
     const inTransaction = manager?.queryRunner;
@@ -113,7 +116,7 @@ export class Database {
         text: statement.text,
         values,
       });
-      span.setAttribute('db.response.returned_rows', result.rowCount ?? 0);
+      span?.setAttribute('db.response.returned_rows', result.rowCount ?? 0);
       return { rows: result.rows, rowCount: result.rowCount ?? 0 };
     } catch (error) {
       markSpanError(span, (error as { code?: string }).code ?? 'error', (error as Error).message);
@@ -122,7 +125,7 @@ export class Database {
       throw error;
     } finally {
       if (client && !inTransaction) client.release(broken);
-      span.end();
+      span?.end();
     }
   }
 

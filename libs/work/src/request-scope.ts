@@ -11,7 +11,7 @@ export type Lane = 'interactive' | 'background';
 
 interface RequestScope {
   /** Aborts when the caller's deadline passes: nobody waits for the answer any more. */
-  signal: AbortSignal | undefined;
+  readonly signal: AbortSignal | undefined;
   /** Who the work is for: requests it makes to other services carry it (principal-seal.ts). */
   principal: Principal | undefined;
   /** False for a scope that only names a principal (the gateway's tool call): its work is not a bus request's. */
@@ -28,8 +28,33 @@ const scopes = new AsyncLocalStorage<RequestScope>();
  * timeout as the request's `sextant-timeout-ms` header carries it.
  */
 export function inRequestScope<T>(deadlineMs: number | undefined, handle: () => T, principal?: Principal): T {
-  const signal = deadlineMs !== undefined && deadlineMs > 0 ? AbortSignal.timeout(deadlineMs) : undefined;
-  return scopes.run({ signal, principal, interactive: true }, handle);
+  const scope = deadlineMs !== undefined && deadlineMs > 0 ? new DeadlineScope(performance.now() + deadlineMs, principal) : undefined;
+  return scopes.run(scope ?? { signal: undefined, principal, interactive: true }, handle);
+}
+
+/**
+ * The scope of a request with a deadline. Its signal is made when first asked for (most requests never ask: a
+ * database read does not), aborting at the same moment `AbortSignal.timeout(deadlineMs)` made at the start would
+ * have, with the same reason: the timer and the signal are not a cost of every request.
+ */
+class DeadlineScope implements RequestScope {
+  readonly interactive = true;
+  private made: AbortSignal | undefined;
+
+  constructor(
+    private readonly deadline: number,
+    readonly principal: Principal | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.made) return this.made;
+    const left = this.deadline - performance.now();
+    this.made =
+      left > 0
+        ? AbortSignal.timeout(Math.ceil(left))
+        : AbortSignal.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    return this.made;
+  }
 }
 
 /** Runs `work` for `principal`: the bus requests it makes carry it (the gateway runs each tool call so). */

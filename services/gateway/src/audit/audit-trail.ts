@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { boundAuditRecord, RecordAudit, type AuditRecord } from '@sextant/contracts';
 import { BUS_CLIENT, BusRequestError, type BusClient } from '@sextant/messaging';
-import { auditBacklogBytes, auditRecordsDropped } from '@sextant/telemetry';
+import { auditBacklogBytes, auditRecordsDropped, context, type Context } from '@sextant/telemetry';
 import type { GatewayConfig } from '../config.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 
@@ -64,6 +64,9 @@ export class AuditTrail implements OnModuleDestroy {
   private readonly backlogBytes: number;
   private readonly batchBytes: number;
   private readonly graceMs: number;
+  /** Records of calls answered in this turn of the event loop (recordSoon). */
+  private queued: Array<{ make: () => AuditRecord; context: Context }> = [];
+  private soon: NodeJS.Immediate | undefined;
 
   constructor(
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
@@ -79,6 +82,23 @@ export class AuditTrail implements OnModuleDestroy {
   /** Bytes of the records held for the projects service (those being handed over included). */
   get backlog(): { records: number; bytes: number } {
     return { records: this.held.length + this.sending.length, bytes: this.heldBytes + this.sendingBytes };
+  }
+
+  /**
+   * Records what `make` returns on the next turn of the event loop, in the context (trace) of the caller: a tool call
+   * then writes its answer before its record is bounded, serialized and logged. A stop records what is queued first.
+   */
+  recordSoon(make: () => AuditRecord): void {
+    this.queued.push({ make, context: context.active() });
+    this.soon ??= setImmediate(() => this.recordQueued());
+  }
+
+  private recordQueued(): void {
+    clearImmediate(this.soon);
+    this.soon = undefined;
+    const queued = this.queued;
+    this.queued = [];
+    for (const { make, context: ctx } of queued) context.with(ctx, () => this.record(make()));
   }
 
   /** Synchronous and O(size of the record as bounded): the call's answer never waits for its record. */
@@ -134,6 +154,7 @@ export class AuditTrail implements OnModuleDestroy {
 
   /** On stop: hands over what it can within the grace period, then drops the rest (counted). */
   async onModuleDestroy(): Promise<void> {
+    this.recordQueued();
     const deadline = Date.now() + this.graceMs;
     this.retryAt = 0;
     // A few tries: a service that is not there now is unlikely to come within the grace period.

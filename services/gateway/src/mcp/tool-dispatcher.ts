@@ -193,17 +193,20 @@ export class ToolDispatcher {
           this.logger.debug(`tools/call ${name} ${outcome} in ${Math.round(ms)} ms (request ${requestId}, ${principalLabel(principal)})`);
           toolCalls.inc({ tool: name, code: outcome });
           toolCallSeconds.observe({ tool: name }, ms / 1000);
-          this.audit.record({
+          // Made and kept once the answer is on its way (the record is in the call's trace all the same).
+          const outcomeCode = outcome;
+          const output = answered;
+          this.audit.recordSoon(() => ({
             at: at.toISOString(),
             principal: principalLabel(principal),
             principal_id: principal.id,
             tool: name,
-            code: outcome,
+            code: outcomeCode,
             duration_ms: Math.round(ms * 1000) / 1000,
             trace_id: currentTraceId() ?? null,
             request_id: requestId,
-            ...auditDetails(args, answered, auditQuery),
-          });
+            ...auditDetails(args, output, auditQuery),
+          }));
           requestsInFlight.dec({ component: 'gateway' });
           release();
           span.end();
