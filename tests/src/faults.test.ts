@@ -311,14 +311,28 @@ describe('faults', () => {
         20_000,
       );
       assert.equal(back.isError, false);
-      assert.equal((await fetch(`${viaProxyBase}/readyz`)).status, 200);
+      // Ready again once the bus reports the reconnection (calls may go through a moment before it does).
+      const ready = await eventually(
+        () => fetch(`${viaProxyBase}/readyz`).then((r) => r.status),
+        (status) => status === 200,
+        10_000,
+      );
+      assert.equal(ready, 200);
     });
 
     it('a gateway stopped with SIGTERM answers the calls in hand, takes no new connection and exits 0', async () => {
       const gateway = await inflightStack.startGateway({ SEXTANT_SHUTDOWN_GRACE_MS: '20000', LOG_LEVEL: 'info' });
       const base = gateway.url.replace(/\/mcp$/, '');
       const client = await httpClient(gateway.url);
-      assert.equal((await fetch(`${base}/readyz`)).status, 200);
+      // The gateway serves HTTP while it connects to NATS (not ready until then).
+      assert.equal(
+        await eventually(
+          () => fetch(`${base}/readyz`).then((r) => r.status),
+          (status) => status === 200,
+          10_000,
+        ),
+        200,
+      );
       database.stall();
       const pending = calls(client, 3, () => 0);
       await new Promise((r) => setTimeout(r, 300));
