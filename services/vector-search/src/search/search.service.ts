@@ -50,7 +50,7 @@ const HASHED_DENSE_WEIGHT = 0.5;
 /**
  * In hybrid search, the weight of the file-level list (whole files by BM25, each as its best chunk; the `local`
  * store): it sees a file's whole vocabulary, where a chunk sees its own lines. Six retrieval sets (bench:search-quality
- * --sets): mean MRR 0.679 → 0.704 at 4; 1, 2 and 6 gave 0.679, 0.697, 0.701 (ADR 0049).
+ * --sets): mean MRR 0.679 → 0.704 at 4; 0.5, 2 and 6 gave 0.679, 0.697, 0.701 (ADR 0049).
  */
 const FILE_WEIGHT = 4;
 /** Chunks of one file among the first results, at most (its others follow every file's first ones). */
