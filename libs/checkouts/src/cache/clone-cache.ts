@@ -140,16 +140,21 @@ export class CloneCache {
     this.unobserve = observeCloneCache({ cache: this.metricLabel, stats: () => this.stats() });
     const cutoff = this.now() - this.options.evictAfterMs;
     const kept: Entry[] = [];
-    for (const name of await readdir(this.options.root)) {
+    const names = await readdir(this.options.root);
+    // Leftovers first, before this process runs git: a git it starts could take the pid a dead owner had (in a
+    // container, pids start over), and that owner would look alive.
+    for (const name of names.filter((n) => n.startsWith(TMP_PREFIX) && !n.startsWith(`${TMP_PREFIX}${this.tmpTag}`))) {
       const path = join(this.options.root, name);
-      if (name.startsWith(TMP_PREFIX) && !name.startsWith(`${TMP_PREFIX}${this.tmpTag}`)) {
-        const info = await stat(path).catch(() => undefined);
-        // A crash leftover goes whatever its age; one of another host's process, past an hour.
-        if (info && (this.ownerGone(name.slice(TMP_PREFIX.length)) || info.mtimeMs < this.now() - 3_600_000)) {
-          await rm(path, { recursive: true, force: true });
-          this.log.log(`removed ${name}, a clone left unfinished by a process that is gone`);
-        }
-      } else if (name.startsWith(DIR_PREFIX)) {
+      const info = await stat(path).catch(() => undefined);
+      // A crash leftover goes whatever its age; one of another host's process, past an hour.
+      if (info && (this.ownerGone(name.slice(TMP_PREFIX.length)) || info.mtimeMs < this.now() - 3_600_000)) {
+        await rm(path, { recursive: true, force: true });
+        this.log.log(`removed ${name}, a clone left unfinished by a process that is gone`);
+      }
+    }
+    for (const name of names) {
+      const path = join(this.options.root, name);
+      if (name.startsWith(DIR_PREFIX)) {
         const info = await stat(path).catch(() => undefined);
         if (!info) continue;
         if (info.mtimeMs < cutoff) await rm(path, { recursive: true, force: true });
