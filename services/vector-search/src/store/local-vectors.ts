@@ -13,6 +13,7 @@ import { LocalIndex } from './local-index.js';
 import {
   byteaLiteral,
   floats,
+  fuseChunks,
   placed,
   type ChunkTable,
   type HybridWeights,
@@ -137,13 +138,7 @@ export class LocalVectors implements VectorIndex {
     weights: HybridWeights,
     options: SearchOptions,
   ): Promise<{ hits: Hit[]; weights: number[] }> {
-    if (words.length === 0 || filter.pathPrefix !== null) {
-      const lists = [weights.lexical, weights.dense];
-      return {
-        hits: reciprocalRank([await this.lexical(words, filter, options), await this.dense(vector, filter, options)], lists),
-        weights: lists,
-      };
-    }
+    if (words.length === 0 || filter.pathPrefix !== null) return fuseChunks(this, words, vector, filter, weights, options);
     const ids = await this.table.repositoriesOf(filter);
     const lexical = await this.index.lexical(ids, words, filter.limit, null, options.maxTerms);
     const nearest = await this.index.nearest(ids, vector, filter.limit);

@@ -6,7 +6,6 @@
 import { sql, type Statement } from '@sextant/persistence';
 import { quote } from '../lexical/lexemes.js';
 import { idf } from '../lexical/postings.js';
-import { reciprocalRank } from '../search/fusion.js';
 import type { Hit } from '../search/hit.js';
 import {
   numeric,
@@ -15,6 +14,7 @@ import {
   type SearchFilter,
   type SearchOptions,
   type TableChange,
+  fuseChunks,
   type VectorIndex,
 } from './vector-index.js';
 
@@ -121,8 +121,7 @@ export class PostgresVectors implements VectorIndex {
     weights: HybridWeights,
     options: SearchOptions,
   ): Promise<{ hits: Hit[]; weights: number[] }> {
-    const lists = [weights.lexical, weights.dense];
-    return { hits: reciprocalRank([await this.lexical(words, filter, options), await this.dense(vector, filter)], lists), weights: lists };
+    return fuseChunks(this, words, vector, filter, weights, options);
   }
 
   async purge(): Promise<void> {}

@@ -6,12 +6,13 @@
 import { Logger } from '@nestjs/common';
 import { sql, type Statement } from '@sextant/persistence';
 import { termCounts } from '../lexical/postings.js';
-import { reciprocalRank, RRF_K } from '../search/fusion.js';
+import { RRF_K } from '../search/fusion.js';
 import type { Hit } from '../search/hit.js';
 import { QdrantIndex, type QdrantHit, type QdrantIndexOptions } from './qdrant-index.js';
 import {
   byScore,
   byteaLiteral,
+  fuseChunks,
   placed,
   type ChunkTable,
   type HybridWeights,
@@ -89,12 +90,11 @@ export class QdrantVectors implements VectorIndex {
     weights: HybridWeights,
     options: SearchOptions,
   ): Promise<{ hits: Hit[]; weights: number[] }> {
-    const lists = [weights.lexical, weights.dense];
-    if (words.length === 0) return { hits: reciprocalRank([[], await this.dense(vector, filter, options)], lists), weights: lists };
+    if (words.length === 0) return fuseChunks(this, words, vector, filter, weights, options);
     // Qdrant's rrf: 1 / ((p + 1) / w + k - 1), so k = RRF_K + 1 scores a weight-1 list as `reciprocalRank` does.
     const rrf = { k: RRF_K + 1, weights: [weights.lexical, weights.dense] as const };
     const found = await this.qdrant.hybrid(words.slice(0, options.maxTerms), vector, filter, depth(filter, options), rrf);
-    return { hits: await this.found(found, filter), weights: lists };
+    return { hits: await this.found(found, filter), weights: [weights.lexical, weights.dense] };
   }
 
   async purge(repositoryIds: readonly string[]): Promise<void> {

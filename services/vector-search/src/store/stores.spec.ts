@@ -4,7 +4,6 @@ import { Database, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant
 import { HashingEmbedder } from '../embedding/hashing-embedder.js';
 import { lexemes } from '../lexical/lexemes.js';
 import { termCounts, type TermCounts } from '../lexical/postings.js';
-import { reciprocalRank } from '../search/fusion.js';
 import type { Hit } from '../search/hit.js';
 import { MIGRATIONS, SCHEMA } from '../migrations/index.js';
 import { ChunkStore } from './chunk-store.js';
@@ -16,6 +15,8 @@ import {
   type HybridWeights,
   type SearchFilter,
   type TableChange,
+  fuseChunks,
+  type SearchOptions,
   type VectorIndex,
 } from './vector-index.js';
 
@@ -49,9 +50,8 @@ class MemoryVectors implements VectorIndex {
     return this.ranked(filter, (p) => p.vector.reduce((sum, v, i) => sum + v * vector[i]!, 0));
   }
 
-  async hybrid(words: readonly string[], vector: Float32Array, filter: SearchFilter, weights: HybridWeights) {
-    const lists = [weights.lexical, weights.dense];
-    return { hits: reciprocalRank([await this.lexical(words, filter), await this.dense(vector, filter)], lists), weights: lists };
+  async hybrid(words: readonly string[], vector: Float32Array, filter: SearchFilter, weights: HybridWeights, options: SearchOptions) {
+    return fuseChunks(this, words, vector, filter, weights, options);
   }
 
   async purge(repositoryIds: readonly string[]): Promise<void> {

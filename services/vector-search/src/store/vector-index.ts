@@ -5,6 +5,7 @@
  * and one line in `stores.ts`.
  */
 import type { Database } from '@sextant/persistence';
+import { reciprocalRank } from '../search/fusion.js';
 import type { Hit } from '../search/hit.js';
 
 /** A chunk as the vectors stage writes it. */
@@ -142,6 +143,25 @@ export interface VectorIndex {
   purge(repositoryIds: readonly string[]): Promise<void>;
   /** Saves what must outlive the process (at shutdown). */
   close(): Promise<void>;
+}
+
+/**
+ * Hybrid search over chunks only: the index's lexical and dense lists fused by reciprocal rank with their weights
+ * (what a store without a list of its own, or a search its own lists cannot serve, answers).
+ */
+export async function fuseChunks(
+  index: Pick<VectorIndex, 'lexical' | 'dense'>,
+  words: readonly string[],
+  vector: Float32Array,
+  filter: SearchFilter,
+  weights: HybridWeights,
+  options: SearchOptions,
+): Promise<{ hits: Hit[]; weights: number[] }> {
+  const lists = [weights.lexical, weights.dense];
+  return {
+    hits: reciprocalRank([await index.lexical(words, filter, options), await index.dense(vector, filter, options)], lists),
+    weights: lists,
+  };
 }
 
 /** Best score first; ties in path and chunk order. */
