@@ -1,8 +1,9 @@
 /**
  * bench/symbols/oracle — symbol quality against an oracle that is not Sextant's code: for TypeScript the
  * TypeScript language service on the sources shipped in installed npm packages (zod, rxjs, @grpc/grpc-js, ajv,
- * piscina); for Python (`-- --language python`) jedi on the Python packages Debian installs (jedi, parso, jwt;
- * needs `apt-get install python3-jedi`); for Go (`-- --language go`) gopls on packages of the standard library
+ * piscina) and this repository's own workspace packages (`sextant`: imports by package name); for Python
+ * (`-- --language python`) jedi on the Python packages Debian installs (jedi, parso, jwt; needs
+ * `apt-get install python3-jedi`); for Go (`-- --language go`) gopls on packages of the standard library
  * (needs `apt-get install gopls golang-go`):
  *   references   for sampled definitions, `find_references {path, line, column}` against the language
  *                service's findReferences (every group, declarations excluded): precision and recall per
@@ -18,7 +19,7 @@
  */
 import { cpSync, existsSync, writeFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +52,13 @@ interface Oracle {
 /** A project of a language: where its sources are, which files, and the oracle over the copy. */
 interface Language {
   label: string;
-  projects: Array<{ name: string; from: () => string; into: string }>;
+  projects: Array<{
+    name: string;
+    from: () => string;
+    into: string;
+    /** The files to copy when not every source under `from` (relative to it): sources, and manifests the copy needs. */
+    list?: (from: string) => { sources: string[]; manifests: string[] };
+  }>;
   sources: RegExp;
   oracle(dir: string, files: readonly string[]): Oracle;
   /** Files the copy needs besides the sources (path → content). */
@@ -71,6 +78,49 @@ function packageDir(name: string): string {
 }
 
 const DIST_PACKAGES = '/usr/lib/python3/dist-packages';
+const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** This repository's last commit (its working tree's edits left out, so that a run measures a fixed corpus), extracted once. */
+let snapshot: string | undefined;
+function headSnapshot(): string {
+  if (snapshot === undefined) {
+    snapshot = mkdtempSync(join(tmpdir(), 'sextant-bench-head-'));
+    execFileSync('sh', ['-c', `git -C "${REPOSITORY}" archive HEAD | tar -x -C "${snapshot}"`]);
+  }
+  return snapshot;
+}
+
+/** The committed TypeScript sources of this repository's workspace packages, with their package.json and tsconfig files. */
+function workspaceSources(): { sources: string[]; manifests: string[] } {
+  const committed = git(REPOSITORY, 'ls-files').split('\n');
+  return {
+    sources: committed.filter((f) => /^(libs|services|apps)\/[^/]+\/src\/.*(?<!\.d)\.ts$|^(tests|bench)\/src\/.*(?<!\.d)\.ts$/.test(f)),
+    manifests: committed.filter((f) => /(^|\/)(package\.json|tsconfig[\w.]*\.json)$/.test(f) && !f.includes('node_modules')),
+  };
+}
+
+/**
+ * `paths` for the language service: each workspace package of the copy (the root package.json's `workspaces`,
+ * `dir/*` or a directory) by name to its `src/index.ts`, and its subpaths to `src/` — as its exports do once built.
+ */
+function workspacePaths(dir: string): Record<string, string[]> {
+  const paths: Record<string, string[]> = {};
+  const read = (path: string) => (existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { name?: string; workspaces?: string[] }) : {});
+  for (const glob of read(join(dir, 'package.json')).workspaces ?? []) {
+    const dirs = glob.endsWith('/*')
+      ? readdirSync(join(dir, glob.slice(0, -2)), { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .map((e) => `${glob.slice(0, -2)}/${e.name}`)
+      : [glob];
+    for (const d of dirs) {
+      const name = read(join(dir, d, 'package.json')).name;
+      if (!name) continue;
+      paths[name] = [`${d}/src/index.ts`];
+      paths[`${name}/*`] = [`${d}/src/*`];
+    }
+  }
+  return paths;
+}
 const GOROOT_SRC = '/usr/lib/go/src';
 
 const LANGUAGES: Record<string, Language> = {
@@ -82,6 +132,8 @@ const LANGUAGES: Record<string, Language> = {
       { name: 'grpc-js', from: () => join(packageDir('@grpc/grpc-js'), 'src'), into: '' },
       { name: 'ajv', from: () => join(packageDir('ajv'), 'lib'), into: '' },
       { name: 'piscina', from: () => join(packageDir('piscina'), 'src'), into: '' },
+      // This repository, a monorepo of npm workspaces: what its committed sources import of each other by package name.
+      { name: 'sextant', from: headSnapshot, into: '', list: workspaceSources },
     ],
     sources: /(?<!\.d)\.[mc]?tsx?$/,
     oracle: typescriptOracle,
@@ -148,8 +200,9 @@ function sourcesOf(dir: string, pattern: RegExp): string[] {
 function makeWorkspace(root: string, language: Language, project: Language['projects'][number]): { dir: string; files: string[] } {
   const from = project.from();
   const dir = join(root, project.name);
-  const files = sourcesOf(from, language.sources).map((f) => `${project.into}${relative(from, f)}`);
-  for (const file of files) {
+  const listed = project.list?.(from);
+  const files = listed?.sources ?? sourcesOf(from, language.sources).map((f) => `${project.into}${relative(from, f)}`);
+  for (const file of [...files, ...(listed?.manifests ?? [])]) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     cpSync(join(from, file.slice(project.into.length)), join(dir, file));
   }
@@ -169,6 +222,8 @@ function languageService(dir: string, files: readonly string[]): ts.LanguageServ
     skipLibCheck: true,
     types: [],
   };
+  const paths = workspacePaths(dir);
+  if (Object.keys(paths).length > 0) Object.assign(options, { baseUrl: dir, paths });
   const absolute = files.map((f) => join(dir, f));
   const host: ts.LanguageServiceHost = {
     getScriptFileNames: () => absolute,
@@ -434,6 +489,35 @@ async function score(
   }
 }
 
+/** Names exported by this repository's libraries and used across packages, checked against `git grep` (`sextant`). */
+const GREP_CHECKED = ['ServiceError', 'WorkBudget', 'ToolHandler', 'CloneCache', 'defineTool'];
+
+/**
+ * For each of `GREP_CHECKED`, by name: the files `find_references` names against the files the language service's
+ * references are in and the files `git grep -w` finds the name in (the defining file left out of each; grep also
+ * finds comments and strings). A file the language service has and the answer lacks is printed.
+ */
+async function grepCheck(call: ToolCaller, oracle: Oracle, dir: string): Promise<void> {
+  for (const name of GREP_CHECKED) {
+    const answer = await call<{ definitions: Array<{ path: string; line: number }>; references: Array<{ path: string }> }>(
+      'find_references',
+      { name, limit: 1000 },
+    );
+    if (answer.isError || answer.body.definitions.length !== 1) throw new Error(`find_references ${name}: ${JSON.stringify(answer.body)}`);
+    const definition = answer.body.definitions[0]!;
+    const column = readFileSync(join(dir, definition.path), 'utf8').split('\n')[definition.line - 1]!.search(new RegExp(`\\b${name}\\b`));
+    const truth = new Set((await oracle.references({ path: definition.path, line: definition.line, column })).map((s) => s.path));
+    const grep = new Set(git(dir, 'grep', '-lw', name, '--', '*.ts').split('\n').filter(Boolean));
+    for (const files of [truth, grep]) files.delete(definition.path);
+    const found = new Set(answer.body.references.map((r) => r.path).filter((p) => p !== definition.path));
+    const missed = [...truth].filter((f) => !found.has(f));
+    console.log(
+      `${''.padEnd(8)} find_references ${name}: ${found.size} files; the language service ${truth.size}, ${truth.size - missed.length} of them found; git grep -lw ${grep.size}` +
+        (missed.length > 0 ? ` (missing ${missed.slice(0, 4).join(', ')}${missed.length > 4 ? ' …' : ''})` : ''),
+    );
+  }
+}
+
 /** `ORACLE_EXPLAIN=<kind>|all`: print each sampled symbol's false positives and misses with their lines. */
 const EXPLAIN = process.env.ORACLE_EXPLAIN;
 
@@ -491,6 +575,7 @@ async function main(): Promise<void> {
         const localScores: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
         await score(call, oracle, dir, sample, scores, 'definitions')
           .then(() => score(call, oracle, dir, localSample, localScores, 'locals'))
+          .then(() => (project.name === 'sextant' ? grepCheck(call, oracle, dir) : undefined))
           .finally(() => oracle.close());
         console.log(
           `${project.name.padEnd(8)} ${String(files.length).padStart(4)} files, ${String(sample.length).padStart(3)} symbols   ` +
@@ -533,6 +618,7 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
+    if (snapshot !== undefined) rmSync(snapshot, { recursive: true, force: true });
   }
 }
 

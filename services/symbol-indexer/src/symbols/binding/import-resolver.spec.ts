@@ -102,6 +102,104 @@ describe('ImportResolver', () => {
     ]);
   });
 
+  it('follows a tsconfig `extends` (relative) for `paths` and `baseUrl`, relative to the config that declares them', () => {
+    const resolver = checkout({
+      'config/tsconfig.base.json': '{ "compilerOptions": { "baseUrl": "..", "paths": { "#shared/*": ["shared/*"] } } }',
+      'app/tsconfig.json': '{ "extends": "../config/tsconfig.base", "compilerOptions": { "outDir": "dist" } }',
+      'app/main.ts': '',
+      'shared/log.ts': '',
+    });
+    expect(resolver, 'node', [
+      ['app/main.ts', '#shared/log', 'shared/log.ts'],
+      ['app/main.ts', 'shared/log', 'shared/log.ts'],
+    ]);
+  });
+
+  it('resolves packages of npm/yarn/pnpm workspaces by name to their sources: exports, subpaths, patterns, outDir → rootDir', () => {
+    const manifest = (m: object) => JSON.stringify(m);
+    const resolver = checkout({
+      'package.json': manifest({ name: 'root', workspaces: ['libs/*', 'apps/web', '!libs/ignored'] }),
+      // A compiled library: exports point into dist/, which is not in the repository; its tsconfig maps dist/ to src/.
+      'libs/core/package.json': manifest({
+        name: '@acme/core',
+        exports: {
+          '.': { types: './dist/index.d.ts', import: './dist/index.js' },
+          './errors': { import: './dist/errors.js' },
+          './feature/*': './dist/features/*.js',
+        },
+      }),
+      'libs/core/tsconfig.json': '{ "extends": "../../tsconfig.base.json", "compilerOptions": { "rootDir": "src", "outDir": "dist" } }',
+      'tsconfig.base.json': '{ "compilerOptions": { "strict": true } }',
+      'libs/core/src/index.ts': '',
+      'libs/core/src/errors.ts': '',
+      'libs/core/src/internal.ts': '',
+      'libs/core/src/features/auth.ts': '',
+      // Plain JavaScript, committed as it runs; `main` only.
+      'libs/legacy/package.json': manifest({ name: 'legacy-utils', main: 'lib/main.js' }),
+      'libs/legacy/lib/main.js': '',
+      'libs/legacy/lib/extra.js': '',
+      // types to dist/ without a tsconfig: the usual output folder stands for src/.
+      'apps/web/package.json': manifest({ name: 'web', types: './dist/app.d.ts' }),
+      'apps/web/src/app.ts': '',
+      'apps/web/src/page.ts': '',
+      'apps/other/package.json': manifest({ name: 'other' }),
+      'apps/other/index.ts': '',
+    });
+    expect(resolver, 'node', [
+      ['apps/web/src/page.ts', '@acme/core', 'libs/core/src/index.ts'],
+      ['apps/web/src/page.ts', '@acme/core/errors', 'libs/core/src/errors.ts'],
+      ['apps/web/src/page.ts', '@acme/core/feature/auth', 'libs/core/src/features/auth.ts'],
+      // Not exported: Node refuses the import, and so does the resolver.
+      ['apps/web/src/page.ts', '@acme/core/internal', null],
+      ['apps/web/src/page.ts', '@acme/core/feature/none', null],
+      ['apps/web/src/page.ts', 'legacy-utils', 'libs/legacy/lib/main.js'],
+      ['apps/web/src/page.ts', 'legacy-utils/lib/extra', 'libs/legacy/lib/extra.js'],
+      ['libs/core/src/index.ts', 'web', 'apps/web/src/app.ts'],
+      // apps/other is not a workspace (only apps/web is), a package from the registry is not in the repository.
+      ['libs/core/src/index.ts', 'other', null],
+      ['libs/core/src/index.ts', 'react', null],
+      ['libs/core/src/index.ts', '@acme/cor', null],
+    ]);
+    const yarn = checkout({
+      'package.json': manifest({ private: true, workspaces: { packages: ['packages/**'] } }),
+      'packages/ui/button/package.json': manifest({ name: '@ui/button', exports: './index.js' }),
+      'packages/ui/button/index.ts': '',
+      'src/app.ts': '',
+    });
+    expect(yarn, 'node', [['src/app.ts', '@ui/button', 'packages/ui/button/index.ts']]);
+    const pnpm = checkout({
+      'package.json': manifest({ name: 'mono' }),
+      'pnpm-workspace.yaml': "# pnpm\npackages:\n  - 'tools/*'   # the tools\n  - \"!tools/old\"\ncatalog:\n  - 'x/*'\n",
+      'tools/cli/package.json': manifest({ name: 'cli', source: 'src/cli.ts', main: 'dist/cli.cjs' }),
+      'tools/cli/src/cli.ts': '',
+      'tools/old/package.json': manifest({ name: 'old' }),
+      'tools/old/index.ts': '',
+      'x/y/package.json': manifest({ name: 'y' }),
+      'x/y/index.ts': '',
+      'src/app.ts': '',
+    });
+    expect(pnpm, 'node', [
+      ['src/app.ts', 'cli', 'tools/cli/src/cli.ts'],
+      ['src/app.ts', 'old', null],
+      ['src/app.ts', 'y', null],
+    ]);
+  });
+
+  it('resolves packages that the root tsconfig names as project references', () => {
+    const resolver = checkout({
+      'tsconfig.json': '{ "files": [], "references": [{ "path": "./pkgs/a" }, { "path": "pkgs/b/tsconfig.json" }] }',
+      'pkgs/a/package.json': JSON.stringify({ name: 'a', types: 'out/index.d.ts' }),
+      'pkgs/a/tsconfig.json': '{ "compilerOptions": { "outDir": "out", "rootDir": "lib" } }',
+      'pkgs/a/lib/index.ts': '',
+      'pkgs/b/package.json': JSON.stringify({ name: 'b', main: 'index.js' }),
+      'pkgs/b/index.ts': '',
+    });
+    expect(resolver, 'node', [
+      ['pkgs/b/index.ts', 'a', 'pkgs/a/lib/index.ts'],
+      ['pkgs/a/lib/index.ts', 'b', 'pkgs/b/index.ts'],
+    ]);
+  });
+
   it('resolves Python relative imports from the package, absolute ones from the root or src/', () => {
     const resolver = checkout([
       'top.py',

@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { ExtractedImport } from '@sextant/parsing';
+import { isRecord, packageTargets, splitSpecifier, workspaceGlobs, type PackageManifest } from './node-packages.js';
 
 /**
  * Resolves an import's module string to what it names inside the
@@ -17,7 +18,10 @@ import type { ExtractedImport } from '@sextant/parsing';
  */
 export class ImportResolver {
   private readonly kinds = new Map<string, 'file' | 'dir' | null>();
-  private readonly configs = new Map<string, TsPaths | null>();
+  private readonly configs = new Map<string, TsConfig | null>();
+  private readonly nearestConfigs = new Map<string, TsConfig | null>();
+  private readonly manifests = new Map<string, PackageManifest | null>();
+  private packages: Map<string, string> | undefined;
   private goModule: string | null | undefined;
 
   constructor(private readonly root: string) {}
@@ -63,14 +67,16 @@ export class ImportResolver {
     return resolved;
   }
 
-  /** Relative paths, `.js` written for `.ts`, extensions, index files, and `tsconfig.json` `baseUrl`/`paths`. */
+  /**
+   * Relative paths, `.js` written for `.ts`, extensions, index files; `tsconfig.json` `paths` and `baseUrl` (the nearest
+   * config up, its `extends` followed); then a workspace package by name (see `workspaceImport`).
+   */
   private node(fromPath: string, module: string): string | null {
     if (module.startsWith('./') || module.startsWith('../') || module === '.' || module === '..') {
       return this.nodeFile(posix.join(posix.dirname(fromPath), module));
     }
-    const config = this.tsPaths(posix.dirname(fromPath));
-    if (!config) return null;
-    for (const [pattern, targets] of config.paths) {
+    const config = this.nearestTsConfig(posix.dirname(fromPath));
+    for (const [pattern, targets] of config?.paths ?? []) {
       const star = pattern.indexOf('*');
       const matched =
         star < 0
@@ -82,11 +88,109 @@ export class ImportResolver {
             : undefined;
       if (matched === undefined) continue;
       for (const target of targets) {
-        const found = this.nodeFile(posix.join(config.baseDir, target.replace('*', matched)));
+        const found = this.nodeFile(posix.join(config!.pathsBase, target.replace('*', matched)));
         if (found) return found;
       }
     }
-    return config.baseUrl !== null ? this.nodeFile(posix.join(config.baseUrl, module)) : null;
+    return (config?.baseUrl != null ? this.nodeFile(posix.join(config.baseUrl, module)) : null) ?? this.workspaceImport(module);
+  }
+
+  /**
+   * A bare specifier naming a package of the repository's workspaces (`@org/lib`, `@org/lib/sub`): the source file its
+   * `package.json` sends the subpath to (see `packageTargets`), a build's output mapped back to its sources by the
+   * package's tsconfig (`outDir` → `rootDir`; see `packageFile`).
+   */
+  private workspaceImport(module: string): string | null {
+    const split = splitSpecifier(module);
+    const dir = split && this.workspacePackages().get(split[0]);
+    if (!split || dir === undefined || dir === null) return null;
+    for (const target of packageTargets(this.manifest(dir) ?? {}, split[1])) {
+      const found = this.packageFile(dir, target);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  /**
+   * Workspace packages by name: the directories the root's workspace globs match (npm/yarn `workspaces`,
+   * `pnpm-workspace.yaml`; less what a `!` glob matches) and those the root tsconfig's project `references` name, each with a `package.json` that
+   * has a `name` (the first directory wins a name claimed twice).
+   */
+  private workspacePackages(): Map<string, string> {
+    if (this.packages) return this.packages;
+    const dirs = new Set<string>();
+    const globs = workspaceGlobs(this.manifest('.'), this.read('pnpm-workspace.yaml'));
+    for (const glob of globs.include) for (const d of this.expand(glob)) dirs.add(d);
+    for (const glob of globs.exclude) for (const d of this.expand(glob)) dirs.delete(d);
+    for (const d of this.tsConfig('.')?.references ?? []) dirs.add(d);
+    this.packages = new Map();
+    for (const dir of [...dirs].sort()) {
+      const name = this.manifest(dir)?.name;
+      if (typeof name === 'string' && !this.packages.has(name)) this.packages.set(name, dir);
+    }
+    return this.packages;
+  }
+
+  /** The directories a workspace glob matches: literal segments, `*` within a segment, `**` for any depth (up to 4). */
+  private expand(glob: string): string[] {
+    let dirs = ['.'];
+    for (const segment of glob.split('/')) {
+      if (segment === '**') {
+        const all = new Set(dirs);
+        let level = dirs;
+        for (let depth = 0; depth < 4 && level.length > 0; depth++) {
+          level = level.flatMap((d) => this.subdirectories(d).map((s) => posix.join(d, s)));
+          for (const d of level) all.add(d);
+        }
+        dirs = [...all];
+      } else if (segment.includes('*')) {
+        const pattern = new RegExp(`^${segment.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^/]*')}$`);
+        dirs = dirs.flatMap((d) => this.subdirectories(d).filter((s) => pattern.test(s)).map((s) => posix.join(d, s)));
+      } else if (segment !== '.') {
+        dirs = dirs.map((d) => posix.join(d, segment)).filter((d) => this.kind(d) === 'dir');
+      }
+    }
+    return dirs.filter((d) => !d.startsWith('..'));
+  }
+
+  /**
+   * A package's target (`./dist/index.d.ts`) as a file of the repository: a build's output is not in it, so a target
+   * under the package tsconfig's `outDir` is looked for under its `rootDir` first (else `src/`), a declaration file
+   * by its source's name; then the target as written.
+   */
+  private packageFile(dir: string, target: string): string | null {
+    const path = posix.join(dir, target);
+    if (dir !== '.' && !path.startsWith(`${dir}/`)) return null;
+    const stem = path.replace(/\.d\.([mc]?)ts$/, '.$1js');
+    const config = this.tsConfig(dir);
+    const out = config?.outDir ?? null;
+    const sources = config?.rootDir ?? posix.join(dir, 'src');
+    const candidates = out !== null && stem.startsWith(`${out}/`) ? [`${sources}${stem.slice(out.length)}`] : [];
+    // Without a tsconfig that says so, the usual output folders stand for `src/`.
+    const built = /^(dist|lib|build|out)\//.exec(dir === '.' ? stem : stem.slice(dir.length + 1));
+    if (out === null && built) candidates.push(posix.join(dir, 'src', (dir === '.' ? stem : stem.slice(dir.length + 1)).slice(built[0].length)));
+    candidates.push(stem);
+    for (const candidate of candidates) {
+      const found = this.nodeFile(candidate);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  private manifest(dir: string): PackageManifest | null {
+    let manifest = this.manifests.get(dir);
+    if (manifest === undefined) {
+      manifest = null;
+      const text = this.read(posix.join(dir, 'package.json'));
+      try {
+        const parsed: unknown = text === null ? null : JSON.parse(text);
+        if (isRecord(parsed)) manifest = parsed;
+      } catch {
+        // Not JSON: no package here.
+      }
+      this.manifests.set(dir, manifest);
+    }
+    return manifest;
   }
 
   private nodeFile(base: string): string | null {
@@ -249,31 +353,67 @@ export class ImportResolver {
     return this.kind(dir) === 'dir' ? `${dir}/` : null;
   }
 
-  /** The `compilerOptions` of the nearest `tsconfig.json` up from `dir` (its `extends` is not followed). */
-  private tsPaths(dir: string): TsPaths | null {
-    const cached = this.configs.get(dir);
+  /** The nearest `tsconfig.json` up from `dir`. */
+  private nearestTsConfig(dir: string): TsConfig | null {
+    let found = this.nearestConfigs.get(dir);
+    if (found === undefined) {
+      found = this.tsConfig(dir) ?? (dir !== '.' && dir !== '' ? this.nearestTsConfig(posix.dirname(dir)) : null);
+      this.nearestConfigs.set(dir, found);
+    }
+    return found;
+  }
+
+  /** `dir`'s `tsconfig.json` (or the config file `path` names), its relative `extends` followed (up to 8 deep): what the resolver reads of it. */
+  private tsConfig(dir: string, path = posix.join(dir, 'tsconfig.json'), depth = 0): TsConfig | null {
+    const key = posix.normalize(path);
+    const cached = this.configs.get(key);
     if (cached !== undefined) return cached;
-    let found: TsPaths | null = null;
-    const text = this.read(posix.join(dir, 'tsconfig.json'));
+    let config: TsConfig | null = null;
+    const text = this.read(key);
     if (text !== null) {
       try {
-        const options = (
-          JSON.parse(stripJsonComments(text)) as { compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } }
-        ).compilerOptions;
-        const baseDir = posix.join(dir, options?.baseUrl ?? '.');
-        found = {
-          baseUrl: options?.baseUrl !== undefined ? baseDir : null,
-          baseDir,
-          paths: Object.entries(options?.paths ?? {}).filter((e): e is [string, string[]] => Array.isArray(e[1])),
+        const json = JSON.parse(stripJsonComments(text)) as unknown;
+        const own = isRecord(json) ? json : {};
+        const at = posix.dirname(key);
+        const base =
+          typeof own.extends === 'string' && own.extends.startsWith('.') && depth < 8
+            ? this.tsConfig(at, own.extends.endsWith('.json') ? posix.join(at, own.extends) : `${posix.join(at, own.extends)}.json`, depth + 1)
+            : null;
+        const options = isRecord(own.compilerOptions) ? own.compilerOptions : {};
+        const relative = (name: string) => (typeof options[name] === 'string' ? posix.join(at, options[name] as string) : undefined);
+        const baseUrl = relative('baseUrl');
+        const paths = isRecord(options.paths)
+          ? Object.entries(options.paths).filter((e): e is [string, string[]] => Array.isArray(e[1]))
+          : undefined;
+        config = {
+          baseUrl: baseUrl ?? base?.baseUrl ?? null,
+          paths: paths ?? base?.paths ?? [],
+          // `paths` are relative to `baseUrl` when it is set, else to the config that declares them.
+          pathsBase: paths ? (baseUrl ?? base?.baseUrl ?? at) : (base?.pathsBase ?? at),
+          outDir: relative('outDir') ?? base?.outDir ?? null,
+          rootDir: relative('rootDir') ?? base?.rootDir ?? null,
+          references: (Array.isArray(own.references) ? own.references : [])
+            .map((r) => (isRecord(r) && typeof r.path === 'string' ? posix.join(at, r.path) : null))
+            .filter((r): r is string => r !== null)
+            .map((r) => (r.endsWith('.json') ? posix.dirname(r) : r)),
         };
       } catch {
-        found = null;
+        config = null;
       }
-    } else if (dir !== '.' && dir !== '') {
-      found = this.tsPaths(posix.dirname(dir));
     }
-    this.configs.set(dir, found);
-    return found;
+    this.configs.set(key, config);
+    return config;
+  }
+
+  /** The names of the directories in `dir` (dependencies' and hidden ones left out). */
+  private subdirectories(dir: string): string[] {
+    try {
+      return readdirSync(posix.join(this.root, dir), { withFileTypes: true })
+        .filter((e) => e.isDirectory() && e.name !== 'node_modules' && !e.name.startsWith('.'))
+        .map((e) => e.name);
+    } catch {
+      return [];
+    }
   }
 
   private kind(path: string): 'file' | 'dir' | null {
@@ -311,10 +451,15 @@ interface RustModule {
 const RUST_DIR_OWNERS = new Set(['mod.rs', 'lib.rs', 'main.rs']);
 const RUST_TARGET_DIRS = ['tests', 'examples', 'benches'];
 
-interface TsPaths {
+/** What the resolver reads of a `tsconfig.json`, its paths relative to the repository. */
+interface TsConfig {
   baseUrl: string | null;
-  baseDir: string;
   paths: Array<[string, string[]]>;
+  pathsBase: string;
+  outDir: string | null;
+  rootDir: string | null;
+  /** The directories of its project `references`. */
+  references: string[];
 }
 
 /** Where Java sources start (a package path is appended), C/C++ include directories (besides the including file's). */
