@@ -230,6 +230,34 @@ describe('ImportResolver', () => {
     ]);
   });
 
+  it("resolves absolute Python imports from the importing file's project (and its src/), then uv workspace members", () => {
+    const resolver = checkout({
+      'pyproject.toml': '[project]\nname = "mono"\n\n[tool.uv.workspace]\nmembers = [\n  "packages/*",  # every package\n]\nexclude = ["x"]\n\n[tool.other]\nmembers = ["nope"]\n',
+      'packages/billing/pyproject.toml': '[project]\nname = "billing"\n',
+      'packages/billing/src/billing/__init__.py': '',
+      'packages/billing/src/billing/invoice.py': '',
+      'packages/billing/tests/test_invoice.py': '',
+      'packages/users/setup.py': '',
+      'packages/users/users/__init__.py': '',
+      'packages/users/users/models.py': '',
+      // A namespace package (no __init__.py) under a project of its own, outside the workspace.
+      'services/api/setup.cfg': '',
+      'services/api/acme/api/routes.py': '',
+      'services/api/main.py': '',
+      'nope/nope.py': '',
+    });
+    expect(resolver, 'python', [
+      ['packages/billing/tests/test_invoice.py', 'billing.invoice', 'packages/billing/src/billing/invoice.py'],
+      ['packages/billing/src/billing/invoice.py', 'users.models', 'packages/users/users/models.py'],
+      ['packages/users/users/models.py', 'billing', 'packages/billing/src/billing/__init__.py'],
+      ['services/api/main.py', 'acme.api.routes', 'services/api/acme/api/routes.py'],
+      ['services/api/main.py', 'billing.invoice', 'packages/billing/src/billing/invoice.py'],
+      // services/api is not a workspace member: only its own files see its packages.
+      ['packages/users/users/models.py', 'acme.api.routes', null],
+      ['services/api/main.py', 'nope', null],
+    ]);
+  });
+
   it('binds a module a Python `from` import takes as a namespace of its own file', () => {
     const resolver = checkout(['app/__init__.py', 'app/models.py', 'app/api/__init__.py', 'app/api/views.py']);
     const imported = (module: string, names: string[]) => ({
@@ -283,6 +311,48 @@ describe('ImportResolver', () => {
     ]);
     // No go.mod: nothing is in the module.
     expect(checkout(['internal/cart/cart.go']), 'go', [['main.go', 'internal/cart', null]]);
+  });
+
+  it('resolves Go packages across the modules of a repository: go.work, nested go.mod, local replace directives', () => {
+    // Several modules and no go.mod at the root; a module's path ending in its directory places the others.
+    const multi = checkout({
+      'api/go.mod': 'module github.com/acme/shop/api\n\nrequire github.com/acme/shop/core v0.0.0\n',
+      'api/server/server.go': '',
+      'api/main.go': '',
+      'core/go.mod': 'module github.com/acme/shop/core\n',
+      'core/cart/cart.go': '',
+      'tools/go.mod': 'module example.org/tools\n\nreplace (\n\tgithub.com/acme/shop/core => ../core\n\texample.org/vendored v1.0.0 => ./third_party/vendored\n)\nreplace example.org/gone => ../../outside\n',
+      'tools/gen/gen.go': '',
+      'tools/third_party/vendored/go.mod': 'module example.org/vendored\n',
+      'tools/third_party/vendored/v.go': '',
+    });
+    expect(multi, 'go', [
+      ['api/main.go', 'github.com/acme/shop/api/server', 'api/server/'],
+      ['api/main.go', 'github.com/acme/shop/api', 'api/'],
+      ['api/server/server.go', 'github.com/acme/shop/core/cart', 'core/cart/'],
+      ['tools/gen/gen.go', 'example.org/tools/gen', 'tools/gen/'],
+      ['tools/gen/gen.go', 'github.com/acme/shop/core/cart', 'core/cart/'],
+      ['tools/gen/gen.go', 'example.org/vendored', 'tools/third_party/vendored/'],
+      ['tools/gen/gen.go', 'example.org/gone', null],
+      ['api/main.go', 'github.com/acme/shop/missing', null],
+      ['api/main.go', 'fmt', null],
+    ]);
+    // go.work: the modules it uses, whatever their paths.
+    const work = checkout({
+      'go.work': 'go 1.22\n\nuse (\n\t./svc // the service\n\t"./lib"\n)\nuse ./cmd\n',
+      'svc/go.mod': 'module svc.example/x\n',
+      'svc/handler/h.go': '',
+      'lib/go.mod': 'module lib.example/y\n',
+      'lib/strings/s.go': '',
+      'cmd/go.mod': 'module cmd.example/z\n',
+      'cmd/main.go': '',
+    });
+    expect(work, 'go', [
+      ['cmd/main.go', 'svc.example/x/handler', 'svc/handler/'],
+      ['cmd/main.go', 'lib.example/y/strings', 'lib/strings/'],
+      ['svc/handler/h.go', 'cmd.example/z', 'cmd/'],
+      ['svc/handler/h.go', 'lib.example/y/none', null],
+    ]);
   });
 
   it('resolves Java classes by package under the usual source roots, static imports and nested classes by their class', () => {

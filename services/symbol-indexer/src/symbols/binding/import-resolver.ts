@@ -22,7 +22,10 @@ export class ImportResolver {
   private readonly nearestConfigs = new Map<string, TsConfig | null>();
   private readonly manifests = new Map<string, PackageManifest | null>();
   private packages: Map<string, string> | undefined;
-  private goModule: string | null | undefined;
+  private readonly goMods = new Map<string, GoMod | null>();
+  private readonly pythonRootsByProject = new Map<string, string[]>();
+  private pythonMembers: string[] | undefined;
+  private readonly goModulesByDir = new Map<string, Array<[string, string]>>();
 
   constructor(private readonly root: string) {}
 
@@ -33,7 +36,7 @@ export class ImportResolver {
       case 'python':
         return this.python(fromPath, module);
       case 'go':
-        return this.go(module);
+        return this.go(fromPath, module);
       case 'java':
         return this.java(module);
       case 'c':
@@ -205,7 +208,10 @@ export class ImportResolver {
     return candidates.find((c) => this.kind(c) === 'file') ?? null;
   }
 
-  /** Relative (`.models`, `..pkg.mod`) from the importing file's package; absolute from the root or `src/`. */
+  /**
+   * Relative (`.models`, `..pkg.mod`) from the importing file's package; absolute from the source roots (see
+   * `pythonRoots`). A namespace package (a directory without `__init__.py`) needs nothing more: its modules are files.
+   */
   private python(fromPath: string, module: string): string | null {
     const dots = /^\.*/.exec(module)![0].length;
     const rest = module.slice(dots).replaceAll('.', '/');
@@ -219,7 +225,7 @@ export class ImportResolver {
       }
       bases = [dir];
     } else {
-      bases = ['.', 'src'];
+      bases = this.pythonRoots(posix.dirname(fromPath));
     }
     for (const base of bases) {
       const path = posix.join(base, rest);
@@ -229,6 +235,25 @@ export class ImportResolver {
       }
     }
     return null;
+  }
+
+  /**
+   * Where absolute Python imports start, first to last: the project of the importing file (the nearest directory up
+   * with a `pyproject.toml`, `setup.py` or `setup.cfg`) and its `src/`, the root and its `src/`, and the members of a
+   * uv workspace the root's `pyproject.toml` declares (`[tool.uv.workspace] members`), each and its `src/`.
+   */
+  private pythonRoots(dir: string): string[] {
+    let project = dir;
+    while (project !== '.' && !PYTHON_PROJECT_FILES.some((f) => this.kind(`${project}/${f}`) === 'file')) project = posix.dirname(project);
+    const cached = this.pythonRootsByProject.get(project);
+    if (cached) return cached;
+    if (this.pythonMembers === undefined) {
+      const members = uvWorkspaceMembers(this.read('pyproject.toml'));
+      this.pythonMembers = [...new Set(members.flatMap((glob) => this.expand(glob)))].sort();
+    }
+    const roots = [...new Set([project, '.', ...this.pythonMembers].flatMap((d) => [d, posix.join(d, 'src')]))];
+    this.pythonRootsByProject.set(project, roots);
+    return roots;
   }
 
   /**
@@ -336,21 +361,64 @@ export class ImportResolver {
     return null;
   }
 
-  /** A package under the module `go.mod` at the root declares: its directory. */
-  private go(module: string): string | null {
-    if (this.goModule === undefined) {
-      const text = this.read('go.mod');
-      const name = text && /^module\s+(\S+)/m.exec(text)?.[1];
-      this.goModule = name || null;
+  /**
+   * A package of a module in the repository: its directory. The modules are the one whose `go.mod` is nearest up from
+   * the importing file, the root's, those `go.work` uses, and the local directories their `replace` directives name;
+   * a module at `a/b` whose path ends in `/a/b` tells where the repository's other paths are (`…/c` at `c/`: a
+   * repository of several modules without a `go.work`). The longest module path that prefixes the import wins.
+   */
+  private go(fromPath: string, module: string): string | null {
+    for (const [path, dir] of this.goModules(posix.dirname(fromPath))) {
+      if (path === 'std') {
+        // The standard library's own go.mod: an import path is its directory.
+        if (this.kind(posix.join(dir, module)) === 'dir') return `${posix.join(dir, module)}/`;
+        continue;
+      }
+      if (module !== path && !module.startsWith(`${path}/`)) continue;
+      const found = posix.join(dir, module.slice(path.length + 1));
+      if (found === '.') return './';
+      if (this.kind(found) === 'dir') return `${found}/`;
     }
-    if (!this.goModule) return null;
-    // The standard library's own go.mod (`module std`): an import path is its directory.
-    if (this.goModule === 'std') return this.kind(module) === 'dir' ? `${module}/` : null;
-    const prefix = this.goModule;
-    if (module !== prefix && !module.startsWith(`${prefix}/`)) return null;
-    const dir = module.slice(prefix.length + 1);
-    if (dir === '') return './';
-    return this.kind(dir) === 'dir' ? `${dir}/` : null;
+    return null;
+  }
+
+  /** The modules an import from a file of `dir` may name, as [module path, directory], the longest path first. */
+  private goModules(dir: string): Array<[string, string]> {
+    let nearest = dir;
+    while (nearest !== '.' && this.kind(`${nearest}/go.mod`) !== 'file') nearest = posix.dirname(nearest);
+    const key = nearest;
+    let modules = this.goModulesByDir.get(key);
+    if (modules) return modules;
+    const found = new Map<string, string>();
+    const add = (moduleDir: string) => {
+      const mod = this.goMod(moduleDir);
+      if (!mod) return;
+      if (!found.has(mod.path)) found.set(mod.path, moduleDir);
+      for (const [path, target] of mod.replaces) if (!found.has(path) && this.goMod(target)) found.set(path, target);
+    };
+    add(nearest);
+    add('.');
+    for (const used of goWorkUses(this.read('go.work'))) add(used);
+    // Where the repository's root is among import paths, from any module at a directory its path ends with.
+    for (const [path, moduleDir] of [...found]) {
+      if (moduleDir !== '.' && path.endsWith(`/${moduleDir}`) && !found.has(path.slice(0, -moduleDir.length - 1))) {
+        found.set(path.slice(0, -moduleDir.length - 1), '.');
+      }
+    }
+    modules = [...found].sort((a, b) => b[0].length - a[0].length);
+    this.goModulesByDir.set(key, modules);
+    return modules;
+  }
+
+  /** `dir/go.mod`: its module path and its `replace` directives to local directories (as paths in the repository). */
+  private goMod(dir: string): GoMod | null {
+    const cached = this.goMods.get(dir);
+    if (cached !== undefined) return cached;
+    const text = this.read(posix.join(dir, 'go.mod'));
+    const path = text && /^module\s+"?([^\s"]+)"?/m.exec(text)?.[1];
+    const mod: GoMod | null = path ? { path, replaces: goReplaces(text, dir) } : null;
+    this.goMods.set(dir, mod);
+    return mod;
   }
 
   /** The nearest `tsconfig.json` up from `dir`. */
@@ -439,6 +507,47 @@ export class ImportResolver {
       return null;
     }
   }
+}
+
+/** What makes a directory a Python project's root. */
+const PYTHON_PROJECT_FILES = ['pyproject.toml', 'setup.py', 'setup.cfg'];
+
+/** The member globs of a uv workspace in a `pyproject.toml` (`[tool.uv.workspace]`, `members = [...]`, one line or several). */
+function uvWorkspaceMembers(text: string | null): string[] {
+  const section = text && /^\[tool\.uv\.workspace\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(text)?.[1];
+  const list = section && /^members\s*=\s*\[([^\]]*)\]/m.exec(section)?.[1];
+  if (!list) return [];
+  return [...list.matchAll(/["']([^"']+)["']/g)].map((m) => m[1]!.replace(/^\.\//, '').replace(/\/+$/, '')).filter((g) => g && !g.startsWith('..'));
+}
+
+/** What the resolver reads of a `go.mod`. */
+interface GoMod {
+  path: string;
+  /** Module path → the repository directory a `replace … => ./dir` sends it to. */
+  replaces: Array<[string, string]>;
+}
+
+/** The directories a `go.work` uses (`use ./a` or a `use ( … )` block), as paths in the repository. */
+function goWorkUses(text: string | null): string[] {
+  if (text === null) return [];
+  const uses: string[] = [];
+  for (const [, block, single] of text.matchAll(/^use\s*(?:\(([^)]*)\)|(\S+))/gm)) {
+    for (const entry of (block ?? single ?? '').split('\n')) {
+      const dir = entry.replace(/\/\/.*$/, '').trim().replace(/^"|"$/g, '');
+      if (dir && !posix.isAbsolute(dir)) uses.push(posix.normalize(dir));
+    }
+  }
+  return uses.filter((d) => !d.startsWith('..'));
+}
+
+/** A `go.mod`'s `replace` directives to local directories (`=> ./x`, `=> ../x`), relative to the repository. */
+function goReplaces(text: string, dir: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const [, path, target] of text.matchAll(/^(?:replace\s+|\s+)(\S+)(?:\s+v\S+)?\s+=>\s+(\.\.?\/\S*)\s*$/gm)) {
+    const local = posix.join(dir, target!);
+    if (!local.startsWith('..')) out.push([path!, local]);
+  }
+  return out;
 }
 
 /** A Rust module: its file, and the directory of the files of the modules it declares. */
