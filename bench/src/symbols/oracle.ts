@@ -16,6 +16,7 @@
  *                captures, not at the top level of a file), asked at their declarations: reported apart
  * Each project is its own git workspace, indexed by an embedded Sextant through the gateway (MCP over HTTP).
  * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python|go] [-- --project <name>]
+ *        [-- --commit <rev>] (the commit of this repository the `sextant` project measures; default HEAD)
  */
 import { cpSync, existsSync, writeFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -80,19 +81,23 @@ function packageDir(name: string): string {
 const DIST_PACKAGES = '/usr/lib/python3/dist-packages';
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
 
-/** This repository's last commit (its working tree's edits left out, so that a run measures a fixed corpus), extracted once. */
+/**
+ * This repository at a commit (`--commit <rev>`, else its last), extracted once: a fixed corpus, so that runs of
+ * different builds compare (the working tree's edits are left out).
+ */
+const COMMIT = process.argv.includes('--commit') ? process.argv[process.argv.indexOf('--commit') + 1]! : 'HEAD';
 let snapshot: string | undefined;
 function headSnapshot(): string {
   if (snapshot === undefined) {
     snapshot = mkdtempSync(join(tmpdir(), 'sextant-bench-head-'));
-    execFileSync('sh', ['-c', `git -C "${REPOSITORY}" archive HEAD | tar -x -C "${snapshot}"`]);
+    execFileSync('sh', ['-c', `git -C "$0" archive "$1" | tar -x -C "$2"`, REPOSITORY, COMMIT, snapshot]);
   }
   return snapshot;
 }
 
 /** The committed TypeScript sources of this repository's workspace packages, with their package.json and tsconfig files. */
 function workspaceSources(): { sources: string[]; manifests: string[] } {
-  const committed = git(REPOSITORY, 'ls-files').split('\n');
+  const committed = git(REPOSITORY, 'ls-tree', '-r', '--name-only', COMMIT).split('\n');
   return {
     sources: committed.filter((f) => /^(libs|services|apps)\/[^/]+\/src\/.*(?<!\.d)\.ts$|^(tests|bench)\/src\/.*(?<!\.d)\.ts$/.test(f)),
     manifests: committed.filter((f) => /(^|\/)(package\.json|tsconfig[\w.]*\.json)$/.test(f) && !f.includes('node_modules')),

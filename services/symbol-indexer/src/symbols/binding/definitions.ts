@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import { nameSpaceOf } from '@sextant/parsing';
 import { calledName, receiverResolver } from './receiver-types.js';
-import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, placeMembers, REEXPORT_DEPTH, SELF, TYPE_LIKE } from './references.js';
-import type { Occurrence, SymbolRow, SymbolStore } from '../index/symbol.store.js';
+import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, placeMembers, REEXPORT_DEPTH, SELF, TYPE_LIKE, TYPE_ONLY } from './references.js';
+import type { ImportRow, Occurrence, SymbolRow, SymbolStore } from '../index/symbol.store.js';
 import { ownerKey, type BindingFacts } from './binding-facts.js';
 
 /** Same-named definitions considered in one repository. */
@@ -158,23 +158,42 @@ export class DefinitionResolver {
         named.set(alias, (rows = this.store.locate(alias, { repositoryIds: [repositoryId], limit: CANDIDATES }).then((r) => r.rows)));
       return rows;
     };
+    const own = await this.followExports(repositoryId, start, async (w) => {
+      const rows =
+        w.alias === 'default'
+          ? await this.store.defaultExportOf(repositoryId, w.file)
+          : (await definitionsOf(w.alias)).filter((c) => inTarget(c, w.file) && c.name === w.alias && !MEMBER_KINDS.has(c.kind));
+      return rows.length > 0 ? [...rows] : undefined;
+    });
+    return own ?? [];
+  }
+
+  /**
+   * Names in files (`start`), followed through `export … from` (and `import … from`: what a file's imports bind to the
+   * name) to the files they come from, up to REEXPORT_DEPTH: the first answer `at` gives for one of them, nearest first.
+   * `at` may read the imports of the file it is asked about (read once per step, when first asked).
+   */
+  private async followExports<T>(
+    repositoryId: string,
+    start: Array<{ file: string; alias: string }>,
+    at: (wanted: { file: string; alias: string }, imports: () => Promise<ImportRow[]>) => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     const seen = new Set(start.map((w) => `${w.file}\0${w.alias}`));
     let wanted = start;
     for (let depth = 0; depth <= REEXPORT_DEPTH && wanted.length > 0; depth++) {
+      let imports: ImportRow[] | undefined;
+      const load = async () =>
+        (imports ??= await this.store.importsOf(
+          repositoryId,
+          wanted.filter((w) => !w.file.endsWith('/')).map((w) => w.file),
+        ));
       for (const w of wanted) {
-        const own =
-          w.alias === 'default'
-            ? await this.store.defaultExportOf(repositoryId, w.file)
-            : (await definitionsOf(w.alias)).filter((c) => inTarget(c, w.file) && c.name === w.alias && !MEMBER_KINDS.has(c.kind));
-        if (own.length > 0) return [...own];
+        const found = await at(w, async () => (await load()).filter((i) => i.path === w.file));
+        if (found !== undefined) return found;
       }
       const next: Array<{ file: string; alias: string }> = [];
-      const imports = await this.store.importsOf(
-        repositoryId,
-        wanted.filter((w) => !w.file.endsWith('/')).map((w) => w.file),
-      );
       for (const w of wanted) {
-        for (const i of imports) {
+        for (const i of await load()) {
           if (i.path !== w.file || i.target === null) continue;
           for (const b of i.bindings) {
             // `export * from` passes every name on but `default`.
@@ -194,7 +213,7 @@ export class DefinitionResolver {
       }
       wanted = next;
     }
-    return [];
+    return undefined;
   }
 
   private async member(repositoryId: string, path: string, line: number, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
@@ -218,6 +237,11 @@ export class DefinitionResolver {
     return [];
   }
 
+  /**
+   * `qualifier.name` where `qualifier` names a module: its `name`. The module is what the file imports as a namespace
+   * under that name (`import * as q`), or what a name it imports comes to through re-exports (`import { q } from
+   * './index'`, where a barrel says `export * as q from './q'`); a Go package: its files.
+   */
   private async throughNamespace(
     repositoryId: string,
     path: string,
@@ -225,13 +249,12 @@ export class DefinitionResolver {
     name: string,
     candidates: readonly SymbolRow[],
   ): Promise<SymbolRow[]> {
-    for (const i of await this.store.importsOf(repositoryId, [path])) {
-      if (i.target === null || !i.bindings.some((b) => b.name === '*' && b.alias === qualifier)) continue;
-      // A Go package: its files; a file: its own definition, else what its imports bring in under that name (through
-      // `export … from` chains, as a bare use in that file is resolved).
-      return this.seenFrom(repositoryId, [{ file: i.target, alias: name }], candidates);
-    }
-    return [];
+    const module = await this.followExports(repositoryId, [{ file: path, alias: qualifier }], async (w, imports) => {
+      const namespace = (await imports()).find((i) => i.target !== null && i.bindings.some((b) => b.name === '*' && b.alias === w.alias));
+      return namespace?.target ?? undefined;
+    });
+    // A file: its own definition, else what its imports bring in under that name (as a bare use there is resolved).
+    return module === undefined ? [] : this.seenFrom(repositoryId, [{ file: module, alias: name }], candidates);
   }
 }
 
@@ -250,9 +273,6 @@ function nearFirst(found: readonly SymbolRow[], path: string, line: number): Sym
   keyed.sort((a, b) => a.keys[0]! - b.keys[0]! || a.keys[1]! - b.keys[1]! || a.keys[2]! - b.keys[2]!);
   return keyed.map((k) => k.d);
 }
-
-/** Kinds that declare a type only, not a value. */
-const TYPE_ONLY: ReadonlySet<string> = new Set(['interface', 'type']);
 
 /**
  * Declaration merging (TypeScript's `interface X` and `const X` in one file, `type X` and `const X`): one symbol of

@@ -16,6 +16,9 @@ export const TYPE_LIKE: ReadonlySet<string> = new Set(['class', 'interface', 'ty
 const VALUE_KINDS: ReadonlySet<string> = new Set(['variable', 'constant', 'property', 'field']);
 /** How many files deep `export … from` chains are followed (both ways: to importers, back to a definition). */
 export const REEXPORT_DEPTH = 4;
+/** Kinds that declare a type only, not a value; and values only, not a type. */
+export const TYPE_ONLY: ReadonlySet<string> = new Set(['interface', 'type']);
+const VALUE_ONLY: ReadonlySet<string> = new Set(['constant', 'variable', 'function']);
 /** Members bound at the same time by one call (each is a handful of short queries). */
 const MEMBER_CONCURRENCY = 4;
 /** How many levels of supertypes and subtypes make a member's family; and how many classes at most. */
@@ -45,6 +48,13 @@ interface BindingMemo {
   files: Map<string, Promise<{ namespaces: Map<string, Set<string>>; classAt: (file: string, line: number) => string | undefined }>>;
   /** Per name and name space: its rows in files of that space, and the receivers of their occurrences. */
   spaces: Map<string, { rows: Set<ReferenceRow>; receivers: Set<string | undefined> }>;
+}
+
+/** What a file exports of a definition's bindings: the names it exports it under, and of namespaces that hold it. */
+interface Exported {
+  sites: Sites;
+  names: Set<string>;
+  spaces: Set<string>;
 }
 
 /** Which occurrences of which names, in which files, denote one definition. */
@@ -145,11 +155,9 @@ export class ReferenceBinder {
       await Promise.all(Array.from({ length: Math.min(MEMBER_CONCURRENCY, members.length) }, bindNext));
     };
     // Names and members share no lookup: both at once (a Postgres server answers them side by side; PGlite in turn).
+    const nonMembers = definitions.filter((d) => !MEMBER_KINDS.has(d.kind));
     const [names, calls] = await Promise.all([
-      this.ofNames(
-        definitions.filter((d) => !MEMBER_KINDS.has(d.kind)),
-        memo.facts,
-      ),
+      this.declarationSpaces(nonMembers, sameName).then((spaces) => this.ofNames(nonMembers, memo.facts, spaces)),
       this.constructorCalls(constructors, memo.facts),
       bindMembers(),
     ]);
@@ -203,7 +211,39 @@ export class ReferenceBinder {
    * The references of non-member definitions, bound together: one import-graph walk and one read of
    * the files where any of them can be used, then each occurrence kept for the definitions it denotes.
    */
-  private async ofNames(definitions: readonly SymbolRow[], facts: ScopeFacts): Promise<{ refs: BoundReference[]; truncated: boolean }> {
+  /**
+   * Declaration merging (TypeScript's; no other language lets a file declare one name twice so): a name its file
+   * declares twice at the top level, as a type only (`interface X`, `type X`) and as a value only (`const X`,
+   * `function X`), is one name with two meanings; a use in a type position
+   * (`: X`, `ns.X` in a type) denotes the type, any other the value, as the language service tells them apart.
+   * The definitions of `definitions` that have such a partner, with the space they are references in.
+   */
+  private async declarationSpaces(
+    definitions: readonly SymbolRow[],
+    sameName: (name: string) => Promise<SymbolRow[]>,
+  ): Promise<Map<SymbolRow, 'type' | 'value'>> {
+    const spaces = new Map<SymbolRow, 'type' | 'value'>();
+    for (const d of definitions) {
+      const space = TYPE_ONLY.has(d.kind) ? 'type' : VALUE_ONLY.has(d.kind) ? 'value' : undefined;
+      if (space === undefined || d.parent >= 0) continue;
+      const partner = (await sameName(d.name)).some(
+        (c) =>
+          c.repositoryId === d.repositoryId &&
+          c.path === d.path &&
+          c.parent < 0 &&
+          c.name === d.name &&
+          (space === 'type' ? VALUE_ONLY : TYPE_ONLY).has(c.kind),
+      );
+      if (partner) spaces.set(d, space);
+    }
+    return spaces;
+  }
+
+  private async ofNames(
+    definitions: readonly SymbolRow[],
+    facts: ScopeFacts,
+    spaces: ReadonlyMap<SymbolRow, 'type' | 'value'> = new Map(),
+  ): Promise<{ refs: BoundReference[]; truncated: boolean }> {
     const refs: BoundReference[] = [];
     let truncated = false;
     for (const [repositoryId, defs] of groupBy(definitions, (d) => d.repositoryId)) {
@@ -232,8 +272,11 @@ export class ReferenceBinder {
       const rows = await this.store.referencesAt(repositoryId, [...files], [...names], MAX_ROWS + 1);
       truncated ||= rows.length > MAX_ROWS;
       for (const { definition, sites, goPackage } of bindings) {
+        const space = spaces.get(definition);
         refs.push(
           ...flatten(rows.slice(0, MAX_ROWS), (row, o) => {
+            // An import takes both meanings of a merged name.
+            if (space !== undefined && o.kind !== 'import' && (o.kind === 'type') !== (space === 'type')) return false;
             if (o.qualifier === null) {
               if (sites.bare.get(row.path)?.has(row.name)) return true;
               return (
@@ -254,42 +297,53 @@ export class ReferenceBinder {
     bindings: ReadonlyArray<{ definition: SymbolRow; sites: Sites }>,
     facts: ScopeFacts,
   ): Promise<void> {
-    // Per target file: which definitions it exports under which names.
-    let frontier = new Map<string, Array<{ sites: Sites; names: Set<string> }>>();
+    // Per target file: which definitions it exports under which names, and under which names it exports a namespace
+    // that holds them (`export * as ns from './definition'`).
+    let frontier = new Map<string, Exported[]>();
     for (const { definition, sites } of bindings) {
       const key = definition.language === 'go' ? goPackageKey(definition.path) : definition.path;
       // A default export is also the file's `default` (`import x from`, `export { default as y } from`).
       const names = new Set([definition.name, ...(definition.defaultExport ? ['default'] : [])]);
-      frontier.set(key, [...(frontier.get(key) ?? []), { sites, names }]);
+      frontier.set(key, [...(frontier.get(key) ?? []), { sites, names, spaces: new Set() }]);
     }
     const seen = new Set<string>();
     for (let depth = 0; depth < REEXPORT_DEPTH && frontier.size > 0; depth++) {
       for (const key of frontier.keys()) seen.add(key);
       const importers = (await facts.importers.get([...frontier.keys()].map((target) => `${repositoryId}\0${target}`))).flat();
-      const next = new Map<string, Array<{ sites: Sites; names: Set<string> }>>();
-      const passOn = (file: string, sites: Sites, name: string) => {
+      const next = new Map<string, Exported[]>();
+      const passOn = (file: string, sites: Sites, name: string, as: 'names' | 'spaces') => {
         if (seen.has(file)) return;
         const list = next.get(file) ?? [];
-        const entry = list.find((e) => e.sites === sites);
-        if (entry) entry.names.add(name);
-        else list.push({ sites, names: new Set([name]) });
+        let entry = list.find((e) => e.sites === sites);
+        if (!entry) list.push((entry = { sites, names: new Set(), spaces: new Set() }));
+        entry[as].add(name);
         next.set(file, list);
       };
       for (const row of importers) {
-        for (const { sites, names: exported } of frontier.get(row.target ?? '') ?? []) {
+        for (const { sites, names: exported, spaces } of frontier.get(row.target ?? '') ?? []) {
           for (const b of row.bindings) {
             for (const name of exported) {
               if (b.name === name) {
                 addTo(sites.bare, row.path, b.alias);
                 addTo(sites.bare, row.path, name);
                 sites.names.add(b.alias);
-                if (row.reexport) passOn(row.path, sites, b.alias);
+                if (row.reexport) passOn(row.path, sites, b.alias, 'names');
               } else if (b.name === '*' && b.alias === '' && name !== 'default') {
                 // `export * from` passes every name on but `default`.
                 addTo(sites.bare, row.path, name);
-                if (row.reexport) passOn(row.path, sites, name);
+                if (row.reexport) passOn(row.path, sites, name, 'names');
               } else if (b.name === '*') {
                 addTo(sites.namespaces, row.path, b.alias);
+                if (row.reexport) passOn(row.path, sites, b.alias, 'spaces');
+              }
+            }
+            // A namespace of the definition's module, imported or passed on by name (or by `export * from`).
+            for (const space of spaces) {
+              if (b.name === space) {
+                addTo(sites.namespaces, row.path, b.alias);
+                if (row.reexport) passOn(row.path, sites, b.alias, 'spaces');
+              } else if (b.name === '*' && b.alias === '' && row.reexport) {
+                passOn(row.path, sites, space, 'spaces');
               }
             }
           }

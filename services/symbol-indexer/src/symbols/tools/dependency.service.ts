@@ -115,18 +115,24 @@ export class DependencyService {
       for (const r of refs) if (!changed.has(r.path) && !depth.has(r.path)) depth.set(r.path, 1);
     }
     // Level by level: the changed files are level 0, the users of a changed symbol level 1; their importers one more.
+    // A file that passes what it imports on (`export * from`, a package's index) uses it no more than its importers
+    // do: they are at its level, so that a barrel between two packages does not hide the tests behind it.
     let truncated = false;
     for (const c of changed) depth.set(c, 0);
-    for (let level = 0; level < IMPACT_DEPTH; level++) {
-      const frontier = [...depth].filter(([, d]) => d === level).map(([p]) => p);
-      if (frontier.length === 0) continue;
-      for (const i of await this.store.importersOf(repository.id, [...frontier, ...packagesOf(frontier)])) {
-        if (depth.has(i.path)) continue;
-        if (depth.size >= MAX_FILES) {
-          truncated = true;
-          break;
+    for (let level = 0; level < IMPACT_DEPTH && !truncated; level++) {
+      let frontier = [...depth].filter(([, d]) => d === level).map(([p]) => p);
+      while (frontier.length > 0 && !truncated) {
+        const through: string[] = [];
+        for (const i of await this.store.importersOf(repository.id, [...frontier, ...packagesOf(frontier)])) {
+          if (depth.has(i.path)) continue;
+          if (depth.size >= MAX_FILES) {
+            truncated = true;
+            break;
+          }
+          depth.set(i.path, level + 1);
+          if (i.reexport) through.push(i.path);
         }
-        depth.set(i.path, level + 1);
+        frontier = through;
       }
     }
     for (const c of changed) depth.delete(c);
@@ -136,7 +142,7 @@ export class DependencyService {
     const level = dependents.length >= 25 || direct >= MANY_DEPENDENTS ? 'high' : dependents.length >= 5 ? 'medium' : 'low';
     const unknown = files.length - files.filter((f) => known.has(f)).length;
     const summary =
-      `${dependents.length} file${dependents.length === 1 ? '' : 's'} depend on the change (${direct} directly, followed ${IMPACT_DEPTH} levels); ` +
+      `${dependents.length} file${dependents.length === 1 ? '' : 's'} depend on the change (${direct} directly, followed ${IMPACT_DEPTH} levels, re-exports not counted); ` +
       `${affectedTests.length} test file${affectedTests.length === 1 ? '' : 's'} likely affected` +
       (unknown > 0 ? `; ${unknown} of the given files ${unknown === 1 ? 'is' : 'are'} not in the index` : '') +
       '.';
