@@ -114,9 +114,13 @@ export const TEST_PATH = String.raw`(^|/)(tests?|__tests__|spec|testing)/|[._](t
  */
 const IS_TEST_PATH = `((strpos(s.path, 'test') > 0 OR strpos(s.path, 'spec') > 0) AND s.path ~ '${TEST_PATH}')`;
 
-/** Definitions matching a name, best first: exact, then case-insensitive, then `Container.name`; outside tests first. */
+/**
+ * Definitions matching a name, best first, as an agent that asks by name wants them: exact, then case-insensitive,
+ * then `Container.name`; outside tests first; top-level definitions (what a module exports) before members and nested
+ * ones; shallower paths first.
+ */
 const LOCATE_ORDER = `CASE WHEN s.name = $1 THEN 0 WHEN s.name_key = lower($1) THEN 1 ELSE 2 END,
-  ${IS_TEST_PATH}, s.repository_id, s.path, s.line`;
+  ${IS_TEST_PATH}, s.parent >= 0, length(s.path) - length(replace(s.path, '/', '')), s.repository_id, s.path, s.line`;
 
 const SQL = {
   generation: sql('generation.read', `SELECT n::int AS n FROM ${T.generation}`),
