@@ -1,0 +1,134 @@
+import type { BoundReference } from '../binding/references.js';
+import type { SymbolRow, SymbolStore } from '../index/symbol.store.js';
+import { ROLE } from './scip-index.js';
+import type { PreciseHit, PreciseStore } from './precise.store.js';
+
+/** Which tier an answer's item comes from (ADR 0053). */
+export type Precision = 'precise' | 'search';
+
+export type LabelledReference = BoundReference & { precision: Precision };
+
+/**
+ * The last descriptor of a SCIP symbol, its name and suffix: `… src/`a.ts`/Cart#add().` → `add`, `().`; a parameter
+ * `…/add().(n)` → `n`, `()`. Accessors are named as written at their uses: `` Cart#`<get>count`(). `` → `count`.
+ */
+function lastDescriptor(symbol: string): { name: string; suffix: string } | undefined {
+  const parameter = /\(([^()`]+)\)$/.exec(symbol);
+  if (parameter) return { name: parameter[1]!, suffix: '()' };
+  const m = /(?:`((?:[^`]|``)*)`|([^\s/#.`():!\[\]]+))(\([^()]*\)\.|\.|#|:|!)$/.exec(symbol);
+  if (!m) return undefined;
+  const name = m[1] !== undefined ? m[1].replaceAll('``', '`') : m[2]!;
+  return { name: name.replace(/^<[gs]et>/, ''), suffix: m[3]! };
+}
+
+/**
+ * The symbols an editor's "find all references" puts together with `symbol`: a class's constructor (scip-typescript
+ * records `new X()` on `X#<constructor>().`), a getter's setter and the reverse (`<get>x().`, `<set>x().`).
+ */
+function companions(symbol: string): string[] {
+  const out = [symbol];
+  if (symbol.endsWith('#')) out.push(`${symbol}\`<constructor>\`().`);
+  for (const [a, b] of [
+    ['`<get>', '`<set>'],
+    ['`<set>', '`<get>'],
+  ] as const) {
+    const at = symbol.lastIndexOf(a);
+    if (at >= 0) out.push(symbol.slice(0, at) + b + symbol.slice(at + a.length));
+  }
+  return out;
+}
+
+/** A reference's kind from SCIP roles and the symbol's descriptor, when the search tier has none at that place. */
+function kindOf(hit: PreciseHit): BoundReference['kind'] {
+  if (hit.roles & ROLE.import) return 'import';
+  if (hit.roles & ROLE.write) return 'write';
+  const suffix = lastDescriptor(hit.symbol)?.suffix;
+  if (suffix === '#') return 'type';
+  if (suffix?.endsWith(').')) return 'call';
+  return 'read';
+}
+
+/**
+ * Answers from the precise tier where it covers the question: the files of a repository whose SCIP index is fresh
+ * (the symbols stage has not re-indexed them since its run started). Everything else stays the search tier's.
+ */
+export class PreciseAnswers {
+  constructor(
+    private readonly precise: PreciseStore,
+    private readonly symbols: SymbolStore,
+  ) {}
+
+  /**
+   * The references of `definitions`, the precise tier's in the files it covers and the search tier's (`found`) in
+   * the others. When a definition has no precise symbol (its file is not covered), the search tier's answer stands
+   * whole for its repository. Overriding declarations the search tier lists (kind `definition`) are kept: SCIP
+   * gives an override its own symbol, and its relationships are not followed (they cost precision).
+   */
+  async references(definitions: readonly SymbolRow[], found: readonly BoundReference[], limit: number): Promise<LabelledReference[]> {
+    const search = (r: BoundReference): LabelledReference => ({ ...r, precision: 'search' });
+    const byRepository = new Map<string, SymbolRow[]>();
+    for (const d of definitions) byRepository.set(d.repositoryId, [...(byRepository.get(d.repositoryId) ?? []), d]);
+    const covered = new Map<string, string[]>();
+    for (const [repositoryId, defs] of byRepository) {
+      const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? [] : this.definedAt(d))));
+      if (symbols.every((s) => s.length > 0)) covered.set(repositoryId, [...new Set(symbols.flat().flatMap(companions))]);
+    }
+    if (covered.size === 0) return found.map(search);
+    const out: LabelledReference[] = [];
+    for (const [repositoryId, symbols] of covered) {
+      const hits = await this.precise.occurrencesOf(repositoryId, symbols, limit + 1);
+      const known = new Map(found.filter((r) => r.repositoryId === repositoryId).map((r) => [`${r.path}\0${r.line}\0${r.column}`, r]));
+      for (const h of hits) {
+        if (h.roles & ROLE.definition) continue;
+        out.push({
+          repositoryId,
+          path: h.path,
+          name: lastDescriptor(h.symbol)?.name ?? '',
+          line: h.line,
+          column: h.column,
+          kind: known.get(`${h.path}\0${h.line}\0${h.column}`)?.kind ?? kindOf(h),
+          enclosing: h.enclosing,
+          qualifier: null,
+          precision: 'precise',
+        });
+      }
+    }
+    // The search tier's answer where the precise tier does not cover: other repositories, and files not covered.
+    const paths = new Map<string, Set<string>>();
+    for (const repositoryId of covered.keys()) {
+      const candidates = [...new Set(found.filter((r) => r.repositoryId === repositoryId).map((r) => r.path))];
+      paths.set(repositoryId, await this.precise.freshPaths(repositoryId, candidates));
+    }
+    for (const r of found) {
+      if (r.kind === 'definition' || !paths.get(r.repositoryId)?.has(r.path)) out.push(search(r));
+    }
+    return out;
+  }
+
+  /**
+   * Go to definition: the definitions of the index that the precise tier says `name` at `path:line` (`column`)
+   * denotes, or undefined when it does not cover that file or has nothing there.
+   */
+  async definitionAt(repositoryId: string, path: string, name: string, line: number, column: number | undefined): Promise<SymbolRow[] | undefined> {
+    const at = await this.precise.symbolsAt(repositoryId, path, line, column);
+    const named = at.filter((s) => lastDescriptor(s.symbol)?.name === name || (column !== undefined && name === ''));
+    const symbols = named.length > 0 ? named.map((s) => s.symbol) : column !== undefined ? at.map((s) => s.symbol) : [];
+    if (symbols.length === 0) return undefined;
+    // `new X()` names X's constructor: X itself is where an editor goes when X declares none.
+    const wanted = [...new Set(symbols.flatMap((s) => [s, s.replace(/`<constructor>`\(\)\.$/, '')]))];
+    const sites = await this.precise.definitionsOf(repositoryId, wanted);
+    const rows: SymbolRow[] = [];
+    for (const site of sites) {
+      const defined = await this.symbols.definitionsAt(repositoryId, site.path, site.line);
+      const exact = defined.filter((d) => d.column === site.column);
+      rows.push(...(exact.length > 0 ? exact : defined.filter((d) => d.name === lastDescriptor(site.symbol)?.name)));
+    }
+    return rows;
+  }
+
+  /** The global symbols defined at a definition's name (its file covered by the precise tier). */
+  private async definedAt(d: SymbolRow): Promise<string[]> {
+    const at = await this.precise.symbolsAt(d.repositoryId, d.path, d.line, d.column);
+    return at.filter((s) => s.definition).map((s) => s.symbol);
+  }
+}

@@ -1,0 +1,225 @@
+import { Database, sql } from '@sextant/persistence';
+import type { EntityManager } from 'typeorm';
+import type { ScipIndex } from './scip-index.js';
+
+const T = {
+  indexes: '"symbol_indexer"."precise_indexes"',
+  documents: '"symbol_indexer"."precise_documents"',
+  symbols: '"symbol_indexer"."precise_symbols"',
+  occurrences: '"symbol_indexer"."precise_occurrences"',
+  files: '"symbol_indexer"."files"',
+  defs: '"symbol_indexer"."symbols"',
+};
+
+/** Rows per INSERT … unnest (each column one array parameter). */
+const CHUNK = 20_000;
+
+/**
+ * A file is answered from the precise tier when the precise index has it and the symbols stage has not re-indexed it
+ * since that index's run started (the symbols stage rewrites a file's row only when the file changed).
+ */
+const FRESH = `EXISTS (SELECT 1 FROM ${T.files} f JOIN ${T.indexes} i ON i.repository_id = f.repository_id
+  WHERE f.repository_id = o.repository_id AND f.path = o.path AND f.indexed_at <= i.started_at)`;
+
+const SQL = {
+  claim: sql(
+    'precise.claim',
+    `INSERT INTO ${T.indexes} AS p (repository_id, job_id, batch_id, claimed_at) VALUES ($1, $2, $3, now())
+     ON CONFLICT (repository_id) DO UPDATE SET job_id = $2, batch_id = $3, claimed_at = now()
+       WHERE p.job_id IS DISTINCT FROM $2 OR p.batch_id = $3
+     RETURNING claimed_at AS "claimedAt"`,
+  ),
+  // What the repository holds (after the symbols stage), and whether anything changed since the stored index's run.
+  state: sql(
+    'precise.state',
+    `SELECT count(*) FILTER (WHERE f.language IN ('typescript', 'tsx'))::int AS "typescript",
+            count(*) FILTER (WHERE f.language = 'javascript')::int AS "javascript",
+            count(*) FILTER (WHERE i.started_at IS NULL OR f.indexed_at > i.started_at)::int AS "changed",
+            min(i.commit) AS "commit", bool_or(i.started_at IS NOT NULL) AS "indexed"
+     FROM ${T.files} f LEFT JOIN ${T.indexes} i ON i.repository_id = f.repository_id
+     WHERE f.repository_id = $1`,
+  ),
+  deleteOccurrences: sql('precise.delete-occurrences', `DELETE FROM ${T.occurrences} WHERE repository_id = ANY($1::text[])`),
+  deleteSymbols: sql('precise.delete-symbols', `DELETE FROM ${T.symbols} WHERE repository_id = ANY($1::text[])`),
+  deleteDocuments: sql('precise.delete-documents', `DELETE FROM ${T.documents} WHERE repository_id = ANY($1::text[])`),
+  deleteIndexes: sql('precise.delete-indexes', `DELETE FROM ${T.indexes} WHERE repository_id = ANY($1::text[])`),
+  insertDocuments: sql(
+    'precise.insert-documents',
+    `INSERT INTO ${T.documents} (repository_id, path, language) SELECT $1, * FROM unnest($2::text[], $3::text[])`,
+  ),
+  insertSymbols: sql(
+    'precise.insert-symbols',
+    `INSERT INTO ${T.symbols} (repository_id, id, symbol, kind, display_name) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::int[], $5::text[])`,
+  ),
+  insertOccurrences: sql(
+    'precise.insert-occurrences',
+    `INSERT INTO ${T.occurrences} (repository_id, path, symbol_id, line, col, end_line, end_col, roles)
+     SELECT $1, * FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[])`,
+  ),
+  stored: sql(
+    'precise.stored',
+    `UPDATE ${T.indexes} SET commit = $2, tool = $3, started_at = $4, indexed_at = now(), documents = $5, occurrences = $6
+     WHERE repository_id = $1`,
+  ),
+  // The global symbols whose occurrence (a definition first) covers 0-based `line`:`column` (null: anywhere on the
+  // line) of a fresh file.
+  symbolsAt: sql(
+    'precise.symbols-at',
+    `SELECT s.symbol, bool_or(o.roles & 1 = 1) AS "definition" FROM ${T.occurrences} o
+       JOIN ${T.symbols} s ON s.repository_id = o.repository_id AND s.id = o.symbol_id
+     WHERE o.repository_id = $1 AND o.path = $2 AND o.line = $3
+       AND ($4::int IS NULL OR (o.col <= $4 AND ($4 < o.end_col OR o.end_line > o.line)))
+       AND ${FRESH}
+     GROUP BY s.symbol ORDER BY bool_or(o.roles & 1 = 1) DESC, s.symbol`,
+  ),
+  // Where the symbols $2 are defined, in fresh files; 1-based lines.
+  definitionsOf: sql(
+    'precise.definitions-of',
+    `SELECT o.path, o.line + 1 AS line, o.col AS "column", s.symbol FROM ${T.occurrences} o
+       JOIN ${T.symbols} s ON s.repository_id = o.repository_id AND s.id = o.symbol_id
+     WHERE o.repository_id = $1 AND s.repository_id = $1 AND s.symbol = ANY($2::text[]) AND o.roles & 1 = 1 AND ${FRESH}
+     ORDER BY o.path, o.line, o.col
+     LIMIT 50`,
+  ),
+  // The occurrences of the symbols $2 in fresh files, 1-based lines, with the innermost definition of the symbol
+  // index around each (its ordinal; -1 at the top level).
+  occurrencesOf: sql(
+    'precise.occurrences-of',
+    `SELECT o.path, o.line + 1 AS line, o.col AS "column", o.roles, s.symbol, coalesce(e.ordinal, -1) AS enclosing
+     FROM ${T.occurrences} o
+       JOIN ${T.symbols} s ON s.repository_id = o.repository_id AND s.id = o.symbol_id
+       LEFT JOIN LATERAL (SELECT d.ordinal FROM ${T.defs} d
+         WHERE d.repository_id = o.repository_id AND d.path = o.path AND d.line <= o.line + 1 AND d.end_line >= o.line + 1
+         ORDER BY d.line DESC, d.ordinal DESC LIMIT 1) e ON true
+     WHERE o.repository_id = $1 AND s.repository_id = $1 AND s.symbol = ANY($2::text[]) AND ${FRESH}
+     ORDER BY o.path, o.line, o.col
+     LIMIT $3`,
+  ),
+  freshPaths: sql(
+    'precise.fresh-paths',
+    `SELECT o.path FROM ${T.documents} o WHERE o.repository_id = $1 AND o.path = ANY($2::text[]) AND ${FRESH}`,
+  ),
+};
+
+/** An occurrence as the tools read it: 1-based line, 0-based column. */
+export interface PreciseHit {
+  path: string;
+  line: number;
+  column: number;
+  roles: number;
+  symbol: string;
+  enclosing: number;
+}
+
+/** What the precise stage needs to know before it runs: the repository's TypeScript/JavaScript files, and what changed. */
+export interface PreciseState {
+  typescript: number;
+  javascript: number;
+  changed: number;
+  commit: string | null;
+  indexed: boolean;
+}
+
+/**
+ * The precise tier in schema `symbol_indexer` (migration 1733000000000): one SCIP index per repository, replaced
+ * whole in one transaction, so that a query sees the previous index or the new one.
+ */
+export class PreciseStore {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Takes the job's precise run for `batchId` (one per repository and job: the other batches of the job find it
+   * taken); the same batch, claimed again after its worker died, takes it again. Resolves when the claim was
+   * taken, with the database's time of it (the run's start, for freshness); undefined when another batch has it.
+   */
+  async claim(repositoryId: string, jobId: string, batchId: number): Promise<Date | undefined> {
+    const { rows } = await this.db.run<{ claimedAt: Date }>(SQL.claim, [repositoryId, jobId, batchId]);
+    return rows[0]?.claimedAt;
+  }
+
+  async state(repositoryId: string): Promise<PreciseState> {
+    const { rows } = await this.db.run<PreciseState>(SQL.state, [repositoryId]);
+    const r = rows[0]!;
+    return { ...r, indexed: r.indexed === true };
+  }
+
+  /** Replaces the repository's precise index by `index`, at once. */
+  async replace(repositoryId: string, commit: string | null, startedAt: Date, index: ScipIndex): Promise<void> {
+    const ids = new Map(index.symbols.map((s, i) => [s.symbol, i]));
+    await this.db.transaction(async (m) => {
+      await this.remove([repositoryId], m, false);
+      await this.insert(m, SQL.insertDocuments, repositoryId, index.documents, [(d) => d.path, (d) => d.language]);
+      await this.insert(m, SQL.insertSymbols, repositoryId, index.symbols, [
+        (s) => ids.get(s.symbol),
+        (s) => s.symbol,
+        (s) => s.kind,
+        (s) => s.displayName,
+      ]);
+      const occurrences = index.documents.flatMap((d) => d.occurrences.map((o) => ({ path: d.path, ...o })));
+      await this.insert(m, SQL.insertOccurrences, repositoryId, occurrences, [
+        (o) => o.path,
+        (o) => ids.get(o.symbol),
+        (o) => o.line,
+        (o) => o.column,
+        (o) => o.endLine,
+        (o) => o.endColumn,
+        (o) => o.roles,
+      ]);
+      const stored = [repositoryId, commit, index.tool, startedAt, index.documents.length, occurrences.length];
+      await this.db.run(SQL.stored, stored, m);
+    });
+  }
+
+  /** What the index holds of repositories the registry no longer knows goes. */
+  async purge(repositoryIds: readonly string[]): Promise<void> {
+    if (repositoryIds.length === 0) return;
+    await this.db.transaction((m) => this.remove(repositoryIds, m, true));
+  }
+
+  /** The global symbols at 1-based `line` and 0-based `column` (undefined: anywhere on the line) of a fresh file. */
+  async symbolsAt(
+    repositoryId: string,
+    path: string,
+    line: number,
+    column: number | undefined,
+  ): Promise<Array<{ symbol: string; definition: boolean }>> {
+    return (await this.db.run<{ symbol: string; definition: boolean }>(SQL.symbolsAt, [repositoryId, path, line - 1, column ?? null])).rows;
+  }
+
+  /** Where `symbols` are defined in fresh files: 1-based lines, 0-based columns. */
+  async definitionsOf(repositoryId: string, symbols: readonly string[]): Promise<Array<{ path: string; line: number; column: number; symbol: string }>> {
+    if (symbols.length === 0) return [];
+    return (await this.db.run<{ path: string; line: number; column: number; symbol: string }>(SQL.definitionsOf, [repositoryId, symbols]))
+      .rows;
+  }
+
+  async occurrencesOf(repositoryId: string, symbols: readonly string[], limit: number): Promise<PreciseHit[]> {
+    if (symbols.length === 0) return [];
+    return (await this.db.run<PreciseHit>(SQL.occurrencesOf, [repositoryId, symbols, limit])).rows;
+  }
+
+  /** Which of `paths` the precise tier answers for. */
+  async freshPaths(repositoryId: string, paths: readonly string[]): Promise<Set<string>> {
+    if (paths.length === 0) return new Set();
+    return new Set((await this.db.run<{ path: string }>(SQL.freshPaths, [repositoryId, paths])).rows.map((r) => r.path));
+  }
+
+  private async remove(repositoryIds: readonly string[], m: EntityManager, withIndexRow: boolean): Promise<void> {
+    const ids = [...repositoryIds];
+    for (const statement of [SQL.deleteOccurrences, SQL.deleteSymbols, SQL.deleteDocuments]) await this.db.run(statement, [ids], m);
+    if (withIndexRow) await this.db.run(SQL.deleteIndexes, [ids], m);
+  }
+
+  private async insert<R>(
+    m: EntityManager,
+    statement: ReturnType<typeof sql>,
+    repositoryId: string,
+    rows: readonly R[],
+    columns: ReadonlyArray<(row: R) => unknown>,
+  ): Promise<void> {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const chunk = rows.slice(i, i + CHUNK);
+      await this.db.run(statement, [repositoryId, ...columns.map((column) => chunk.map(column))], m);
+    }
+  }
+}
