@@ -7,7 +7,7 @@ import { ServiceError } from '@sextant/work';
 export const ROLE = { definition: 0x1, import: 0x2, write: 0x4, read: 0x8 } as const;
 
 /** An occurrence of a global symbol in a document; lines and columns 0-based, as SCIP gives them. */
-export interface PreciseOccurrence {
+interface PreciseOccurrence {
   symbol: string;
   line: number;
   column: number;
@@ -16,7 +16,7 @@ export interface PreciseOccurrence {
   roles: number;
 }
 
-export interface PreciseDocument {
+interface PreciseDocument {
   /** Relative to the repository root, POSIX, checked to stay inside it. */
   path: string;
   language: string;
@@ -24,7 +24,7 @@ export interface PreciseDocument {
 }
 
 /** A global symbol the index describes (its `SymbolInformation`). */
-export interface PreciseSymbol {
+interface PreciseSymbol {
   symbol: string;
   kind: number;
   displayName: string;
