@@ -38,6 +38,25 @@ function companions(symbol: string): string[] {
   return out;
 }
 
+/**
+ * The SCIP descriptor suffixes a definition of the search tier's kind can have: a merged declaration (`const X` and
+ * `interface X`) gives one place several symbols, of which the kind picks the one an editor means.
+ */
+const SUFFIXES: Record<string, readonly string[]> = {
+  function: ['().'],
+  method: ['().'],
+  class: ['#'],
+  interface: ['#'],
+  type: ['#'],
+  enum: ['#'],
+  struct: ['#'],
+  trait: ['#'],
+  variable: ['.'],
+  constant: ['.'],
+  field: ['.', '().'],
+  property: ['.', '().'],
+};
+
 /** A reference's kind from SCIP roles and the symbol's descriptor, when the search tier has none at that place. */
 function kindOf(hit: PreciseHit): BoundReference['kind'] {
   if (hit.roles & ROLE.import) return 'import';
@@ -60,9 +79,11 @@ export class PreciseAnswers {
 
   /**
    * The references of `definitions`, the precise tier's in the files it covers and the search tier's (`found`) in
-   * the others. When a definition has no precise symbol (its file is not covered), the search tier's answer stands
-   * whole for its repository. Overriding declarations the search tier lists (kind `definition`) are kept: SCIP
-   * gives an override its own symbol, and its relationships are not followed (they cost precision).
+   * the others. The symbol of a definition is the one SCIP has at its name (a definition there first, of the
+   * definition's kind); a covered file with none there means the compiler knows no symbol there, and the covered
+   * files give no references. When a definition's file is not covered, the search tier's answer stands whole for
+   * its repository. Overriding declarations the search tier lists (kind `definition`) are left out in covered
+   * files: SCIP gives an override its own symbol, and its relationships are not followed (they cost precision).
    */
   async references(definitions: readonly SymbolRow[], found: readonly BoundReference[], limit: number): Promise<LabelledReference[]> {
     const search = (r: BoundReference): LabelledReference => ({ ...r, precision: 'search' });
@@ -70,8 +91,8 @@ export class PreciseAnswers {
     for (const d of definitions) byRepository.set(d.repositoryId, [...(byRepository.get(d.repositoryId) ?? []), d]);
     const covered = new Map<string, string[]>();
     for (const [repositoryId, defs] of byRepository) {
-      const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? [] : this.definedAt(d))));
-      if (symbols.every((s) => s.length > 0)) covered.set(repositoryId, [...new Set(symbols.flat().flatMap(companions))]);
+      const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? undefined : this.definedAt(d))));
+      if (symbols.every((s) => s !== undefined)) covered.set(repositoryId, [...new Set(symbols.flat().flatMap(companions))]);
     }
     if (covered.size === 0) return found.map(search);
     const out: LabelledReference[] = [];
@@ -100,7 +121,7 @@ export class PreciseAnswers {
       paths.set(repositoryId, await this.precise.freshPaths(repositoryId, candidates));
     }
     for (const r of found) {
-      if (r.kind === 'definition' || !paths.get(r.repositoryId)?.has(r.path)) out.push(search(r));
+      if (!paths.get(r.repositoryId)?.has(r.path)) out.push(search(r));
     }
     return out;
   }
@@ -126,9 +147,17 @@ export class PreciseAnswers {
     return rows;
   }
 
-  /** The global symbols defined at a definition's name (its file covered by the precise tier). */
-  private async definedAt(d: SymbolRow): Promise<string[]> {
+  /**
+   * The global symbols at a definition's name, as the compiler sees it: those defined there (else any there), of
+   * the definition's kind when some are; [] when its file is covered but has none there; undefined when its file
+   * is not covered.
+   */
+  private async definedAt(d: SymbolRow): Promise<string[] | undefined> {
     const at = await this.precise.symbolsAt(d.repositoryId, d.path, d.line, d.column);
-    return at.filter((s) => s.definition).map((s) => s.symbol);
+    if (at.length === 0) return (await this.precise.freshPaths(d.repositoryId, [d.path])).has(d.path) ? [] : undefined;
+    const defined = at.some((s) => s.definition) ? at.filter((s) => s.definition) : at;
+    const suffixes = SUFFIXES[d.kind];
+    const ofKind = suffixes ? defined.filter((s) => suffixes.some((x) => s.symbol.endsWith(x))) : [];
+    return (ofKind.length > 0 ? ofKind : defined).map((s) => s.symbol);
   }
 }

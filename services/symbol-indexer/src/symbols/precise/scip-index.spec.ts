@@ -44,7 +44,7 @@ function refusal(bytes: Uint8Array, limits: ScipLimits = LIMITS): string {
 }
 
 describe('decodeScipIndex', () => {
-  it('reads documents, global occurrences with their ranges and roles, and the symbols; leaves locals out', () => {
+  it("reads documents, occurrences with their ranges and roles, and the symbols; a local is named with its document's path", () => {
     const index = decodeScipIndex(encode(GOOD), LIMITS);
     assert.equal(index.tool, 'scip-typescript 0.4.0');
     assert.deepEqual(
@@ -53,10 +53,14 @@ describe('decodeScipIndex', () => {
     );
     assert.deepEqual(index.documents[0]!.occurrences, [
       { symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().', line: 0, column: 16, endLine: 0, endColumn: 19, roles: 1 },
+      { symbol: 'local 0 src/a.ts', line: 1, column: 2, endLine: 1, endColumn: 3, roles: 1 },
       { symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().', line: 2, column: 0, endLine: 4, endColumn: 1, roles: 8 },
     ]);
     assert.equal(index.occurrenceCount, 4);
-    assert.deepEqual(index.symbols, [{ symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().', kind: 17, displayName: 'foo' }]);
+    assert.deepEqual(index.symbols, [
+      { symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().', kind: 17, displayName: 'foo' },
+      { symbol: 'local 0 src/a.ts', kind: 0, displayName: '' },
+    ]);
   });
 
   it('refuses an index over the size cap before decoding it', () => {

@@ -99,6 +99,11 @@ function checkedPath(raw: string | undefined, index: number): string {
   return normal;
 }
 
+/** A local symbol is its document's: named with the document's path. */
+function scoped(symbol: string, path: string): string {
+  return symbol.startsWith('local ') ? `${symbol} ${path}` : symbol;
+}
+
 /** `[line, column, endColumn]` or `[line, column, endLine, endColumn]`, non-negative and in order. */
 function checkedRange(range: readonly number[] | undefined, path: string): Omit<PreciseOccurrence, 'symbol' | 'roles'> {
   const r = range ?? [];
@@ -115,7 +120,8 @@ function checkedRange(range: readonly number[] | undefined, path: string): Omit<
  * Decodes a SCIP index (scip.proto `Index`) one document at a time, checking as it goes: its size, that it is
  * well-formed protobuf, that every document lies inside the repository, that ranges are ranges, and the totals of
  * documents and occurrences. Any violation refuses the whole index with `invalid_input` (the caller stores nothing).
- * Local symbols (`local N`) are left out: the tools find a file's locals by parsing it.
+ * A local symbol (`local N`, one document's: a nested function, a class declared in a callback) is named with its
+ * document's path (`local N <path>`) so that it stays unique in the repository.
  */
 export function decodeScipIndex(bytes: Uint8Array, limits: ScipLimits): ScipIndex {
   if (bytes.length > limits.maxBytes) {
@@ -159,13 +165,13 @@ export function decodeScipIndex(bytes: Uint8Array, limits: ScipLimits): ScipInde
           const symbol = o.symbol ?? '';
           if (symbol.length > MAX_SYMBOL_LENGTH) throw refused(`a symbol in "${path}" is ${symbol.length} characters long`, { path });
           const range = checkedRange(o.range, path);
-          if (symbol === '' || symbol.startsWith('local ')) continue;
-          occurrences.push({ symbol, ...range, roles: o.symbol_roles ?? 0 });
+          if (symbol === '') continue;
+          occurrences.push({ symbol: scoped(symbol, path), ...range, roles: o.symbol_roles ?? 0 });
         }
         for (const s of raw.symbols ?? []) {
           const symbol = s.symbol ?? '';
-          if (symbol === '' || symbol.startsWith('local ') || symbol.length > MAX_SYMBOL_LENGTH) continue;
-          symbols.set(symbol, { symbol, kind: s.kind ?? 0, displayName: (s.display_name ?? '').slice(0, 512) });
+          if (symbol === '' || symbol.length > MAX_SYMBOL_LENGTH) continue;
+          symbols.set(scoped(symbol, path), { symbol: scoped(symbol, path), kind: s.kind ?? 0, displayName: (s.display_name ?? '').slice(0, 512) });
         }
         documents.push({ path, language: (raw.language ?? '').slice(0, 64), occurrences });
       } else {
