@@ -36,6 +36,8 @@ import { fullIndex } from '../jobs.js';
 const quick = process.argv.includes('--quick');
 const tier = process.argv.includes('--tier') ? process.argv[process.argv.indexOf('--tier') + 1] : 'search';
 if (tier !== 'search' && tier !== 'precise') throw new Error('--tier: search or precise');
+/** find_references round trips (ms) over a project's samples. */
+const referenceMs: number[] = [];
 /** References answered, by the tier each says it came from, over a project's sample. */
 const labelled = new Map<string, number>();
 const SAMPLE = quick ? 40 : 150;
@@ -393,12 +395,14 @@ async function score(
   };
   for (const d of sample) {
     const truth = new Map((await oracle.references(d)).map((s) => [`${s.path}:${s.line}:${s.column}`, s]));
+    const asked = performance.now();
     const answer = await call<{ references: Array<{ path: string; line: number; column: number; precision?: string }> }>('find_references', {
       path: d.path,
       line: d.line,
       column: d.column,
       limit: 1000,
     });
+    referenceMs.push(performance.now() - asked);
     const mine = new Set(answer.isError ? [] : answer.body.references.map((r) => `${r.path}:${r.line}:${r.column}`));
     for (const r of answer.isError ? [] : answer.body.references) labelled.set(r.precision ?? 'none', (labelled.get(r.precision ?? 'none') ?? 0) + 1);
     const hit = [...mine].filter((k) => truth.has(k)).length;
@@ -508,6 +512,7 @@ async function main(): Promise<void> {
         await fullIndex(call);
         if (tier === 'precise') preciseCost(sextant.output(), dir, files);
         labelled.clear();
+        referenceMs.length = 0;
         const definitions = (await definitionsOf(call, dir, files)).sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
         const stride = Math.max(1, Math.floor(definitions.length / SAMPLE));
         const sample = definitions.filter((_, i) => i % stride === 0).slice(0, SAMPLE);
@@ -527,7 +532,11 @@ async function main(): Promise<void> {
           `${''.padEnd(8)} ${String(localSample.length).padStart(15)} locals    ` +
             `references precision ${pct(mean(localScores.precision))} recall ${pct(mean(localScores.recall))}   definition hit@1 ${pct(localScores.hits / localScores.asked)} at the use (${localScores.asked})`,
         );
-        console.log(`${''.padEnd(8)} references answered by tier: ${[...labelled].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+        const sorted = [...referenceMs].sort((a, b) => a - b);
+        console.log(
+          `${''.padEnd(8)} references answered by tier: ${[...labelled].map(([k, n]) => `${k} ${n}`).join(', ')}; ` +
+            `find_references p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms (${sorted.length} calls, embedded)`,
+        );
         totalLocals.precision.push(...localScores.precision);
         totalLocals.recall.push(...localScores.recall);
         totalLocals.hits += localScores.hits;

@@ -24,9 +24,9 @@ export interface SymbolIndexerModuleOptions extends Omit<SymbolIndexerConfig, 'd
 }
 
 /**
- * The symbol indexer: the `symbols` stage of indexing jobs (it takes batches
- * from the registry over the bus, in either mode) and the symbol tools, over
- * its schema `symbol_indexer`.
+ * The symbol indexer: the `symbols` and `precise` stages of indexing jobs (it
+ * takes batches from the registry over the bus, in either mode) and the symbol
+ * tools, over its schema `symbol_indexer`.
  */
 @Module({})
 export class SymbolIndexerModule {

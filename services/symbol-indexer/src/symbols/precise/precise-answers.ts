@@ -90,7 +90,10 @@ export class PreciseAnswers {
     const byRepository = new Map<string, SymbolRow[]>();
     for (const d of definitions) byRepository.set(d.repositoryId, [...(byRepository.get(d.repositoryId) ?? []), d]);
     const covered = new Map<string, string[]>();
+    // Most repositories have no precise index: one query says so.
+    const indexed = await this.precise.indexed([...byRepository.keys()]);
     for (const [repositoryId, defs] of byRepository) {
+      if (!indexed.has(repositoryId)) continue;
       const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? undefined : this.definedAt(d))));
       if (symbols.every((s) => s !== undefined)) covered.set(repositoryId, [...new Set(symbols.flat().flatMap(companions))]);
     }

@@ -95,6 +95,10 @@ const SQL = {
      ORDER BY o.path, o.line, o.col
      LIMIT $3`,
   ),
+  indexed: sql(
+    'precise.indexed',
+    `SELECT repository_id AS "repositoryId" FROM ${T.indexes} WHERE repository_id = ANY($1::text[]) AND started_at IS NOT NULL`,
+  ),
   freshPaths: sql(
     'precise.fresh-paths',
     `SELECT o.path FROM ${T.documents} o WHERE o.repository_id = $1 AND o.path = ANY($2::text[]) AND ${FRESH}`,
@@ -196,6 +200,12 @@ export class PreciseStore {
   async occurrencesOf(repositoryId: string, symbols: readonly string[], limit: number): Promise<PreciseHit[]> {
     if (symbols.length === 0) return [];
     return (await this.db.run<PreciseHit>(SQL.occurrencesOf, [repositoryId, symbols, limit])).rows;
+  }
+
+  /** Which of the repositories have a precise index. */
+  async indexed(repositoryIds: readonly string[]): Promise<Set<string>> {
+    if (repositoryIds.length === 0) return new Set();
+    return new Set((await this.db.run<{ repositoryId: string }>(SQL.indexed, [[...repositoryIds]])).rows.map((r) => r.repositoryId));
   }
 
   /** Which of `paths` the precise tier answers for. */
