@@ -8,6 +8,12 @@ export type Precision = 'precise' | 'search';
 
 export type LabelledReference = BoundReference & { precision: Precision };
 
+/** Lines of a repository's files as they are now: path → line (1-based) → text. */
+export type LineReader = (repositoryId: string, wanted: ReadonlyMap<string, Array<[number, number]>>) => Promise<Map<string, Map<number, string>>>;
+
+/** The text of a line before a name a JSDoc link names (`{@link X}`, `{@link X.y}`): the compiler records no symbol there. */
+const BEFORE_DOC_LINK = /\{@link(?:code|plain)?\s+(?:[\p{L}_$][\p{L}\p{N}_$]*\.)?$/u;
+
 /**
  * The last descriptor of a SCIP symbol, its name and suffix: `… src/`a.ts`/Cart#add().` → `add`, `().`; a parameter
  * `…/add().(n)` → `n`, `()`. Accessors are named as written at their uses: `` Cart#`<get>count`(). `` → `count`.
@@ -82,10 +88,16 @@ export class PreciseAnswers {
    * the others. The symbol of a definition is the one SCIP has at its name (a definition there first, of the
    * definition's kind); a covered file with none there means the compiler knows no symbol there, and the covered
    * files give no references. When a definition's file is not covered, the search tier's answer stands whole for
-   * its repository. Overriding declarations the search tier lists (kind `definition`) are left out in covered
+   * its repository. In covered files the search tier's references stay in JSDoc links (`{@link X}`) where the
+   * compiler recorded no symbol. Overriding declarations the search tier lists (kind `definition`) are left out in covered
    * files: SCIP gives an override its own symbol, and its relationships are not followed (they cost precision).
    */
-  async references(definitions: readonly SymbolRow[], found: readonly BoundReference[], limit: number): Promise<LabelledReference[]> {
+  async references(
+    definitions: readonly SymbolRow[],
+    found: readonly BoundReference[],
+    limit: number,
+    lines: LineReader,
+  ): Promise<LabelledReference[]> {
     const search = (r: BoundReference): LabelledReference => ({ ...r, precision: 'search' });
     const byRepository = new Map<string, SymbolRow[]>();
     for (const d of definitions) byRepository.set(d.repositoryId, [...(byRepository.get(d.repositoryId) ?? []), d]);
@@ -117,14 +129,27 @@ export class PreciseAnswers {
         });
       }
     }
-    // The search tier's answer where the precise tier does not cover: other repositories, and files not covered.
+    // The search tier's answer where the precise tier does not cover: other repositories, files not covered, and in
+    // covered files JSDoc links (`{@link X}`), where the compiler recorded no symbol.
     const paths = new Map<string, Set<string>>();
+    const unresolved = new Map<string, Set<string>>();
     for (const repositoryId of covered.keys()) {
-      const candidates = [...new Set(found.filter((r) => r.repositoryId === repositoryId).map((r) => r.path))];
-      paths.set(repositoryId, await this.precise.freshPaths(repositoryId, candidates));
+      const mine = found.filter((r) => r.repositoryId === repositoryId);
+      const fresh = await this.precise.freshPaths(repositoryId, [...new Set(mine.map((r) => r.path))]);
+      paths.set(repositoryId, fresh);
+      const inCovered = mine.filter((r) => fresh.has(r.path) && r.kind !== 'definition');
+      const occupied = await this.precise.occupied(repositoryId, inCovered);
+      const candidates = inCovered.filter((r) => !occupied.has(`${r.path}:${r.line}:${r.column}`));
+      const wanted = new Map<string, Array<[number, number]>>();
+      for (const r of candidates) wanted.set(r.path, [...(wanted.get(r.path) ?? []), [r.line, r.line]]);
+      const text = candidates.length > 0 ? await lines(repositoryId, wanted) : new Map<string, Map<number, string>>();
+      const links = candidates.filter((r) => BEFORE_DOC_LINK.test(text.get(r.path)?.get(r.line)?.slice(0, r.column) ?? ''));
+      unresolved.set(repositoryId, new Set(links.map((r) => `${r.path}:${r.line}:${r.column}`)));
     }
     for (const r of found) {
-      if (!paths.get(r.repositoryId)?.has(r.path)) out.push(search(r));
+      if (!paths.get(r.repositoryId)?.has(r.path) || unresolved.get(r.repositoryId)?.has(`${r.path}:${r.line}:${r.column}`)) {
+        out.push(search(r));
+      }
     }
     return out;
   }

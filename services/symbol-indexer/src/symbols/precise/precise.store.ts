@@ -81,19 +81,28 @@ const SQL = {
      ORDER BY o.path, o.line, o.col
      LIMIT 50`,
   ),
-  // The occurrences of the symbols $2 in fresh files, 1-based lines, with the innermost definition of the symbol
-  // index around each (its ordinal; -1 at the top level).
+  // The occurrences of the symbols $2 in fresh files, 1-based lines: the symbols' numbers first (one index range),
+  // then their occurrences (another).
   occurrencesOf: sql(
     'precise.occurrences-of',
-    `SELECT o.path, o.line + 1 AS line, o.col AS "column", o.roles, s.symbol, coalesce(e.ordinal, -1) AS enclosing
-     FROM ${T.occurrences} o
-       JOIN ${T.symbols} s ON s.repository_id = o.repository_id AND s.id = o.symbol_id
-       LEFT JOIN LATERAL (SELECT d.ordinal FROM ${T.defs} d
-         WHERE d.repository_id = o.repository_id AND d.path = o.path AND d.line <= o.line + 1 AND d.end_line >= o.line + 1
-         ORDER BY d.line DESC, d.ordinal DESC LIMIT 1) e ON true
-     WHERE o.repository_id = $1 AND s.repository_id = $1 AND s.symbol = ANY($2::text[]) AND ${FRESH}
+    `WITH ids AS (SELECT id, symbol FROM ${T.symbols} WHERE repository_id = $1 AND symbol = ANY($2::text[]))
+     SELECT o.path, o.line + 1 AS line, o.col AS "column", o.roles, ids.symbol
+     FROM ids JOIN ${T.occurrences} o ON o.repository_id = $1 AND o.symbol_id = ids.id
+     WHERE ${FRESH}
      ORDER BY o.path, o.line, o.col
      LIMIT $3`,
+  ),
+  // The definitions of the symbol index in files $2: what encloses an occurrence.
+  outlines: sql(
+    'precise.outlines',
+    `SELECT path, ordinal, line, end_line AS "endLine" FROM ${T.defs} WHERE repository_id = $1 AND path = ANY($2::text[])`,
+  ),
+  // Which of the places ($2 paths, $3 1-based lines, $4 columns) have an occurrence of any symbol.
+  occupied: sql(
+    'precise.occupied',
+    `SELECT t.path, t.line, t.col AS "column" FROM unnest($2::text[], $3::int[], $4::int[]) AS t(path, line, col)
+     WHERE EXISTS (SELECT 1 FROM ${T.occurrences} o WHERE o.repository_id = $1 AND o.path = t.path AND o.line = t.line - 1
+       AND o.col <= t.col AND (t.col < o.end_col OR o.end_line > o.line))`,
   ),
   indexed: sql(
     'precise.indexed',
@@ -197,9 +206,37 @@ export class PreciseStore {
       .rows;
   }
 
+  /**
+   * The occurrences of `symbols` in fresh files (at most `limit`), each with the innermost definition of the symbol
+   * index around it (its ordinal; -1 at the top level), found here from the files' outlines (one query).
+   */
   async occurrencesOf(repositoryId: string, symbols: readonly string[], limit: number): Promise<PreciseHit[]> {
     if (symbols.length === 0) return [];
-    return (await this.db.run<PreciseHit>(SQL.occurrencesOf, [repositoryId, symbols, limit])).rows;
+    const hits = (await this.db.run<Omit<PreciseHit, 'enclosing'>>(SQL.occurrencesOf, [repositoryId, symbols, limit])).rows;
+    if (hits.length === 0) return [];
+    const paths = [...new Set(hits.map((h) => h.path))];
+    const outlines = new Map<string, Array<{ ordinal: number; line: number; endLine: number }>>();
+    for (const d of (await this.db.run<{ path: string; ordinal: number; line: number; endLine: number }>(SQL.outlines, [repositoryId, paths])).rows) {
+      const file = outlines.get(d.path);
+      if (file) file.push(d);
+      else outlines.set(d.path, [d]);
+    }
+    return hits.map((h) => {
+      let enclosing: { ordinal: number; line: number } | undefined;
+      for (const d of outlines.get(h.path) ?? []) {
+        if (d.line <= h.line && h.line <= d.endLine && (!enclosing || d.line > enclosing.line || (d.line === enclosing.line && d.ordinal > enclosing.ordinal))) {
+          enclosing = d;
+        }
+      }
+      return { ...h, enclosing: enclosing?.ordinal ?? -1 };
+    });
+  }
+
+  /** Which of `sites` (1-based lines) the compiler recorded a symbol at, as `path:line:column`. */
+  async occupied(repositoryId: string, sites: ReadonlyArray<{ path: string; line: number; column: number }>): Promise<Set<string>> {
+    if (sites.length === 0) return new Set();
+    const values = [repositoryId, sites.map((s) => s.path), sites.map((s) => s.line), sites.map((s) => s.column)];
+    return new Set((await this.db.run<{ path: string; line: number; column: number }>(SQL.occupied, values)).rows.map((r) => `${r.path}:${r.line}:${r.column}`));
   }
 
   /** Which of the repositories have a precise index. */

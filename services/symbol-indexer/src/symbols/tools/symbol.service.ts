@@ -201,7 +201,10 @@ export class SymbolService {
     let found: LabelledReference[] =
       local?.uses || definitions.length === 0
         ? bound.refs.map((r) => ({ ...r, precision: 'search' as const }))
-        : await this.precise.references(definitions, bound.refs, PRECISE_REFERENCES);
+        : await this.precise.references(definitions, bound.refs, PRECISE_REFERENCES, async (repositoryId, wanted) => {
+            const repository = (await this.scopes.repositoriesOf(scope, [{ repositoryId }])).get(repositoryId);
+            return repository ? this.sources.read(repository, wanted) : new Map();
+          });
     const cut = bound.truncated;
     if (input.include_definitions) {
       found.push(
