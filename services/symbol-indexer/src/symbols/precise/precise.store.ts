@@ -39,6 +39,7 @@ const SQL = {
      FROM ${T.files} f LEFT JOIN ${T.indexes} i ON i.repository_id = f.repository_id
      WHERE f.repository_id = $1`,
   ),
+  analyze: sql('precise.analyze', `ANALYZE ${T.documents}, ${T.symbols}, ${T.occurrences}, ${T.indexes}`),
   deleteOccurrences: sql('precise.delete-occurrences', `DELETE FROM ${T.occurrences} WHERE repository_id = ANY($1::text[])`),
   deleteSymbols: sql('precise.delete-symbols', `DELETE FROM ${T.symbols} WHERE repository_id = ANY($1::text[])`),
   deleteDocuments: sql('precise.delete-documents', `DELETE FROM ${T.documents} WHERE repository_id = ANY($1::text[])`),
@@ -92,10 +93,13 @@ const SQL = {
      ORDER BY o.path, o.line, o.col
      LIMIT $3`,
   ),
-  // The definitions of the symbol index in files $2: what encloses an occurrence.
+  // The definitions of the symbol index in files $2 that span a line between $3 and $4 (per file): what may enclose
+  // an occurrence there.
   outlines: sql(
     'precise.outlines',
-    `SELECT path, ordinal, line, end_line AS "endLine" FROM ${T.defs} WHERE repository_id = $1 AND path = ANY($2::text[])`,
+    `SELECT d.path, d.ordinal, d.line, d.end_line AS "endLine"
+     FROM unnest($2::text[], $3::int[], $4::int[]) AS t(path, first, last)
+       JOIN ${T.defs} d ON d.repository_id = $1 AND d.path = t.path AND d.line <= t.last AND d.end_line >= t.first`,
   ),
   // Which of the places ($2 paths, $3 1-based lines, $4 columns) have an occurrence of any symbol.
   occupied: sql(
@@ -181,6 +185,8 @@ export class PreciseStore {
       const stored = [repositoryId, commit, index.tool, startedAt, index.documents.length, occurrences.length];
       await this.db.run(SQL.stored, stored, m);
     });
+    // Statistics for the new rows: without them the planner reads every occurrence for one symbol's.
+    await this.db.run(SQL.analyze, []);
   }
 
   /** What the index holds of repositories the registry no longer knows goes. */
@@ -214,9 +220,15 @@ export class PreciseStore {
     if (symbols.length === 0) return [];
     const hits = (await this.db.run<Omit<PreciseHit, 'enclosing'>>(SQL.occurrencesOf, [repositoryId, symbols, limit])).rows;
     if (hits.length === 0) return [];
-    const paths = [...new Set(hits.map((h) => h.path))];
+    const spans = new Map<string, [number, number]>();
+    for (const h of hits) {
+      const span = spans.get(h.path);
+      spans.set(h.path, span ? [Math.min(span[0], h.line), Math.max(span[1], h.line)] : [h.line, h.line]);
+    }
+    const paths = [...spans.keys()];
+    const bounds = [paths, paths.map((p) => spans.get(p)![0]), paths.map((p) => spans.get(p)![1])];
     const outlines = new Map<string, Array<{ ordinal: number; line: number; endLine: number }>>();
-    for (const d of (await this.db.run<{ path: string; ordinal: number; line: number; endLine: number }>(SQL.outlines, [repositoryId, paths])).rows) {
+    for (const d of (await this.db.run<{ path: string; ordinal: number; line: number; endLine: number }>(SQL.outlines, [repositoryId, ...bounds])).rows) {
       const file = outlines.get(d.path);
       if (file) file.push(d);
       else outlines.set(d.path, [d]);
