@@ -9,7 +9,10 @@ export type Precision = 'precise' | 'search';
 export type LabelledReference = BoundReference & { precision: Precision };
 
 /** Lines of a repository's files as they are now: path → line (1-based) → text. */
-export type LineReader = (repositoryId: string, wanted: ReadonlyMap<string, Array<[number, number]>>) => Promise<Map<string, Map<number, string>>>;
+export type LineReader = (
+  repositoryId: string,
+  wanted: ReadonlyMap<string, Array<[number, number]>>,
+) => Promise<Map<string, Map<number, string>>>;
 
 /** The text of a line before a name a JSDoc link names (`{@link X}`, `{@link X.y}`): the compiler records no symbol there. */
 const BEFORE_DOC_LINK = /\{@link(?:code|plain)?\s+(?:[\p{L}_$][\p{L}\p{N}_$]*\.)?$/u;
@@ -87,10 +90,10 @@ export class PreciseAnswers {
    * The references of `definitions`, the precise tier's in the files it covers and the search tier's (`found`) in
    * the others. The symbol of a definition is the one SCIP has at its name (a definition there first, of the
    * definition's kind); a covered file with none there means the compiler knows no symbol there, and the covered
-   * files give no references. When a definition's file is not covered, the search tier's answer stands whole for
-   * its repository. In covered files the search tier's references stay in JSDoc links (`{@link X}`) where the
-   * compiler recorded no symbol. Overriding declarations the search tier lists (kind `definition`) are left out in covered
-   * files: SCIP gives an override its own symbol, and its relationships are not followed (they cost precision).
+   * files give no references. The symbols of a member's family count too (`family`). When a definition's file is
+   * not covered, the search tier's answer stands whole for its repository. In covered files the search tier's
+   * references stay in JSDoc links (`{@link X}`), where the compiler recorded no symbol; the override declarations
+   * the search tier lists (kind `definition`) are left out there.
    */
   async references(
     definitions: readonly SymbolRow[],
@@ -107,7 +110,8 @@ export class PreciseAnswers {
     for (const [repositoryId, defs] of byRepository) {
       if (!indexed.has(repositoryId)) continue;
       const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? undefined : this.definedAt(d))));
-      if (symbols.every((s) => s !== undefined)) covered.set(repositoryId, [...new Set(symbols.flat().flatMap(companions))]);
+      if (symbols.every((s) => s !== undefined))
+        covered.set(repositoryId, await this.family(repositoryId, symbols.flat().flatMap(companions)));
     }
     if (covered.size === 0) return found.map(search);
     const out: LabelledReference[] = [];
@@ -156,11 +160,19 @@ export class PreciseAnswers {
 
   /**
    * Go to definition: the definitions of the index that the precise tier says `name` at `path:line` (`column`)
-   * denotes, or undefined when it does not cover that file or has nothing there.
+   * denotes, or undefined when it does not cover that file, has nothing there, or a local there.
    */
-  async definitionAt(repositoryId: string, path: string, name: string, line: number, column: number | undefined): Promise<SymbolRow[] | undefined> {
+  async definitionAt(
+    repositoryId: string,
+    path: string,
+    name: string,
+    line: number,
+    column: number | undefined,
+  ): Promise<SymbolRow[] | undefined> {
     const at = await this.precise.symbolsAt(repositoryId, path, line, column);
-    const named = at.filter((s) => lastDescriptor(s.symbol)?.name === name || (column !== undefined && name === ''));
+    // A local there (a destructured name is a local and its property at once): the parsed file's scopes answer.
+    if (at.some((s) => s.symbol.startsWith('local '))) return undefined;
+    const named = at.filter((s) => lastDescriptor(s.symbol)?.name === name);
     const symbols = named.length > 0 ? named.map((s) => s.symbol) : column !== undefined ? at.map((s) => s.symbol) : [];
     if (symbols.length === 0) return undefined;
     // `new X()` names X's constructor: X itself is where an editor goes when X declares none.
@@ -173,6 +185,20 @@ export class PreciseAnswers {
       rows.push(...(exact.length > 0 ? exact : defined.filter((d) => d.name === lastDescriptor(site.symbol)?.name)));
     }
     return rows;
+  }
+
+  /**
+   * `symbols` with the members they override and those that override them (SCIP `is_reference` relationships, which
+   * list every member up the hierarchy; one step down), as an editor's "find all references" takes a member.
+   */
+  private async family(repositoryId: string, symbols: readonly string[]): Promise<string[]> {
+    const all = new Set(symbols);
+    let step = [...all];
+    for (let depth = 0; depth < 2 && step.length > 0; depth++) {
+      step = (await this.precise.related(repositoryId, step)).filter((s) => !all.has(s));
+      for (const s of step) all.add(s);
+    }
+    return [...all];
   }
 
   /**

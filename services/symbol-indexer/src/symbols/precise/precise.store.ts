@@ -7,6 +7,7 @@ const T = {
   documents: '"symbol_indexer"."precise_documents"',
   symbols: '"symbol_indexer"."precise_symbols"',
   occurrences: '"symbol_indexer"."precise_occurrences"',
+  relationships: '"symbol_indexer"."precise_relationships"',
   files: '"symbol_indexer"."files"',
   defs: '"symbol_indexer"."symbols"',
 };
@@ -39,7 +40,21 @@ const SQL = {
      FROM ${T.files} f LEFT JOIN ${T.indexes} i ON i.repository_id = f.repository_id
      WHERE f.repository_id = $1`,
   ),
-  analyze: sql('precise.analyze', `ANALYZE ${T.documents}, ${T.symbols}, ${T.occurrences}, ${T.indexes}`),
+  analyze: sql('precise.analyze', `ANALYZE ${T.documents}, ${T.symbols}, ${T.occurrences}, ${T.relationships}, ${T.indexes}`),
+  deleteRelationships: sql('precise.delete-relationships', `DELETE FROM ${T.relationships} WHERE repository_id = ANY($1::text[])`),
+  insertRelationships: sql(
+    'precise.insert-relationships',
+    `INSERT INTO ${T.relationships} (repository_id, symbol_id, target) SELECT $1, * FROM unnest($2::int[], $3::text[])`,
+  ),
+  // The symbols $2 name by is_reference relationships (what they override), and those that name them (overriders).
+  related: sql(
+    'precise.related',
+    `SELECT r.target AS symbol FROM ${T.symbols} s JOIN ${T.relationships} r ON r.repository_id = s.repository_id AND r.symbol_id = s.id
+     WHERE s.repository_id = $1 AND s.symbol = ANY($2::text[])
+     UNION
+     SELECT s.symbol FROM ${T.relationships} r JOIN ${T.symbols} s ON s.repository_id = r.repository_id AND s.id = r.symbol_id
+     WHERE r.repository_id = $1 AND r.target = ANY($2::text[])`,
+  ),
   deleteOccurrences: sql('precise.delete-occurrences', `DELETE FROM ${T.occurrences} WHERE repository_id = ANY($1::text[])`),
   deleteSymbols: sql('precise.delete-symbols', `DELETE FROM ${T.symbols} WHERE repository_id = ANY($1::text[])`),
   deleteDocuments: sql('precise.delete-documents', `DELETE FROM ${T.documents} WHERE repository_id = ANY($1::text[])`),
@@ -182,6 +197,8 @@ export class PreciseStore {
         (o) => o.endColumn,
         (o) => o.roles,
       ]);
+      const relationships = index.symbols.flatMap((s) => s.references.map((target) => ({ id: ids.get(s.symbol), target })));
+      await this.insert(m, SQL.insertRelationships, repositoryId, relationships, [(r) => r.id, (r) => r.target]);
       const stored = [repositoryId, commit, index.tool, startedAt, index.documents.length, occurrences.length];
       await this.db.run(SQL.stored, stored, m);
     });
@@ -206,7 +223,10 @@ export class PreciseStore {
   }
 
   /** Where `symbols` are defined in fresh files: 1-based lines, 0-based columns. */
-  async definitionsOf(repositoryId: string, symbols: readonly string[]): Promise<Array<{ path: string; line: number; column: number; symbol: string }>> {
+  async definitionsOf(
+    repositoryId: string,
+    symbols: readonly string[],
+  ): Promise<Array<{ path: string; line: number; column: number; symbol: string }>> {
     if (symbols.length === 0) return [];
     return (await this.db.run<{ path: string; line: number; column: number; symbol: string }>(SQL.definitionsOf, [repositoryId, symbols]))
       .rows;
@@ -228,7 +248,9 @@ export class PreciseStore {
     const paths = [...spans.keys()];
     const bounds = [paths, paths.map((p) => spans.get(p)![0]), paths.map((p) => spans.get(p)![1])];
     const outlines = new Map<string, Array<{ ordinal: number; line: number; endLine: number }>>();
-    for (const d of (await this.db.run<{ path: string; ordinal: number; line: number; endLine: number }>(SQL.outlines, [repositoryId, ...bounds])).rows) {
+    for (const d of (
+      await this.db.run<{ path: string; ordinal: number; line: number; endLine: number }>(SQL.outlines, [repositoryId, ...bounds])
+    ).rows) {
       const file = outlines.get(d.path);
       if (file) file.push(d);
       else outlines.set(d.path, [d]);
@@ -236,7 +258,11 @@ export class PreciseStore {
     return hits.map((h) => {
       let enclosing: { ordinal: number; line: number } | undefined;
       for (const d of outlines.get(h.path) ?? []) {
-        if (d.line <= h.line && h.line <= d.endLine && (!enclosing || d.line > enclosing.line || (d.line === enclosing.line && d.ordinal > enclosing.ordinal))) {
+        if (
+          d.line <= h.line &&
+          h.line <= d.endLine &&
+          (!enclosing || d.line > enclosing.line || (d.line === enclosing.line && d.ordinal > enclosing.ordinal))
+        ) {
           enclosing = d;
         }
       }
@@ -248,7 +274,17 @@ export class PreciseStore {
   async occupied(repositoryId: string, sites: ReadonlyArray<{ path: string; line: number; column: number }>): Promise<Set<string>> {
     if (sites.length === 0) return new Set();
     const values = [repositoryId, sites.map((s) => s.path), sites.map((s) => s.line), sites.map((s) => s.column)];
-    return new Set((await this.db.run<{ path: string; line: number; column: number }>(SQL.occupied, values)).rows.map((r) => `${r.path}:${r.line}:${r.column}`));
+    return new Set(
+      (await this.db.run<{ path: string; line: number; column: number }>(SQL.occupied, values)).rows.map(
+        (r) => `${r.path}:${r.line}:${r.column}`,
+      ),
+    );
+  }
+
+  /** The symbols related to `symbols` by is_reference relationships, either way (one step). */
+  async related(repositoryId: string, symbols: readonly string[]): Promise<string[]> {
+    if (symbols.length === 0) return [];
+    return (await this.db.run<{ symbol: string }>(SQL.related, [repositoryId, symbols])).rows.map((r) => r.symbol);
   }
 
   /** Which of the repositories have a precise index. */
@@ -265,7 +301,8 @@ export class PreciseStore {
 
   private async remove(repositoryIds: readonly string[], m: EntityManager, withIndexRow: boolean): Promise<void> {
     const ids = [...repositoryIds];
-    for (const statement of [SQL.deleteOccurrences, SQL.deleteSymbols, SQL.deleteDocuments]) await this.db.run(statement, [ids], m);
+    for (const statement of [SQL.deleteRelationships, SQL.deleteOccurrences, SQL.deleteSymbols, SQL.deleteDocuments])
+      await this.db.run(statement, [ids], m);
     if (withIndexRow) await this.db.run(SQL.deleteIndexes, [ids], m);
   }
 

@@ -26,7 +26,17 @@ const GOOD = {
         { range: [1, 2, 3], symbol: 'local 0', symbol_roles: 1 },
         { range: [2, 0, 4, 1], symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().', symbol_roles: 8 },
       ],
-      symbols: [{ symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().', kind: 17, display_name: 'foo' }],
+      symbols: [
+        {
+          symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().',
+          kind: 17,
+          display_name: 'foo',
+          relationships: [
+            { symbol: 'scip-typescript npm pkg 1.0.0 src/`i.ts`/I#foo().', is_reference: true, is_implementation: true },
+            { symbol: 'scip-typescript npm pkg 1.0.0 src/`i.ts`/I#', is_implementation: true },
+          ],
+        },
+      ],
     },
     { relative_path: './src/b.ts', occurrences: [{ range: [3, 4, 7], symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().' }] },
   ],
@@ -44,7 +54,7 @@ function refusal(bytes: Uint8Array, limits: ScipLimits = LIMITS): string {
 }
 
 describe('decodeScipIndex', () => {
-  it("reads documents, occurrences with their ranges and roles, and the symbols; a local is named with its document's path", () => {
+  it("reads documents, occurrences with their ranges and roles, the symbols and their is_reference relationships; a local is named with its document's path", () => {
     const index = decodeScipIndex(encode(GOOD), LIMITS);
     assert.equal(index.tool, 'scip-typescript 0.4.0');
     assert.deepEqual(
@@ -58,8 +68,13 @@ describe('decodeScipIndex', () => {
     ]);
     assert.equal(index.occurrenceCount, 4);
     assert.deepEqual(index.symbols, [
-      { symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().', kind: 17, displayName: 'foo' },
-      { symbol: 'local 0 src/a.ts', kind: 0, displayName: '' },
+      {
+        symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().',
+        kind: 17,
+        displayName: 'foo',
+        references: ['scip-typescript npm pkg 1.0.0 src/`i.ts`/I#foo().'],
+      },
+      { symbol: 'local 0 src/a.ts', kind: 0, displayName: '', references: [] },
     ]);
   });
 
@@ -90,7 +105,13 @@ describe('decodeScipIndex', () => {
     assert.match(refusal(encode({ documents: [many] })), /more than 1000 occurrences/);
     const docs = Array.from({ length: 3 }, (_, i) => ({ relative_path: `f${i}.ts` }));
     assert.match(refusal(encode({ documents: docs }), { ...LIMITS, maxDocuments: 2 }), /more than 2 documents/);
-    for (const range of [[0, 1], [0, 5, 2], [3, 0, 2, 0], [0, 1, 2, 3, 4], [-1, 0, 1]]) {
+    for (const range of [
+      [0, 1],
+      [0, 5, 2],
+      [3, 0, 2, 0],
+      [0, 1, 2, 3, 4],
+      [-1, 0, 1],
+    ]) {
       assert.match(refusal(encode({ documents: [{ relative_path: 'a.ts', occurrences: [{ range, symbol: 's' }] }] })), /malformed range/);
     }
   });

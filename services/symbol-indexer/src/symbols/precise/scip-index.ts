@@ -28,6 +28,8 @@ interface PreciseSymbol {
   symbol: string;
   kind: number;
   displayName: string;
+  /** The symbols whose references are this one's too (`is_reference` relationships: the members it overrides or implements). */
+  references: string[];
 }
 
 export interface ScipIndex {
@@ -44,6 +46,9 @@ export interface ScipLimits {
   maxOccurrences: number;
 }
 
+/** Relationships kept per symbol at most (a member overrides a handful). */
+const MAX_RELATIONSHIPS = 64;
+
 /** A symbol string longer than this is not a compiler's (the longest on the bench corpus are a few hundred characters). */
 const MAX_SYMBOL_LENGTH = 2_048;
 
@@ -56,6 +61,7 @@ interface RawSymbol {
   symbol?: string;
   kind?: number;
   display_name?: string;
+  relationships?: Array<{ symbol?: string; is_reference?: boolean }>;
 }
 interface RawDocument {
   relative_path?: string;
@@ -171,7 +177,16 @@ export function decodeScipIndex(bytes: Uint8Array, limits: ScipLimits): ScipInde
         for (const s of raw.symbols ?? []) {
           const symbol = s.symbol ?? '';
           if (symbol === '' || symbol.length > MAX_SYMBOL_LENGTH) continue;
-          symbols.set(scoped(symbol, path), { symbol: scoped(symbol, path), kind: s.kind ?? 0, displayName: (s.display_name ?? '').slice(0, 512) });
+          const references = (s.relationships ?? [])
+            .filter((r) => r.is_reference === true && r.symbol && r.symbol.length <= MAX_SYMBOL_LENGTH)
+            .slice(0, MAX_RELATIONSHIPS)
+            .map((r) => scoped(r.symbol!, path));
+          symbols.set(scoped(symbol, path), {
+            symbol: scoped(symbol, path),
+            kind: s.kind ?? 0,
+            displayName: (s.display_name ?? '').slice(0, 512),
+            references,
+          });
         }
         documents.push({ path, language: (raw.language ?? '').slice(0, 64), occurrences });
       } else {
@@ -184,7 +199,8 @@ export function decodeScipIndex(bytes: Uint8Array, limits: ScipLimits): ScipInde
   }
   // Symbols that occur without a SymbolInformation (scip-typescript leaves some out) still get a row.
   for (const d of documents) {
-    for (const o of d.occurrences) if (!symbols.has(o.symbol)) symbols.set(o.symbol, { symbol: o.symbol, kind: 0, displayName: '' });
+    for (const o of d.occurrences)
+      if (!symbols.has(o.symbol)) symbols.set(o.symbol, { symbol: o.symbol, kind: 0, displayName: '', references: [] });
   }
   return { tool, documents, symbols: [...symbols.values()], occurrenceCount };
 }

@@ -29,8 +29,7 @@ type IndexerFailure = 'time_budget' | 'out_of_memory' | 'crashed' | 'no_index' |
 
 /** What a run gave: the index's bytes, or why there is none (the cause, and a sentence for the log). */
 type IndexerRun =
-  | { ok: true; bytes: Uint8Array; ms: number; peakRssMb: number | null }
-  | { ok: false; cause: IndexerFailure; reason: string; ms: number };
+  { ok: true; bytes: Uint8Array; ms: number; peakRssMb: number | null } | { ok: false; cause: IndexerFailure; reason: string; ms: number };
 
 /**
  * Runs `@sourcegraph/scip-typescript` on a checkout, in a child Node process with a heap cap, a time budget and one
@@ -84,17 +83,38 @@ export async function runScipTypescript(
     const ms = Math.round(performance.now() - started);
     const rss = new RegExp(`${RSS_MARK} (\\d+)`).exec(tail);
     const said = lastLines(tail.replace(new RegExp(`${RSS_MARK} \\d+`), ''));
-    if (status.timedOut) return { ok: false, ms, cause: 'time_budget', reason: `scip-typescript ran past its time budget of ${options.limits.timeoutMs} ms and was stopped` };
+    if (status.timedOut)
+      return {
+        ok: false,
+        ms,
+        cause: 'time_budget',
+        reason: `scip-typescript ran past its time budget of ${options.limits.timeoutMs} ms and was stopped`,
+      };
     if (/heap out of memory|Allocation failed/i.test(tail)) {
-      return { ok: false, ms, cause: 'out_of_memory', reason: `scip-typescript ran out of memory (heap cap ${options.limits.maxMemoryMb} MB)` };
+      return {
+        ok: false,
+        ms,
+        cause: 'out_of_memory',
+        reason: `scip-typescript ran out of memory (heap cap ${options.limits.maxMemoryMb} MB)`,
+      };
     }
     if (status.code !== 0) {
-      return { ok: false, ms, cause: 'crashed', reason: `scip-typescript failed (${status.signal ?? `exit ${status.code}`}): ${said || 'no output'}` };
+      return {
+        ok: false,
+        ms,
+        cause: 'crashed',
+        reason: `scip-typescript failed (${status.signal ?? `exit ${status.code}`}): ${said || 'no output'}`,
+      };
     }
     const size = await stat(output).catch(() => undefined);
     if (!size) return { ok: false, ms, cause: 'no_index', reason: `scip-typescript wrote no index: ${said || 'no output'}` };
     if (size.size > options.limits.maxIndexBytes) {
-      return { ok: false, ms, cause: 'index_too_large', reason: `scip-typescript wrote an index of ${size.size} bytes, over the limit of ${options.limits.maxIndexBytes}` };
+      return {
+        ok: false,
+        ms,
+        cause: 'index_too_large',
+        reason: `scip-typescript wrote an index of ${size.size} bytes, over the limit of ${options.limits.maxIndexBytes}`,
+      };
     }
     return { ok: true, bytes: await readFile(output), ms, peakRssMb: rss ? Math.round(Number(rss[1]) / 1024) : null };
   } finally {

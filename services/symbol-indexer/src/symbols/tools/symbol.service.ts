@@ -208,7 +208,13 @@ export class SymbolService {
     const cut = bound.truncated;
     if (input.include_definitions) {
       found.push(
-        ...definitions.map((d) => ({ ...d, kind: 'definition' as const, enclosing: d.parent, qualifier: null, precision: 'search' as const })),
+        ...definitions.map((d) => ({
+          ...d,
+          kind: 'definition' as const,
+          enclosing: d.parent,
+          qualifier: null,
+          precision: 'search' as const,
+        })),
       );
     }
     const unique = new Map(found.map((r) => [`${r.repositoryId}\0${r.path}\0${r.line}\0${r.column}`, r]));
@@ -448,7 +454,10 @@ export class SymbolService {
   }
 
   /** The wire form of references: repository names, enclosing symbols and snippet lines. */
-  private async describe(page: readonly LabelledReference[], repositories: ReadonlyMap<string, RegisteredRepository>): Promise<Reference[]> {
+  private async describe(
+    page: readonly LabelledReference[],
+    repositories: ReadonlyMap<string, RegisteredRepository>,
+  ): Promise<Reference[]> {
     const byRepository = groupBy(page, (r) => r.repositoryId);
     const enclosing = new Map<string, string>();
     const lines = new Map<string, Map<string, Map<number, string>>>();
