@@ -15,7 +15,11 @@
  *   locals       the same two for sampled parameters and local variables (found by Sextant's `@local.definition`
  *                captures, not at the top level of a file), asked at their declarations: reported apart
  * Each project is its own git workspace, indexed by an embedded Sextant through the gateway (MCP over HTTP).
- * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python|go] [-- --project <name>]
+ * With `--tier precise`, jobs also run the precise stage (scip-typescript, ADR 0053): the answers then come from the
+ * precise tier where it covers and say so (`precision`); the run prints the stage's time and peak memory per 100k lines
+ * and how many answered references each tier gave.
+ *
+ * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python|go] [-- --project <name>] [-- --tier search|precise]
  *        [-- --commit <rev>] (the commit of this repository the `sextant` project measures; default HEAD)
  */
 import { cpSync, existsSync, writeFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -32,6 +36,12 @@ import { git, leanCaller, READY, startNode, type ToolCaller } from '@sextant/tes
 import { fullIndex } from '../jobs.js';
 
 const quick = process.argv.includes('--quick');
+const tier = process.argv.includes('--tier') ? process.argv[process.argv.indexOf('--tier') + 1] : 'search';
+if (tier !== 'search' && tier !== 'precise') throw new Error('--tier: search or precise');
+/** find_references round trips (ms) over a project's samples. */
+const referenceMs: number[] = [];
+/** References answered, by the tier each says it came from, over a project's sample. */
+const labelled = new Map<string, number>();
 const SAMPLE = quick ? 40 : 150;
 /** Parameters and local variables sampled per project (`find_references` at the declaration: its uses in the file). */
 const LOCALS = quick ? 15 : 60;
@@ -445,13 +455,16 @@ async function score(
   };
   for (const d of sample) {
     const truth = new Map((await oracle.references(d)).map((s) => [`${s.path}:${s.line}:${s.column}`, s]));
-    const answer = await call<{ references: Array<{ path: string; line: number; column: number }> }>('find_references', {
+    const asked = performance.now();
+    const answer = await call<{ references: Array<{ path: string; line: number; column: number; precision?: string }> }>('find_references', {
       path: d.path,
       line: d.line,
       column: d.column,
       limit: 1000,
     });
+    referenceMs.push(performance.now() - asked);
     const mine = new Set(answer.isError ? [] : answer.body.references.map((r) => `${r.path}:${r.line}:${r.column}`));
+    for (const r of answer.isError ? [] : answer.body.references) labelled.set(r.precision ?? 'none', (labelled.get(r.precision ?? 'none') ?? 0) + 1);
     const hit = [...mine].filter((k) => truth.has(k)).length;
     if (EXPLAIN && (EXPLAIN === 'all' || EXPLAIN === d.kind)) explain(dir, d, mine, truth);
     const kind = scores.byKind.get(d.kind) ?? { precision: [], recall: [] };
@@ -541,6 +554,22 @@ function explain(dir: string, d: Definition, mine: ReadonlySet<string>, truth: R
 
 const pct = (x: number) => (Number.isNaN(x) ? '  n/a' : x.toFixed(3));
 
+/** The precise stage's run as its log line gives it, per 100k lines of the project's sources. */
+function preciseCost(log: string, dir: string, files: readonly string[]): void {
+  const lines = files.reduce((n, f) => n + readFileSync(join(dir, f), 'utf8').split('\n').length, 0);
+  const run = /precise tier from (.+?): (\d+) documents, (\d+) occurrences in (\d+) ms(?:, peak (\d+) MB)?/.exec(log);
+  if (!run) {
+    console.log(`         precise stage: no index (${/the precise tier keeps its previous index \((.*)\)/.exec(log)?.[1] ?? 'no run in the log'})`);
+    return;
+  }
+  const [, tool, documents, occurrences, ms, peak] = run;
+  const per = 100_000 / lines;
+  console.log(
+    `         precise stage (${tool}): ${documents} documents, ${occurrences} occurrences, ${lines} lines: ${(Number(ms) / 1000).toFixed(1)} s, peak ${peak ?? '?'} MB` +
+      ` = ${((Number(ms) / 1000) * per).toFixed(1)} s per 100k lines (peak RSS does not scale linearly)`,
+  );
+}
+
 async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'sextant-bench-oracle-'));
   const total: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
@@ -548,7 +577,7 @@ async function main(): Promise<void> {
   const name = process.argv.includes('--language') ? process.argv[process.argv.indexOf('--language') + 1]! : 'typescript';
   const language = LANGUAGES[name];
   if (!language) throw new Error(`--language: one of ${Object.keys(LANGUAGES).join(', ')}`);
-  console.log(`bench/symbols/oracle (${name}): ${SAMPLE} definitions per project, ${language.label} as the oracle`);
+  console.log(`bench/symbols/oracle (${name}, ${tier} tier): ${SAMPLE} definitions per project, ${language.label} as the oracle`);
   try {
     const only = process.argv.includes('--project') ? process.argv[process.argv.indexOf('--project') + 1] : undefined;
     for (const project of language.projects.filter((p) => only === undefined || p.name === only)) {
@@ -561,7 +590,7 @@ async function main(): Promise<void> {
           SEXTANT_AUTH: 'off',
           SEXTANT_DATA_DIR: join(root, `${project.name}-data`),
           SEXTANT_WORKSPACE: dir,
-          SEXTANT_INDEXING_STAGES: 'symbols',
+          SEXTANT_INDEXING_STAGES: tier === 'precise' ? 'symbols,precise' : 'symbols',
           LOG_LEVEL: 'info',
         },
         readyWhen: READY.embedded,
@@ -570,6 +599,9 @@ async function main(): Promise<void> {
       try {
         const call = leanCaller((await sextant.waitFor(READY.embedded))[1]!);
         await fullIndex(call);
+        if (tier === 'precise') preciseCost(sextant.output(), dir, files);
+        labelled.clear();
+        referenceMs.length = 0;
         const definitions = (await definitionsOf(call, dir, files)).sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
         const stride = Math.max(1, Math.floor(definitions.length / SAMPLE));
         const sample = definitions.filter((_, i) => i % stride === 0).slice(0, SAMPLE);
@@ -589,6 +621,11 @@ async function main(): Promise<void> {
         console.log(
           `${''.padEnd(8)} ${String(localSample.length).padStart(15)} locals    ` +
             `references precision ${pct(mean(localScores.precision))} recall ${pct(mean(localScores.recall))}   definition hit@1 ${pct(localScores.hits / localScores.asked)} at the use (${localScores.asked})`,
+        );
+        const sorted = [...referenceMs].sort((a, b) => a - b);
+        console.log(
+          `${''.padEnd(8)} references answered by tier: ${[...labelled].map(([k, n]) => `${k} ${n}`).join(', ')}; ` +
+            `find_references p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms (${sorted.length} calls, embedded)`,
         );
         totalLocals.precision.push(...localScores.precision);
         totalLocals.recall.push(...localScores.recall);

@@ -105,10 +105,12 @@ export class WorkBudget {
  * SEXTANT_MAX_PARSES, applied by `runMain`):
  * - `clones`: git children that talk to a remote (clone, fetch, ls-remote);
  * - `greps`: ripgrep and git grep children;
- * - `parses`: files handed to the parse workers at once, over every parse pool of the process.
+ * - `parses`: files handed to the parse workers at once, over every parse pool of the process;
+ * - `indexers`: compiler-grade indexers (scip-typescript) at once: each takes a core and up to gigabytes.
  */
 export const workBudgets = {
   clones: new WorkBudget('clones', 4),
   greps: new WorkBudget('greps', 8),
   parses: new WorkBudget('parses', availableParallelism() * 2),
+  indexers: new WorkBudget('indexers', 1),
 } as const;

@@ -9,6 +9,7 @@ import {
   indexingServiceSettings,
   parseEnv,
 } from '@sextant/runtime';
+import type { PreciseLimits } from './symbols/precise/precise-stage.js';
 
 /** Every environment variable of the symbol-indexer service (described here; docs/configuration.md is generated: `npm run docs`). */
 export const SymbolIndexerEnv = IndexingServiceEnv.extend({
@@ -21,6 +22,23 @@ export const SymbolIndexerEnv = IndexingServiceEnv.extend({
     .int(10, 600_000)
     .default(2_000)
     .describe('per-file parse and query budget; a file past it is kept at file level (no symbols)'),
+  SYMBOLS_PRECISE_TIMEOUT_MS: env.int(100, 3_600_000).default(240_000).meta({
+    description: 'time budget of one run of the precise stage (scip-typescript on a repository); past it the indexer is stopped',
+    details:
+      'the job then completes with the search tier and a warning; keep it under `SEXTANT_STAGE_STALL_MS`, which fails a job whose stage finishes no batch for that long ([ADR 0053](adr/0053-precise-tier-from-scip.md))',
+  }),
+  SYMBOLS_PRECISE_MAX_MEMORY_MB: env
+    .int(128, 65_536)
+    .default(2_048)
+    .describe("heap cap of the precise stage's indexer (`--max-old-space-size`); past it the indexer dies and the job warns"),
+  SYMBOLS_PRECISE_MAX_INDEX_BYTES: env
+    .int(1_024, 4_294_967_296)
+    .default(268_435_456)
+    .describe('largest SCIP index the precise stage reads; a larger one is refused whole'),
+  SYMBOLS_PRECISE_MAX_OCCURRENCES: env
+    .int(1, 100_000_000)
+    .default(5_000_000)
+    .describe('most occurrences a SCIP index may hold; one with more is refused whole'),
 });
 
 export interface SymbolIndexerConfig extends CommonSettings, IndexerSettings {
@@ -31,6 +49,8 @@ export interface SymbolIndexerConfig extends CommonSettings, IndexerSettings {
   parseThreads: number | undefined;
   /** Per-file parse and query budget; a file past it is kept at file level. */
   fileTimeoutMs: number;
+  /** The precise stage's indexer: time budget, heap cap, and the bounds of the index it reads. */
+  precise: PreciseLimits;
 }
 
 export function loadConfig(environment: NodeJS.ProcessEnv): SymbolIndexerConfig {
@@ -40,5 +60,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv): SymbolIndexerConfig 
     checkoutsDir: resolve(e.SYMBOLS_CHECKOUTS_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'symbol-checkouts')),
     parseThreads: e.SYMBOLS_PARSE_THREADS,
     fileTimeoutMs: e.SYMBOLS_FILE_TIMEOUT_MS,
+    precise: {
+      timeoutMs: e.SYMBOLS_PRECISE_TIMEOUT_MS,
+      maxMemoryMb: e.SYMBOLS_PRECISE_MAX_MEMORY_MB,
+      maxIndexBytes: e.SYMBOLS_PRECISE_MAX_INDEX_BYTES,
+      maxOccurrences: e.SYMBOLS_PRECISE_MAX_OCCURRENCES,
+    },
   };
 }

@@ -15,15 +15,18 @@ import { BindingFacts } from './symbols/binding/binding-facts.js';
 import { SourceLines } from './symbols/tools/source-lines.js';
 import { SymbolStage } from './symbols/index/symbol-stage.js';
 import { SymbolStore } from './symbols/index/symbol.store.js';
+import { PreciseAnswers } from './symbols/precise/precise-answers.js';
+import { PreciseStage } from './symbols/precise/precise-stage.js';
+import { PreciseStore } from './symbols/precise/precise.store.js';
 
 export interface SymbolIndexerModuleOptions extends Omit<SymbolIndexerConfig, 'database'> {
   database: { url: string; poolSize: number; connectTimeoutMs: number };
 }
 
 /**
- * The symbol indexer: the `symbols` stage of indexing jobs (it takes batches
- * from the registry over the bus, in either mode) and the symbol tools, over
- * its schema `symbol_indexer`.
+ * The symbol indexer: the `symbols` and `precise` stages of indexing jobs (it
+ * takes batches from the registry over the bus, in either mode) and the symbol
+ * tools, over its schema `symbol_indexer`.
  */
 @Module({})
 export class SymbolIndexerModule {
@@ -36,6 +39,7 @@ export class SymbolIndexerModule {
       controllers: [SymbolController, createHealthController('symbol-indexer')],
       providers: [
         { provide: SymbolStore, inject: [Database], useFactory: (db: Database) => new SymbolStore(db) },
+        { provide: PreciseStore, inject: [Database], useFactory: (db: Database) => new PreciseStore(db) },
         // Facts derived from the index (the type hierarchy, declared types, files' imports), kept while it does not change.
         { provide: BindingFacts, inject: [SymbolStore], useFactory: (store: SymbolStore) => new BindingFacts(store) },
         {
@@ -45,16 +49,26 @@ export class SymbolIndexerModule {
         },
         {
           provide: Scopes,
-          inject: [RegistryClient, BUS_CLIENT, SymbolStore],
+          inject: [RegistryClient, BUS_CLIENT, SymbolStore, PreciseStore],
           // What the index holds of a repository the registry no longer knows (an evicted workspace) is dropped when an answer meets it.
-          useFactory: (registry: RegistryClient, bus: BusClient, store: SymbolStore) =>
-            new Scopes(registry, bus, (ids) => store.purge(ids)),
+          useFactory: (registry: RegistryClient, bus: BusClient, store: SymbolStore, precise: PreciseStore) =>
+            new Scopes(registry, bus, async (ids) => {
+              await store.purge(ids);
+              await precise.purge(ids);
+            }),
         },
         {
           provide: SymbolService,
-          inject: [SymbolStore, Scopes, BindingFacts],
-          useFactory: (store: SymbolStore, scopes: Scopes, facts: BindingFacts) =>
-            new SymbolService(store, scopes, new SourceLines({ clones, policy, maxBytes: config.maxFileBytes }), facts, pool),
+          inject: [SymbolStore, Scopes, BindingFacts, PreciseStore],
+          useFactory: (store: SymbolStore, scopes: Scopes, facts: BindingFacts, precise: PreciseStore) =>
+            new SymbolService(
+              store,
+              scopes,
+              new SourceLines({ clones, policy, maxBytes: config.maxFileBytes }),
+              facts,
+              pool,
+              new PreciseAnswers(precise, store),
+            ),
         },
         {
           provide: DependencyService,
@@ -63,16 +77,30 @@ export class SymbolIndexerModule {
         },
         {
           provide: ModuleLifecycle,
-          inject: [SymbolStore, RegistryClient],
-          useFactory: (store: SymbolStore, registry: RegistryClient) =>
-            stageLifecycle({
+          inject: [SymbolStore, PreciseStore, RegistryClient],
+          useFactory: (store: SymbolStore, preciseStore: PreciseStore, registry: RegistryClient) => {
+            // Two batches in hand: one is stored while the next is parsed. Claims long-poll at the registry, so no idle pause.
+            const symbols = new StageWorker(registry, new SymbolStage({ store, pool, clones, policy }), { concurrency: 2, idleMs: 10 });
+            const stage = new PreciseStage({ store: preciseStore, clones, policy, spawner, env: config.childEnv, limits: config.precise });
+            // One batch at a time: the batch that takes a job's run holds it for the indexer's whole run.
+            const precise = new StageWorker(registry, stage, { idleMs: 10 });
+            return stageLifecycle({
               lockDirs: [config.checkoutsDir],
-              // Two batches in hand: one is stored while the next is parsed. Claims long-poll at the registry, so no idle pause.
-              worker: new StageWorker(registry, new SymbolStage({ store, pool, clones, policy }), { concurrency: 2, idleMs: 10 }),
+              worker: {
+                start: () => {
+                  symbols.start();
+                  precise.start();
+                },
+                stop: () => {
+                  stage.stop();
+                  return Promise.all([symbols.stop(), precise.stop()]);
+                },
+              },
               pool,
               clones,
               spawner,
-            }),
+            });
+          },
         },
         { provide: HEALTH_PROBES, inject: [Database], useFactory: (db: Database) => [db] },
       ],

@@ -42,6 +42,13 @@ export const oneScope: [(r: { repo?: unknown; repos?: unknown; project?: unknown
 
 export const SymbolName = text(1, 512).describe('Symbol name, optionally qualified (e.g. "UserService.create").');
 
+/** Which tier an answer comes from (ADR 0053): a compiler's index (SCIP) of the file as it is now, or tree-sitter's names. */
+const Precision = z
+  .enum(['precise', 'search'])
+  .describe(
+    '"precise": from a compiler-grade (SCIP) index of the file as it is now; "search": from the tree-sitter index (names and scopes, no types) (an extension).',
+  );
+
 export const SymbolDef = z.object({
   repo: z.string(),
   path: z.string(),
@@ -52,6 +59,7 @@ export const SymbolDef = z.object({
   container: z.string().nullable(),
   signature: z.string().nullable(),
   language: z.string().optional(),
+  precision: Precision.optional(),
 });
 export type SymbolDef = z.infer<typeof SymbolDef>;
 
@@ -82,6 +90,7 @@ export const Reference = z.object({
   snippet: z.string().describe('The line, trimmed (from the checkout as it is now).'),
   kind: z.enum(['call', 'import', 'type', 'read', 'write', 'definition']),
   enclosing: z.string().nullable().describe('The innermost definition around it (`Container.name`), null at the top level.'),
+  precision: Precision.optional(),
 });
 export type Reference = z.infer<typeof Reference>;
 

@@ -3,6 +3,7 @@ import { AddReferences1732600000000 } from './1732600000000-add-references.js';
 import { AddReturns1732700000000 } from './1732700000000-add-returns.js';
 import { BindingLookups1732800000000 } from './1732800000000-binding-lookups.js';
 import { PathPrefix1732900000000 } from './1732900000000-path-prefix.js';
+import { PreciseTier1733000000000 } from './1733000000000-precise-tier.js';
 
 /** The service's own schema. */
 export const SCHEMA = 'symbol_indexer';
@@ -14,4 +15,5 @@ export const MIGRATIONS = [
   AddReturns1732700000000,
   BindingLookups1732800000000,
   PathPrefix1732900000000,
+  PreciseTier1733000000000,
 ];

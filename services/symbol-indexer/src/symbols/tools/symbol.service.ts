@@ -21,6 +21,7 @@ import { DefinitionResolver } from '../binding/definitions.js';
 import { ReferenceBinder, type BoundReference } from '../binding/references.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
 import { exactlyNamed, SAME_NAMED, splitName, type SymbolRow, type SymbolStore } from '../index/symbol.store.js';
+import type { LabelledReference, PreciseAnswers, Precision } from '../precise/precise-answers.js';
 import { packContext, tokenCounter } from './token-budget.js';
 
 /** Definitions of one name whose references are gathered for a name-only `find_references`. */
@@ -29,6 +30,8 @@ const MAX_DEFINITIONS = 20;
 const HIERARCHY_MAX = 200;
 /** Related symbols get_code_context adds at most. */
 const CONTEXT_RELATED = 8;
+/** Precise occurrences read for one find_references at most. */
+const PRECISE_REFERENCES = 10_000;
 
 /** The symbol tools, over the symbol index; repositories and workspaces are the registry's. */
 export class SymbolService {
@@ -41,6 +44,7 @@ export class SymbolService {
     private readonly sources: SourceLines,
     facts: BindingFacts,
     private readonly pool: ParsePool,
+    private readonly precise: PreciseAnswers,
   ) {
     this.binder = new ReferenceBinder(store, facts);
     this.definitions = new DefinitionResolver(store, facts);
@@ -55,15 +59,22 @@ export class SymbolService {
       limit: input.limit,
     });
     let rows = found.rows;
+    // Definitions the precise tier resolved (go to definition in a file it covers); the others are the search tier's.
+    const precise = new Set<SymbolRow>();
     if (input.path !== undefined) {
       // Go to definition: what the name denotes where it is used comes first.
       const repository = single(scope, 'A use position (path, line)');
       const path = repoPath(input.path);
-      const [local, denoted] = await Promise.all([
-        // A parameter or local variable hides every other definition of its name.
-        input.name === bareName(input.name) ? this.localAt(repository, path, input.name, input.line!, input.column) : undefined,
-        this.definitions.at(repository.id, path, bareName(input.name), input.line!, input.column),
-      ]);
+      const resolved = await this.precise.definitionAt(repository.id, path, bareName(input.name), input.line!, input.column);
+      for (const r of resolved ?? []) precise.add(r);
+      const [local, denoted] =
+        precise.size > 0
+          ? [undefined, [...precise]]
+          : await Promise.all([
+              // A parameter or local variable hides every other definition of its name.
+              input.name === bareName(input.name) ? this.localAt(repository, path, input.name, input.line!, input.column) : undefined,
+              this.definitions.at(repository.id, path, bareName(input.name), input.line!, input.column),
+            ]);
       const wanted = (d: SymbolRow) => (!input.kind || d.kind === input.kind) && (!input.language || d.language === input.language);
       const best = [...(local ? [local] : []), ...denoted].filter(wanted);
       const first = new Set(best.map((d) => `${d.path}\0${d.ordinal}`));
@@ -74,7 +85,9 @@ export class SymbolService {
     return {
       ...(await this.scopes.answer(scope, repositories)),
       // Rows of a repository the registry no longer knows (an evicted workspace) are left out.
-      definitions: rows.filter((row) => repositories.has(row.repositoryId)).map((row) => definition(row, names)),
+      definitions: rows
+        .filter((row) => repositories.has(row.repositoryId))
+        .map((row) => definition(row, names, precise.has(row) ? 'precise' : 'search')),
       truncated: found.truncated,
     };
   }
@@ -184,10 +197,25 @@ export class SymbolService {
         ? await this.binder.unbound(bare!, scopeIds)
         : // A qualified name's lookup is not the bare name's the binder needs.
           await this.binder.ofAll(definitions, scopeIds, located ? bare : undefined, located && input.name === bare ? located : undefined);
-    let found = bound.refs;
+    // Where the precise tier covers the definitions' files, its references replace the search tier's (ADR 0053).
+    let found: LabelledReference[] =
+      local?.uses || definitions.length === 0
+        ? bound.refs.map((r) => ({ ...r, precision: 'search' as const }))
+        : await this.precise.references(definitions, bound.refs, PRECISE_REFERENCES, async (repositoryId, wanted) => {
+            const repository = (await this.scopes.repositoriesOf(scope, [{ repositoryId }])).get(repositoryId);
+            return repository ? this.sources.read(repository, wanted) : new Map();
+          });
     const cut = bound.truncated;
     if (input.include_definitions) {
-      found.push(...definitions.map((d) => ({ ...d, kind: 'definition' as const, enclosing: d.parent, qualifier: null })));
+      found.push(
+        ...definitions.map((d) => ({
+          ...d,
+          kind: 'definition' as const,
+          enclosing: d.parent,
+          qualifier: null,
+          precision: 'search' as const,
+        })),
+      );
     }
     const unique = new Map(found.map((r) => [`${r.repositoryId}\0${r.path}\0${r.line}\0${r.column}`, r]));
     found = [...unique.values()].sort(
@@ -426,7 +454,10 @@ export class SymbolService {
   }
 
   /** The wire form of references: repository names, enclosing symbols and snippet lines. */
-  private async describe(page: readonly BoundReference[], repositories: ReadonlyMap<string, RegisteredRepository>): Promise<Reference[]> {
+  private async describe(
+    page: readonly LabelledReference[],
+    repositories: ReadonlyMap<string, RegisteredRepository>,
+  ): Promise<Reference[]> {
     const byRepository = groupBy(page, (r) => r.repositoryId);
     const enclosing = new Map<string, string>();
     const lines = new Map<string, Map<string, Map<number, string>>>();
@@ -460,11 +491,12 @@ export class SymbolService {
       snippet: snippetOf(lines.get(r.repositoryId)?.get(r.path), r.line),
       kind: r.kind,
       enclosing: r.enclosing >= 0 ? (enclosing.get(`${r.repositoryId}\0${r.path}\0${r.enclosing}`) ?? null) : null,
+      precision: r.precision,
     }));
   }
 }
 
-function definition(row: SymbolRow, names: ReadonlyMap<string, string>): SymbolDef {
+function definition(row: SymbolRow, names: ReadonlyMap<string, string>, precision?: Precision): SymbolDef {
   return {
     repo: names.get(row.repositoryId) ?? row.repositoryId,
     path: row.path,
@@ -475,6 +507,7 @@ function definition(row: SymbolRow, names: ReadonlyMap<string, string>): SymbolD
     container: row.container,
     signature: row.signature,
     ...(row.language ? { language: row.language } : {}),
+    ...(precision ? { precision } : {}),
   };
 }
 

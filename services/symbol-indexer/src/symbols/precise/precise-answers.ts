@@ -1,0 +1,217 @@
+import type { BoundReference } from '../binding/references.js';
+import type { SymbolRow, SymbolStore } from '../index/symbol.store.js';
+import { ROLE } from './scip-index.js';
+import type { PreciseHit, PreciseStore } from './precise.store.js';
+
+/** Which tier an answer's item comes from (ADR 0053). */
+export type Precision = 'precise' | 'search';
+
+export type LabelledReference = BoundReference & { precision: Precision };
+
+/** Lines of a repository's files as they are now: path → line (1-based) → text. */
+export type LineReader = (
+  repositoryId: string,
+  wanted: ReadonlyMap<string, Array<[number, number]>>,
+) => Promise<Map<string, Map<number, string>>>;
+
+/** The text of a line before a name a JSDoc link names (`{@link X}`, `{@link X.y}`): the compiler records no symbol there. */
+const BEFORE_DOC_LINK = /\{@link(?:code|plain)?\s+(?:[\p{L}_$][\p{L}\p{N}_$]*\.)?$/u;
+
+/**
+ * The last descriptor of a SCIP symbol, its name and suffix: `… src/`a.ts`/Cart#add().` → `add`, `().`; a parameter
+ * `…/add().(n)` → `n`, `()`. Accessors are named as written at their uses: `` Cart#`<get>count`(). `` → `count`.
+ */
+function lastDescriptor(symbol: string): { name: string; suffix: string } | undefined {
+  const parameter = /\(([^()`]+)\)$/.exec(symbol);
+  if (parameter) return { name: parameter[1]!, suffix: '()' };
+  const m = /(?:`((?:[^`]|``)*)`|([^\s/#.`():!\[\]]+))(\([^()]*\)\.|\.|#|:|!)$/.exec(symbol);
+  if (!m) return undefined;
+  const name = m[1] !== undefined ? m[1].replaceAll('``', '`') : m[2]!;
+  return { name: name.replace(/^<[gs]et>/, ''), suffix: m[3]! };
+}
+
+/**
+ * The symbols an editor's "find all references" puts together with `symbol`: a class's constructor (scip-typescript
+ * records `new X()` on `X#<constructor>().`), a getter's setter and the reverse (`<get>x().`, `<set>x().`).
+ */
+function companions(symbol: string): string[] {
+  const out = [symbol];
+  if (symbol.endsWith('#')) out.push(`${symbol}\`<constructor>\`().`);
+  for (const [a, b] of [
+    ['`<get>', '`<set>'],
+    ['`<set>', '`<get>'],
+  ] as const) {
+    const at = symbol.lastIndexOf(a);
+    if (at >= 0) out.push(symbol.slice(0, at) + b + symbol.slice(at + a.length));
+  }
+  return out;
+}
+
+/**
+ * The SCIP descriptor suffixes a definition of the search tier's kind can have: a merged declaration (`const X` and
+ * `interface X`) gives one place several symbols, of which the kind picks the one an editor means.
+ */
+const SUFFIXES: Record<string, readonly string[]> = {
+  function: ['().'],
+  method: ['().'],
+  class: ['#'],
+  interface: ['#'],
+  type: ['#'],
+  enum: ['#'],
+  struct: ['#'],
+  trait: ['#'],
+  variable: ['.'],
+  constant: ['.'],
+  field: ['.', '().'],
+  property: ['.', '().'],
+};
+
+/** A reference's kind from SCIP roles and the symbol's descriptor, when the search tier has none at that place. */
+function kindOf(hit: PreciseHit): BoundReference['kind'] {
+  if (hit.roles & ROLE.import) return 'import';
+  if (hit.roles & ROLE.write) return 'write';
+  const suffix = lastDescriptor(hit.symbol)?.suffix;
+  if (suffix === '#') return 'type';
+  if (suffix?.endsWith(').')) return 'call';
+  return 'read';
+}
+
+/**
+ * Answers from the precise tier where it covers the question: the files of a repository whose SCIP index is fresh
+ * (the symbols stage has not re-indexed them since its run started). Everything else stays the search tier's.
+ */
+export class PreciseAnswers {
+  constructor(
+    private readonly precise: PreciseStore,
+    private readonly symbols: SymbolStore,
+  ) {}
+
+  /**
+   * The references of `definitions`, the precise tier's in the files it covers and the search tier's (`found`) in
+   * the others. The symbol of a definition is the one SCIP has at its name (a definition there first, of the
+   * definition's kind); a covered file with none there means the compiler knows no symbol there, and the covered
+   * files give no references. The symbols of a member's family count too (`family`). When a definition's file is
+   * not covered, the search tier's answer stands whole for its repository. In covered files the search tier's
+   * references stay in JSDoc links (`{@link X}`), where the compiler recorded no symbol; the override declarations
+   * the search tier lists (kind `definition`) are left out there.
+   */
+  async references(
+    definitions: readonly SymbolRow[],
+    found: readonly BoundReference[],
+    limit: number,
+    lines: LineReader,
+  ): Promise<LabelledReference[]> {
+    const search = (r: BoundReference): LabelledReference => ({ ...r, precision: 'search' });
+    const byRepository = new Map<string, SymbolRow[]>();
+    for (const d of definitions) byRepository.set(d.repositoryId, [...(byRepository.get(d.repositoryId) ?? []), d]);
+    const covered = new Map<string, string[]>();
+    // Most repositories have no precise index: one query says so.
+    const indexed = await this.precise.indexed([...byRepository.keys()]);
+    for (const [repositoryId, defs] of byRepository) {
+      if (!indexed.has(repositoryId)) continue;
+      const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? undefined : this.definedAt(d))));
+      if (symbols.every((s) => s !== undefined))
+        covered.set(repositoryId, await this.family(repositoryId, symbols.flat().flatMap(companions)));
+    }
+    if (covered.size === 0) return found.map(search);
+    const out: LabelledReference[] = [];
+    for (const [repositoryId, symbols] of covered) {
+      const hits = await this.precise.occurrencesOf(repositoryId, symbols, limit + 1);
+      const known = new Map(found.filter((r) => r.repositoryId === repositoryId).map((r) => [`${r.path}\0${r.line}\0${r.column}`, r]));
+      for (const h of hits) {
+        if (h.roles & ROLE.definition) continue;
+        out.push({
+          repositoryId,
+          path: h.path,
+          name: lastDescriptor(h.symbol)?.name ?? '',
+          line: h.line,
+          column: h.column,
+          kind: known.get(`${h.path}\0${h.line}\0${h.column}`)?.kind ?? kindOf(h),
+          enclosing: h.enclosing,
+          qualifier: null,
+          precision: 'precise',
+        });
+      }
+    }
+    // The search tier's answer where the precise tier does not cover: other repositories, files not covered, and in
+    // covered files JSDoc links (`{@link X}`), where the compiler recorded no symbol.
+    const paths = new Map<string, Set<string>>();
+    const unresolved = new Map<string, Set<string>>();
+    for (const repositoryId of covered.keys()) {
+      const mine = found.filter((r) => r.repositoryId === repositoryId);
+      const fresh = await this.precise.freshPaths(repositoryId, [...new Set(mine.map((r) => r.path))]);
+      paths.set(repositoryId, fresh);
+      const inCovered = mine.filter((r) => fresh.has(r.path) && r.kind !== 'definition');
+      const occupied = await this.precise.occupied(repositoryId, inCovered);
+      const candidates = inCovered.filter((r) => !occupied.has(`${r.path}:${r.line}:${r.column}`));
+      const wanted = new Map<string, Array<[number, number]>>();
+      for (const r of candidates) wanted.set(r.path, [...(wanted.get(r.path) ?? []), [r.line, r.line]]);
+      const text = candidates.length > 0 ? await lines(repositoryId, wanted) : new Map<string, Map<number, string>>();
+      const links = candidates.filter((r) => BEFORE_DOC_LINK.test(text.get(r.path)?.get(r.line)?.slice(0, r.column) ?? ''));
+      unresolved.set(repositoryId, new Set(links.map((r) => `${r.path}:${r.line}:${r.column}`)));
+    }
+    for (const r of found) {
+      if (!paths.get(r.repositoryId)?.has(r.path) || unresolved.get(r.repositoryId)?.has(`${r.path}:${r.line}:${r.column}`)) {
+        out.push(search(r));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Go to definition: the definitions of the index that the precise tier says `name` at `path:line` (`column`)
+   * denotes, or undefined when it does not cover that file, has nothing there, or a local there.
+   */
+  async definitionAt(
+    repositoryId: string,
+    path: string,
+    name: string,
+    line: number,
+    column: number | undefined,
+  ): Promise<SymbolRow[] | undefined> {
+    const at = await this.precise.symbolsAt(repositoryId, path, line, column);
+    // A local there (a destructured name is a local and its property at once): the parsed file's scopes answer.
+    if (at.some((s) => s.symbol.startsWith('local '))) return undefined;
+    const named = at.filter((s) => lastDescriptor(s.symbol)?.name === name);
+    const symbols = named.length > 0 ? named.map((s) => s.symbol) : column !== undefined ? at.map((s) => s.symbol) : [];
+    if (symbols.length === 0) return undefined;
+    // `new X()` names X's constructor: X itself is where an editor goes when X declares none.
+    const wanted = [...new Set(symbols.flatMap((s) => [s, s.replace(/`<constructor>`\(\)\.$/, '')]))];
+    const sites = await this.precise.definitionsOf(repositoryId, wanted);
+    const rows: SymbolRow[] = [];
+    for (const site of sites) {
+      const defined = await this.symbols.definitionsAt(repositoryId, site.path, site.line);
+      const exact = defined.filter((d) => d.column === site.column);
+      rows.push(...(exact.length > 0 ? exact : defined.filter((d) => d.name === lastDescriptor(site.symbol)?.name)));
+    }
+    return rows;
+  }
+
+  /**
+   * `symbols` with the members they override and those that override them (SCIP `is_reference` relationships, which
+   * list every member up the hierarchy; one step down), as an editor's "find all references" takes a member.
+   */
+  private async family(repositoryId: string, symbols: readonly string[]): Promise<string[]> {
+    const all = new Set(symbols);
+    let step = [...all];
+    for (let depth = 0; depth < 2 && step.length > 0; depth++) {
+      step = (await this.precise.related(repositoryId, step)).filter((s) => !all.has(s));
+      for (const s of step) all.add(s);
+    }
+    return [...all];
+  }
+
+  /**
+   * The global symbols at a definition's name, as the compiler sees it: those defined there (else any there), of
+   * the definition's kind when some are; [] when its file is covered but has none there; undefined when its file
+   * is not covered.
+   */
+  private async definedAt(d: SymbolRow): Promise<string[] | undefined> {
+    const at = await this.precise.symbolsAt(d.repositoryId, d.path, d.line, d.column);
+    if (at.length === 0) return (await this.precise.freshPaths(d.repositoryId, [d.path])).has(d.path) ? [] : undefined;
+    const defined = at.some((s) => s.definition) ? at.filter((s) => s.definition) : at;
+    const suffixes = SUFFIXES[d.kind];
+    const ofKind = suffixes ? defined.filter((s) => suffixes.some((x) => s.symbol.endsWith(x))) : [];
+    return (ofKind.length > 0 ? ofKind : defined).map((s) => s.symbol);
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The precise tier (ADR 0053) in the distributed pipeline: a remote repository of TypeScript indexed by the symbols
+ * stage, then the precise stage (the real scip-typescript in a child process), over real NATS, Postgres and git;
+ * find_references and go to definition answer from it, labelled, and from the search tier where it does not cover;
+ * an indexer whose index is refused, or that runs past its budget, leaves the job completed with a warning.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { BareRepository, callTool, GitDaemon, httpClient } from '@sextant/testing';
+import { distributedStack, type Stack } from './stack.js';
+
+const FILES: Record<string, string> = {
+  'src/cart.ts': [
+    'export class Cart {',
+    '  private items = 0;',
+    '  get count() { return this.items; }',
+    '  set count(v: number) { this.items = v; }',
+    '  add(n: number) { this.items += n; return this; }',
+    '}',
+    'export class Wallet {',
+    '  add(n: number) { return n; }',
+    '}',
+  ].join('\n'),
+  'src/use.ts': [
+    "import { Cart, Wallet } from './cart';",
+    'const c = new Cart();',
+    'c.add(1).add(2);',
+    'new Wallet().add(3);',
+    'c.count = c.count + 1;',
+    'export function total(x: Cart): number { return x.count; }',
+  ].join('\n'),
+  'src/make.ts': ["import { Cart } from './cart';", 'export const make = () => new Cart();'].join('\n'),
+  // The search tier cannot tell whose `add` this is (the receiver's type is a function's inferred return); the compiler can.
+  'src/more.ts': ["import { make } from './make';", 'export const more = make().add(5);'].join('\n'),
+};
+
+interface Reference {
+  path: string;
+  line: number;
+  column: number;
+  precision?: string;
+}
+
+interface JobStatus {
+  status: string;
+  error_message: string | null;
+  warnings?: string[];
+}
+
+const site = (r: Reference) => `${r.path}:${r.line}:${r.column}:${r.precision}`;
+
+describe('precise tier (scip-typescript) in the distributed pipeline', () => {
+  let base: string;
+  let stack: Stack;
+  let client: Client;
+  let daemon: GitDaemon;
+  let remote: BareRepository;
+  let repo: string;
+
+  const symbolIndexer = (env: Record<string, string> = {}) =>
+    stack.startService('symbol-indexer', { GIT_ALLOWED_HOSTS: daemon.host, SEXTANT_DATA_DIR: join(base, 'symbols-data'), ...env });
+
+  async function index(): Promise<JobStatus> {
+    const started = await callTool<{ runId: string }>(client, 'index_repository', { repository: daemon.url('shop') });
+    assert.equal(started.isError, false, JSON.stringify(started.body));
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const status = await callTool<JobStatus>(client, 'get_index_job_status', { runId: started.body.runId });
+      assert.equal(status.isError, false, JSON.stringify(status.body));
+      if (['completed', 'failed', 'skipped'].includes(status.body.status)) return status.body;
+      if (Date.now() > deadline) assert.fail(`job still ${status.body.status}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async function references(args: Record<string, unknown>): Promise<string[]> {
+    const found = await callTool<{ references: Reference[] }>(client, 'find_references', { repo, ...args });
+    assert.equal(found.isError, false, JSON.stringify(found.body));
+    return found.body.references.map(site);
+  }
+
+  async function restartSymbolIndexer(env: Record<string, string>): Promise<void> {
+    await stack.services.get('symbol-indexer')!.stop();
+    await symbolIndexer(env);
+  }
+
+  before(async () => {
+    base = mkdtempSync(join(tmpdir(), 'sextant-precise-'));
+    mkdirSync(join(base, 'remotes'));
+    remote = new BareRepository(join(base, 'remotes'), 'shop');
+    remote.commit('main', FILES);
+    daemon = await GitDaemon.start(join(base, 'remotes'));
+    stack = await distributedStack();
+    await stack.startService('workspace-registry', {
+      GIT_ALLOWED_HOSTS: daemon.host,
+      SEXTANT_DATA_DIR: join(base, 'data'),
+      SEXTANT_HEAD_CACHE_MS: '0',
+      SEXTANT_INDEXING_STAGES: 'symbols,precise',
+    });
+    await symbolIndexer();
+    client = await httpClient((await stack.startGateway()).url);
+  });
+  after(async () => {
+    await client?.close();
+    await stack?.stop();
+    await daemon?.stop();
+    remote?.dispose();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it('runs scip-typescript after the symbols stage and answers references and go to definition from it, labelled', async () => {
+    const job = await index();
+    assert.equal(job.status, 'completed', job.error_message ?? '');
+    assert.equal(job.warnings, undefined);
+    const listed = await callTool<{ repositories: Array<{ name: string }> }>(client, 'list_repositories', {});
+    repo = listed.body.repositories[0]!.name;
+
+    // Cart.add at its definition: the two chained calls on a Cart and the call on make()'s result; not Wallet's add.
+    assert.deepEqual(await references({ path: 'src/cart.ts', line: 5, column: 2 }), [
+      'src/more.ts:2:27:precise',
+      'src/use.ts:3:2:precise',
+      'src/use.ts:3:9:precise',
+    ]);
+    // A getter's references include the setter's (one property to an editor).
+    assert.deepEqual(await references({ path: 'src/cart.ts', line: 3, column: 6 }), [
+      'src/use.ts:5:2:precise',
+      'src/use.ts:5:12:precise',
+      'src/use.ts:6:50:precise',
+    ]);
+    // A class: its type uses, its import and `new` sites.
+    const cart = await references({ path: 'src/cart.ts', line: 1, column: 13 });
+    for (const expected of ['src/make.ts:1:9:precise', 'src/make.ts:2:30:precise', 'src/use.ts:2:14:precise', 'src/use.ts:6:25:precise']) {
+      assert.ok(cart.includes(expected), `${expected} in ${cart.join(' ')}`);
+    }
+
+    // Go to definition at `add` of `make().add(5)`: Cart's, from the precise tier.
+    const located = await callTool<{ definitions: Array<{ path: string; line: number; name: string; precision?: string }> }>(
+      client,
+      'locate_symbol',
+      { repo, name: 'add', path: 'src/more.ts', line: 2, column: 27 },
+    );
+    assert.equal(located.isError, false, JSON.stringify(located.body));
+    assert.deepEqual(located.body.definitions[0], { ...located.body.definitions[0], path: 'src/cart.ts', line: 5, precision: 'precise' });
+    assert.ok(located.body.definitions.slice(1).every((d) => d.precision === 'search'));
+  });
+
+  it('keeps the previous precise index when a new one is refused: the job warns, a changed file is answered from the search tier', async () => {
+    await restartSymbolIndexer({ SYMBOLS_PRECISE_MAX_OCCURRENCES: '5' });
+    // use.ts moves down a line; more.ts and the definitions do not change.
+    remote.commit('main', { 'src/use.ts': `// moved\n${FILES['src/use.ts']}` });
+    const job = await index();
+    assert.equal(job.status, 'completed', job.error_message ?? '');
+    assert.equal(job.warnings?.length, 1, JSON.stringify(job.warnings));
+    assert.match(job.warnings[0]!, /No precise .* index was made .*malformed or over a limit.*\(invalid_index\)/);
+    const found = await references({ path: 'src/cart.ts', line: 5, column: 2 });
+    assert.ok(found.includes('src/more.ts:2:27:precise'), found.join(' '));
+    // The search tier's answer for the changed file, at its new lines.
+    assert.ok(found.includes('src/use.ts:4:2:search'), found.join(' '));
+    assert.ok(!found.some((f) => f.startsWith('src/use.ts:3:')), found.join(' '));
+  });
+
+  it('stops an indexer past its time budget: the job completes with the search tier and says why', async () => {
+    await restartSymbolIndexer({ SYMBOLS_PRECISE_TIMEOUT_MS: '100' });
+    remote.commit('main', { 'src/make.ts': `${FILES['src/make.ts']}\nexport const two = 2;` });
+    const job = await index();
+    assert.equal(job.status, 'completed', job.error_message ?? '');
+    assert.match(job.warnings?.join(' ') ?? '', /ran past its time budget .*\(time_budget\)/);
+    await restartSymbolIndexer({});
+  });
+});
