@@ -17,14 +17,17 @@
  *     of 5,000, 8,000, 12,000, 16,000 and 20,000 files; 200 samples per query. Plan on well over an hour on 2 cores.
  *   --quick: 1,000 repositories, median 12 files (σ 1.2, capped at 400), plus 3 of 1,500, 2,500 and 3,000 files;
  *     60 samples per query; ≤ 10 minutes on 2 cores.
+ *   --data DIR: the process's data directory is DIR and is kept; a later run given the same DIR skips onboarding
+ *     (the git daemon listens on the port the first run used) and measures the queries again on a restarted process:
+ *     the before and after of a change that does not touch indexing, without indexing 1,000 repositories again.
  *   --repositories N: another count (fewer than 100: no large repositories; for a first try of the bench).
  *   The corpus is kept under $SEXTANT_BENCH_ORG (default <tmp>/sextant-bench-org-<form>) and reused.
- *   Settings given in the environment (VECTOR_LOCAL_OPEN_MAX, …) pass through to the process.
+ *   Settings given in the environment (VECTOR_LOCAL_CHUNKS_MAX, SEXTANT_HEAD_CACHE_MS, SEXTANT_INDEXING_STAGES) pass through to the process.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { embeddedDatabaseUrl, GitDaemon, leanCaller, memory, startEmbedded, type ToolCaller } from '@sextant/testing';
 import { summarize, verdict } from '../stats.js';
@@ -33,14 +36,22 @@ import { buildOrg, type OrgShape } from './corpus.js';
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const count = argv.includes('--repositories') ? Number(argv[argv.indexOf('--repositories') + 1]) : 1_000;
-if (!Number.isInteger(count) || count < 2) throw new Error(`--repositories takes a whole number ≥ 2, got ${argv[argv.indexOf('--repositories') + 1]}`);
+if (!Number.isInteger(count) || count < 2)
+  throw new Error(`--repositories takes a whole number ≥ 2, got ${argv[argv.indexOf('--repositories') + 1]}`);
 const SHAPE: OrgShape = quick
   ? { repositories: count, medianFiles: 12, sigma: 1.2, capFiles: 400, large: count >= 100 ? [1_500, 2_500, 3_000] : [], seed: 40 }
-  : { repositories: count, medianFiles: 20, sigma: 1.4, capFiles: 2_000, large: count >= 100 ? [5_000, 8_000, 12_000, 16_000, 20_000] : [], seed: 40 };
+  : {
+      repositories: count,
+      medianFiles: 20,
+      sigma: 1.4,
+      capFiles: 2_000,
+      large: count >= 100 ? [5_000, 8_000, 12_000, 16_000, 20_000] : [],
+      seed: 40,
+    };
 const SAMPLES = quick ? 60 : 200;
 const IN_FLIGHT = 8;
 /** Settings a run may give the process (the bench's before/after of a setting). */
-const PASSED = ['VECTOR_LOCAL_OPEN_MAX', 'SEXTANT_HEAD_CHECK_MS', 'SEXTANT_INDEXING_STAGES'];
+const PASSED = ['VECTOR_LOCAL_CHUNKS_MAX', 'SEXTANT_HEAD_CACHE_MS', 'SEXTANT_INDEXING_STAGES'];
 
 const SEARCHES = [
   'retry with backoff when the upstream times out',
@@ -116,12 +127,17 @@ async function main(): Promise<void> {
       `(files per repository: median ${sizes[sizes.length >> 1]}, p90 ${sizes[Math.floor(sizes.length * 0.9)]}, largest ${sizes.slice(-3).join(', ')}; ` +
       `${[...languages].map(([l, n]) => `${l} ${n}`).join(', ')}) — corpus ready in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
-  const daemon = await GitDaemon.start(root);
   // A short data directory: the embedded Postgres socket lives in it.
-  const work = mkdtempSync(join(tmpdir(), 'sxo-'));
+  const kept = argv.includes('--data') ? resolve(argv[argv.indexOf('--data') + 1] ?? '') : undefined;
+  if (kept) mkdirSync(kept, { recursive: true });
+  const work = kept ?? mkdtempSync(join(tmpdir(), 'sxo-'));
+  const state = join(work, 'bench-org.json');
+  const previous = kept && existsSync(state) ? (JSON.parse(readFileSync(state, 'utf8')) as { port: number; corpus: string }) : undefined;
+  if (previous && previous.corpus !== root) throw new Error(`${work} holds the index of ${previous.corpus}, not of ${root}`);
+  const daemon = await GitDaemon.start(root, previous?.port);
   // The first repository, checked out: the one local workspace of the org.
   const local = join(work, 'checkout');
-  execFileSync('git', ['clone', '-q', join(root, `${corpus.repositories[0]!.name}.git`), local]);
+  if (!previous) execFileSync('git', ['clone', '-q', join(root, `${corpus.repositories[0]!.name}.git`), local]);
   const passed = Object.fromEntries(PASSED.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
   const sextant = await startEmbedded({
     SEXTANT_DATA_DIR: work,
@@ -139,57 +155,71 @@ async function main(): Promise<void> {
   await db.connect();
   const call = leanCaller(sextant.url);
   try {
-    // Onboarding: register every repository, then wait for every job.
-    started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < corpus.repositories.length) {
-          const { name } = corpus.repositories[next++]!;
-          // The first (the org's library) as a local workspace, as a developer's checkout is: `index_status` takes one.
-          await must(call, 'index_repository', name === corpus.repositories[0]!.name ? { localPath: local } : { repository: daemon.url(name) });
+    /** Registers every repository, then waits for every job; prints what it took. */
+    async function onboard(): Promise<void> {
+      // Onboarding: register every repository, then wait for every job.
+      started = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < corpus.repositories.length) {
+            const { name } = corpus.repositories[next++]!;
+            // The first (the org's library) as a local workspace, as a developer's checkout is: `index_status` takes one.
+            await must(
+              call,
+              'index_repository',
+              name === corpus.repositories[0]!.name ? { localPath: local } : { repository: daemon.url(name) },
+            );
+          }
+        }),
+      );
+      const registerMs = performance.now() - started;
+      let counts: Record<string, number> = {};
+      let lastLine = 0;
+      for (;;) {
+        counts = await jobCounts(db);
+        if ((counts.pending ?? 0) + (counts.running ?? 0) === 0) break;
+        if (performance.now() - lastLine > 30_000) {
+          lastLine = performance.now();
+          console.log(`  … ${((performance.now() - started) / 1000).toFixed(0)} s: jobs ${JSON.stringify(counts)}`);
         }
-      }),
-    );
-    const registerMs = performance.now() - started;
-    let counts: Record<string, number> = {};
-    let lastLine = 0;
-    for (;;) {
-      counts = await jobCounts(db);
-      if ((counts.pending ?? 0) + (counts.running ?? 0) === 0) break;
-      if (performance.now() - lastLine > 30_000) {
-        lastLine = performance.now();
-        console.log(`  … ${((performance.now() - started) / 1000).toFixed(0)} s: jobs ${JSON.stringify(counts)}`);
+        await new Promise((r) => setTimeout(r, 1_000));
       }
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
-    const indexMs = performance.now() - started;
-    const { rows: totals } = await db.query<{ files: number; indexed: number }>(
-      `SELECT coalesce(sum(file_count), 0)::int AS files, count(*) FILTER (WHERE status = 'ready')::int AS indexed FROM "workspace_registry"."repositories"`,
-    );
-    const indexedFiles = totals[0]!.files;
-    // Where a job's time goes: queued (created → started), run (started → completed), and the registry's own stages.
-    const { rows: phases } = await db.query<{ queued: number; run: number; discovery: number; finalizing: number }>(
-      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at) * 1000)::float AS queued,
+      const indexMs = performance.now() - started;
+      const { rows: totals } = await db.query<{ files: number; indexed: number }>(
+        `SELECT coalesce(sum(file_count), 0)::int AS files, count(*) FILTER (WHERE status = 'ready')::int AS indexed FROM "workspace_registry"."repositories"`,
+      );
+      const indexedFiles = totals[0]!.files;
+      // Where a job's time goes: queued (created → started), run (started → completed), and the registry's own stages.
+      const { rows: phases } = await db.query<{ queued: number; run: number; discovery: number; finalizing: number }>(
+        `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at) * 1000)::float AS queued,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - started_at) * 1000)::float AS run,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY (stats->>'discovery_ms')::float)::float AS discovery,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY (stats->>'finalizing_ms')::float)::float AS finalizing
          FROM "workspace_registry"."jobs" WHERE status = 'completed'`,
-    );
-    const onboardPeak = (await memory(pid)).peak;
-    const onboardHandles = fds.stop();
-    console.log(
-      `register ${corpus.repositories.length} repositories (index_repository)   ${(registerMs / 1000).toFixed(1)} s (${((registerMs / corpus.repositories.length) * 1000).toFixed(0)} µs each)`,
-    );
-    console.log(
-      `index all (register → every job ended)   ${(indexMs / 1000).toFixed(1)} s, ${indexedFiles} files indexed, ${((indexedFiles / indexMs) * 1000).toFixed(0)} files/s; ` +
-        `jobs ${JSON.stringify(counts)}, repositories indexed ${totals[0]!.indexed}`,
-    );
-    const p = phases[0]!;
-    console.log(
-      `a job, median                            run ${p.run.toFixed(0)} ms (Discovery ${p.discovery.toFixed(0)} ms, Finalizing ${p.finalizing.toFixed(0)} ms, the stages the rest)`,
-    );
-    console.log(`process while indexing                   peak RSS ${(onboardPeak / 2 ** 20).toFixed(0)} MB, most open file handles ${onboardHandles}`);
+      );
+      const onboardPeak = (await memory(pid)).peak;
+      const onboardHandles = fds.stop();
+      console.log(
+        `register ${corpus.repositories.length} repositories (index_repository)   ${(registerMs / 1000).toFixed(1)} s (${((registerMs / corpus.repositories.length) * 1000).toFixed(0)} µs each)`,
+      );
+      console.log(
+        `index all (register → every job ended)   ${(indexMs / 1000).toFixed(1)} s, ${indexedFiles} files indexed, ${((indexedFiles / indexMs) * 1000).toFixed(0)} files/s; ` +
+          `jobs ${JSON.stringify(counts)}, repositories indexed ${totals[0]!.indexed}`,
+      );
+      const p = phases[0]!;
+      console.log(
+        `a job, median                            run ${p.run.toFixed(0)} ms (Discovery ${p.discovery.toFixed(0)} ms, Finalizing ${p.finalizing.toFixed(0)} ms, the stages the rest)`,
+      );
+      console.log(
+        `process while indexing                   peak RSS ${(onboardPeak / 2 ** 20).toFixed(0)} MB, most open file handles ${onboardHandles}`,
+      );
+      if (kept) writeFileSync(state, JSON.stringify({ port: daemon.port, corpus: root }));
+    }
+    if (previous) {
+      console.log(`reusing the index in ${work}: onboarding not measured`);
+      fds.stop();
+    } else await onboard();
 
     // Queries over the whole org.
     const queryHandles = handles(pid);
@@ -199,11 +229,17 @@ async function main(): Promise<void> {
     const measure = async (label: string, run: (i: number) => Promise<unknown>) => {
       const t = await timedCalls(SAMPLES, run);
       results.set(label, t);
-      console.log(`${label.padEnd(41)}p50 ${t.p50.toFixed(2)} ms  p99 ${t.p99.toFixed(2)} ms  (${SAMPLES} calls; the first ${t.first.toFixed(1)} ms)`);
+      console.log(
+        `${label.padEnd(41)}p50 ${t.p50.toFixed(2)} ms  p99 ${t.p99.toFixed(2)} ms  (${SAMPLES} calls; the first ${t.first.toFixed(1)} ms)`,
+      );
     };
     let hits = 0;
     await measure('search_code scope: all', async (i) => {
-      const body = await must<{ results: unknown[] }>(call, 'search_code', { query: SEARCHES[i % SEARCHES.length], scope: { type: 'all' }, topK: 10 });
+      const body = await must<{ results: unknown[] }>(call, 'search_code', {
+        query: SEARCHES[i % SEARCHES.length],
+        scope: { type: 'all' },
+        topK: 10,
+      });
       hits += body.results.length;
     });
     if (hits === 0) throw new Error('search_code over all found nothing: the index is empty');
@@ -216,9 +252,7 @@ async function main(): Promise<void> {
     await measure('list_repositories (limit 1000)', async () => {
       listed = (await must<{ repositories: unknown[] }>(call, 'list_repositories', { limit: 1000 })).repositories.length;
     });
-    await measure('index_status of the local workspace', () =>
-      must(call, 'index_status', { workspace: local }),
-    );
+    await measure('index_status of the local workspace', () => must(call, 'index_status', { workspace: local }));
     let healthStatus = 0;
     await measure('GET /health', async () => {
       const res = await fetch(healthUrl);
@@ -229,7 +263,9 @@ async function main(): Promise<void> {
     console.log(
       `answers: ${hits} search hits, ${definitions} definitions over ${SAMPLES} locate_symbol calls, list_repositories listed ${listed}, /health HTTP ${healthStatus}`,
     );
-    console.log(`process after the queries                peak RSS ${(queryPeak / 2 ** 20).toFixed(0)} MB, most open file handles while querying ${queryHandles.stop()}`);
+    console.log(
+      `process after the queries                peak RSS ${(queryPeak / 2 ** 20).toFixed(0)} MB, most open file handles while querying ${queryHandles.stop()}`,
+    );
 
     // Postgres: table sizes, per 1,000 repositories.
     const { rows: tables } = await db.query<{ name: string; bytes: string; rows: string }>(
@@ -240,19 +276,27 @@ async function main(): Promise<void> {
     const total = tables.reduce((sum, t) => sum + Number(t.bytes), 0);
     console.log(`postgres per 1,000 repositories          ${((total * scale) / 2 ** 20).toFixed(0)} MB in all; largest tables:`);
     for (const t of tables.slice(0, 8))
-      console.log(`  ${t.name.padEnd(48)}${((Number(t.bytes) * scale) / 2 ** 20).toFixed(1).padStart(8)} MB  ${Math.round(Number(t.rows) * scale)} rows`);
+      console.log(
+        `  ${t.name.padEnd(48)}${((Number(t.bytes) * scale) / 2 ** 20).toFixed(1).padStart(8)} MB  ${Math.round(Number(t.rows) * scale)} rows`,
+      );
 
     console.log('\ntargets:');
     const search = results.get('search_code scope: all')!;
     const health = results.get('GET /health')!;
-    console.log(verdict(search.p50 <= 50, `search_code over all ${corpus.repositories.length} repositories p50 ≤ 50 ms`, `${search.p50.toFixed(1)} ms`));
+    console.log(
+      verdict(
+        search.p50 <= 50,
+        `search_code over all ${corpus.repositories.length} repositories p50 ≤ 50 ms`,
+        `${search.p50.toFixed(1)} ms`,
+      ),
+    );
     console.log(verdict(health.p50 <= 100, 'GET /health p50 ≤ 100 ms', `${health.p50.toFixed(1)} ms`));
   } finally {
     call.close();
     await db.end();
     await sextant.stop();
     await daemon.stop();
-    rmSync(work, { recursive: true, force: true });
+    if (!kept) rmSync(work, { recursive: true, force: true });
   }
 }
 
