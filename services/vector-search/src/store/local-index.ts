@@ -36,6 +36,12 @@ export interface LocalIndexOptions {
   dir: string;
   dimension: number;
   source: ChunkSource;
+  /**
+   * Chunks held in memory at most, over every repository's index (VECTOR_LOCAL_CHUNKS_MAX): past it, the least
+   * recently used indexes are saved and closed, and opened again from their files when a search or write needs them.
+   * Unbounded when left out.
+   */
+  maxChunks?: number;
 }
 
 /** HNSW parameters: 16 links per node, 128 candidates while adding, 512 while searching (bench/search: recall@10 0.87 at 64, 0.94 at 256, 0.96 at 512 on 170k chunks). */
@@ -72,6 +78,8 @@ interface RepositoryIndex {
 export class LocalIndex {
   private readonly log = new Logger('LocalIndex');
   private readonly indexes = new Map<string, Promise<RepositoryIndex>>();
+  /** The indexes in memory, least recently used first (a use moves one to the end). */
+  private readonly loaded = new Map<string, RepositoryIndex>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private saveTimer: NodeJS.Timeout | undefined;
   private unsavedSince: number | undefined;
@@ -86,9 +94,14 @@ export class LocalIndex {
    * earlier write of the repository.
    */
   async write(repositoryId: string, change: () => Promise<{ removed: readonly bigint[]; added: readonly IndexedChunk[] }>): Promise<void> {
-    const entry = await this.open(repositoryId);
+    // Opened first, so that a load never sees half a change.
+    await this.open(repositoryId);
     await this.exclusive(repositoryId, async () => {
       const { removed, added } = await change();
+      // Closed since it was opened (least recently used): its files lack this change, so its tally no longer matches
+      // Postgres and the next open rebuilds it from there.
+      const entry = this.loaded.get(repositoryId);
+      if (!entry) return;
       if (removed.length > 0) {
         const keys = BigUint64Array.from(removed);
         const present = entry.index.contains(keys) as boolean[];
@@ -105,6 +118,7 @@ export class LocalIndex {
       entry.dirty = true;
     });
     this.scheduleSave();
+    this.trim(repositoryId);
   }
 
   /** The nearest keys to `vector` in each repository's index, merged: best first, at most `k`. */
@@ -189,6 +203,7 @@ export class LocalIndex {
     for (const id of repositoryIds) {
       await this.exclusive(id, async () => {
         this.indexes.delete(id);
+        this.loaded.delete(id);
         rmSync(this.file(id), { force: true });
         rmSync(this.postingsFile(id), { force: true });
         rmSync(this.tallyFile(id), { force: true });
@@ -196,40 +211,81 @@ export class LocalIndex {
     }
   }
 
-  /** Opens (loads or rebuilds) the indexes of these repositories ahead of the first search. */
+  /** Opens (loads or rebuilds) the indexes of these repositories ahead of the first search, as many as `maxChunks` holds. */
   async warm(repositoryIds: readonly string[]): Promise<void> {
-    for (const id of repositoryIds) await this.open(id);
+    for (const id of repositoryIds) {
+      if (this.chunksInMemory() >= (this.options.maxChunks ?? Infinity)) return;
+      await this.open(id);
+    }
   }
 
-  /** Saves what changed; then stops the timer. */
+  /** Chunks the indexes in memory hold. */
+  chunksInMemory(): number {
+    let chunks = 0;
+    for (const entry of this.loaded.values()) chunks += entry.tally.count;
+    return chunks;
+  }
+
+  /** Repositories whose indexes are in memory. */
+  repositoriesInMemory(): number {
+    return this.loaded.size;
+  }
+
+  /** Saves what changed (closed indexes' saves included); then stops the timer. */
   async close(): Promise<void> {
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     await this.save();
+    await Promise.all(this.queues.values());
   }
 
   /** Saves every changed index (its files then its tally, each written aside and renamed into place). */
   async save(): Promise<void> {
-    for (const [id, pending] of this.indexes) {
-      const entry = await pending.catch(() => undefined);
-      if (!entry?.dirty) continue;
-      await this.exclusive(id, async () => {
-        entry.dirty = false;
-        entry.index.save(`${this.file(id)}.tmp`);
-        // Written part by part from the index's own arrays (no copy); no write changes them meanwhile (`exclusive`).
-        const file = await open(`${this.postingsFile(id)}.tmp`, 'w');
-        try {
-          for (const part of entry.postings.parts()) {
-            for (let done = 0; done < part.byteLength;) done += (await file.write(part, done)).bytesWritten;
-          }
-        } finally {
-          await file.close();
-        }
-        renameSync(`${this.file(id)}.tmp`, this.file(id));
-        renameSync(`${this.postingsFile(id)}.tmp`, this.postingsFile(id));
-        writeFileSync(`${this.tallyFile(id)}.tmp`, JSON.stringify({ count: entry.tally.count, sum: String(entry.tally.sum) }));
-        renameSync(`${this.tallyFile(id)}.tmp`, this.tallyFile(id));
-      });
+    for (const [id, entry] of [...this.loaded]) {
+      if (!entry.dirty) continue;
+      await this.exclusive(id, () => this.saveEntry(id, entry));
+    }
+  }
+
+  /** Writes one index's files (inside `exclusive`). */
+  private async saveEntry(id: string, entry: RepositoryIndex): Promise<void> {
+    if (!entry.dirty) return;
+    entry.dirty = false;
+    entry.index.save(`${this.file(id)}.tmp`);
+    // Written part by part from the index's own arrays (no copy); no write changes them meanwhile (`exclusive`).
+    const file = await open(`${this.postingsFile(id)}.tmp`, 'w');
+    try {
+      for (const part of entry.postings.parts()) {
+        for (let done = 0; done < part.byteLength;) done += (await file.write(part, done)).bytesWritten;
+      }
+    } finally {
+      await file.close();
+    }
+    renameSync(`${this.file(id)}.tmp`, this.file(id));
+    renameSync(`${this.postingsFile(id)}.tmp`, this.postingsFile(id));
+    writeFileSync(`${this.tallyFile(id)}.tmp`, JSON.stringify({ count: entry.tally.count, sum: String(entry.tally.sum) }));
+    renameSync(`${this.tallyFile(id)}.tmp`, this.tallyFile(id));
+  }
+
+  /**
+   * Closes the least recently used indexes while those in memory hold more than `maxChunks` chunks (never `keep`,
+   * the one just used): each is forgotten at once and saved if it changed, after every earlier write of its
+   * repository. A search still running over one keeps it until it ends; the memory goes with the last reference.
+   */
+  private trim(keep: string): void {
+    const max = this.options.maxChunks;
+    if (max === undefined) return;
+    let chunks = this.chunksInMemory();
+    for (const [id, entry] of this.loaded) {
+      if (chunks <= max) return;
+      if (id === keep) continue;
+      chunks -= entry.tally.count;
+      // Gone at once: an open from now on loads it again, after this save (its files then hold every change so far).
+      this.loaded.delete(id);
+      this.indexes.delete(id);
+      void this.exclusive(id, () => this.saveEntry(id, entry)).catch((error: Error) =>
+        this.log.warn(`could not save the search index of repository ${id} before closing it (${error.message})`),
+      );
     }
   }
 
@@ -261,8 +317,20 @@ export class LocalIndex {
   /** The repository's index: loaded, or rebuilt from Postgres, once (between writes, so no change is missed or applied twice). */
   private open(repositoryId: string): Promise<RepositoryIndex> {
     let pending = this.indexes.get(repositoryId);
+    const entry = this.loaded.get(repositoryId);
+    if (pending && entry) {
+      // Most recently used.
+      this.loaded.delete(repositoryId);
+      this.loaded.set(repositoryId, entry);
+      return pending;
+    }
     if (!pending) {
-      pending = this.exclusive(repositoryId, () => this.load(repositoryId)).catch((error) => {
+      pending = this.exclusive(repositoryId, async () => {
+        const loaded = await this.load(repositoryId);
+        this.loaded.set(repositoryId, loaded);
+        this.trim(repositoryId);
+        return loaded;
+      }).catch((error) => {
         this.indexes.delete(repositoryId);
         throw error;
       });
