@@ -21,7 +21,7 @@ export interface OrgShape {
   seed: number;
 }
 
-export interface OrgRepository {
+interface OrgRepository {
   name: string;
   language: Language;
   files: number;
@@ -50,12 +50,116 @@ const LANGUAGES: ReadonlyArray<[Language, number]> = [
 
 const EXTENSION: Record<Language, string> = { typescript: 'ts', python: 'py', go: 'go', java: 'java', rust: 'rs', javascript: 'js' };
 
-const VERBS = ['parse', 'load', 'fetch', 'build', 'render', 'validate', 'resolve', 'compute', 'merge', 'encode', 'decode', 'format', 'apply', 'collect', 'schedule', 'retry', 'publish', 'normalize', 'index', 'filter'];
-const NOUNS = ['Config', 'User', 'Order', 'Invoice', 'Session', 'Token', 'Payload', 'Route', 'Request', 'Response', 'Metric', 'Event', 'Cache', 'Query', 'Schema', 'Report', 'Account', 'Message', 'Batch', 'Window', 'Ledger', 'Shipment', 'Catalog', 'Policy'];
-const AREAS = ['billing', 'auth', 'search', 'checkout', 'catalog', 'payments', 'notifications', 'analytics', 'inventory', 'shipping', 'identity', 'reports', 'gateway', 'storage', 'pricing'];
+const VERBS = [
+  'parse',
+  'load',
+  'fetch',
+  'build',
+  'render',
+  'validate',
+  'resolve',
+  'compute',
+  'merge',
+  'encode',
+  'decode',
+  'format',
+  'apply',
+  'collect',
+  'schedule',
+  'retry',
+  'publish',
+  'normalize',
+  'index',
+  'filter',
+];
+const NOUNS = [
+  'Config',
+  'User',
+  'Order',
+  'Invoice',
+  'Session',
+  'Token',
+  'Payload',
+  'Route',
+  'Request',
+  'Response',
+  'Metric',
+  'Event',
+  'Cache',
+  'Query',
+  'Schema',
+  'Report',
+  'Account',
+  'Message',
+  'Batch',
+  'Window',
+  'Ledger',
+  'Shipment',
+  'Catalog',
+  'Policy',
+];
+const AREAS = [
+  'billing',
+  'auth',
+  'search',
+  'checkout',
+  'catalog',
+  'payments',
+  'notifications',
+  'analytics',
+  'inventory',
+  'shipping',
+  'identity',
+  'reports',
+  'gateway',
+  'storage',
+  'pricing',
+];
 /** Functions of the organization's shared library: every repository calls some of them. */
-const LIBRARY = ['logEvent', 'retryWithBackoff', 'readSecret', 'emitMetric', 'withTracing', 'loadFeatureFlags', 'signRequest', 'openConnection'];
-const WORDS = ['the', 'request', 'is', 'retried', 'when', 'the', 'upstream', 'times', 'out', 'and', 'each', 'attempt', 'is', 'logged', 'with', 'its', 'duration', 'cache', 'entries', 'expire', 'after', 'an', 'hour', 'totals', 'are', 'rounded', 'to', 'cents', 'before', 'they', 'are', 'stored'];
+const LIBRARY = [
+  'logEvent',
+  'retryWithBackoff',
+  'readSecret',
+  'emitMetric',
+  'withTracing',
+  'loadFeatureFlags',
+  'signRequest',
+  'openConnection',
+];
+const WORDS = [
+  'the',
+  'request',
+  'is',
+  'retried',
+  'when',
+  'the',
+  'upstream',
+  'times',
+  'out',
+  'and',
+  'each',
+  'attempt',
+  'is',
+  'logged',
+  'with',
+  'its',
+  'duration',
+  'cache',
+  'entries',
+  'expire',
+  'after',
+  'an',
+  'hour',
+  'totals',
+  'are',
+  'rounded',
+  'to',
+  'cents',
+  'before',
+  'they',
+  'are',
+  'stored',
+];
 
 /** mulberry32: a small seeded generator, enough for a reproducible corpus. */
 function random(seed: number): () => number {
@@ -92,7 +196,7 @@ class Draw {
 }
 
 /** The repositories' sizes: drawn, then the large ones placed at fixed positions (deterministic). */
-export function repositorySizes(shape: OrgShape): number[] {
+function repositorySizes(shape: OrgShape): number[] {
   const draw = new Draw(random(shape.seed));
   const sizes = Array.from({ length: shape.repositories }, () =>
     Math.max(1, Math.min(shape.capFiles, Math.round(shape.medianFiles * Math.exp(shape.sigma * draw.normal())))),
@@ -130,10 +234,16 @@ function sourceFile(draw: Draw, language: Language, area: string, calls: readonl
       const typed = language === 'typescript';
       lines.push(`import { ${calls.join(', ')} } from '@org/platform';`, '');
       for (const f of functions) {
-        lines.push(`/** ${comment()} */`, `export function ${f}(input${typed ? ': Record<string, unknown>' : ''}, limit${typed ? ' = 10' : ''}) {`);
+        lines.push(
+          `/** ${comment()} */`,
+          `export function ${f}(input${typed ? ': Record<string, unknown>' : ''}, limit${typed ? ' = 10' : ''}) {`,
+        );
         lines.push(...body('  ', f), `  return Object.keys(input).slice(0, limit);`, '}', '');
       }
-      lines.push(`export class ${klass} {`, `  constructor(${typed ? 'private readonly ' : ''}name) {${typed ? '' : ' this.name = name;'}}`);
+      lines.push(
+        `export class ${klass} {`,
+        `  constructor(${typed ? 'private readonly ' : ''}name) {${typed ? '' : ' this.name = name;'}}`,
+      );
       for (const f of functions.slice(0, 2)) lines.push(`  ${f}() {`, `    return ${f}({ name: this.name }, 5);`, '  }');
       lines.push('}', '');
       break;
@@ -141,10 +251,18 @@ function sourceFile(draw: Draw, language: Language, area: string, calls: readonl
     case 'python':
       lines.push(`from org.platform import ${calls.map(snake).join(', ')}`, '');
       for (const f of functions) {
-        lines.push(`def ${snake(f)}(payload, limit=10):`, `    """${comment()}"""`, ...body('    ', f, true), '    return list(payload)[:limit]', '', '');
+        lines.push(
+          `def ${snake(f)}(payload, limit=10):`,
+          `    """${comment()}"""`,
+          ...body('    ', f, true),
+          '    return list(payload)[:limit]',
+          '',
+          '',
+        );
       }
       lines.push(`class ${klass}:`, `    def __init__(self, name):`, `        self.name = name`, '');
-      for (const f of functions.slice(0, 2)) lines.push(`    def ${snake(f)}(self):`, `        return ${snake(f)}({"name": self.name}, 5)`, '');
+      for (const f of functions.slice(0, 2))
+        lines.push(`    def ${snake(f)}(self):`, `        return ${snake(f)}({"name": self.name}, 5)`, '');
       break;
     case 'go':
       lines.push(`package ${area}`, '', `import "example.com/org/platform"`, '');
@@ -180,7 +298,10 @@ function sourceFile(draw: Draw, language: Language, area: string, calls: readonl
 
 /** The organization's shared library (one repository, `platform`), defining every LIBRARY function in TypeScript. */
 function libraryFile(): string {
-  return LIBRARY.map((f) => `/** Part of the org platform: ${f}. */\nexport function ${f}(scope: string, attempt: number): void {\n  void scope;\n  void attempt;\n}\n`).join('\n');
+  return LIBRARY.map(
+    (f) =>
+      `/** Part of the org platform: ${f}. */\nexport function ${f}(scope: string, attempt: number): void {\n  void scope;\n  void attempt;\n}\n`,
+  ).join('\n');
 }
 
 /** A bare repository at `dir` whose `main` holds `files` (one commit, via fast-import: no working tree). */

@@ -13,7 +13,8 @@ import type { ChunkTable, VectorIndex } from './vector-index.js';
  */
 export type VectorStorePreference =
   | { kind: 'local'; dir: string; maxChunks: number }
-  | { kind: 'postgres' } | { kind: 'qdrant'; url: string; apiKey: string | undefined; timeoutMs: number };
+  | { kind: 'postgres' }
+  | { kind: 'qdrant'; url: string; apiKey: string | undefined; timeoutMs: number };
 
 /** Makes a collection's index over its table, with the server's preference (a store reads its own settings there). */
 export type VectorStoreFactory = (table: ChunkTable, preference: VectorStorePreference) => VectorIndex;
