@@ -10,7 +10,9 @@
  *              registered by its path), and `GET /health`
  *   process    peak RSS (VmHWM) and the most open file handles (/proc/<pid>/fd, sampled every 250 ms) of the process
  *   postgres   each table's size (pg_total_relation_size), scaled to 1,000 repositories
- * Targets: search_code over all p50 ≤ 50 ms, GET /health p50 ≤ 100 ms.
+ *   shards     how 2 shards of each indexer would split the org, by repositories and by files: the shard the registry
+ *              gives each repository (shardOf of its URL's key), computed here; no distributed run is part of this bench
+ * Targets: search_code over all p50 ≤ 50 ms, GET /health p50 ≤ 100 ms, the 2-shard split within ±20 %.
  *
  * Usage: npm run bench:org [-- --quick] [-- --repositories N]
  *   full form (default): 1,000 repositories, median 20 files (σ 1.4, drawn sizes capped at 2,000), plus 5 large ones
@@ -29,6 +31,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { repositoryShardKey, shardOf } from '@sextant/contracts';
 import { embeddedDatabaseUrl, GitDaemon, leanCaller, memory, startEmbedded, type ToolCaller } from '@sextant/testing';
 import { summarize, verdict } from '../stats.js';
 import { buildOrg, type OrgShape } from './corpus.js';
@@ -280,6 +283,18 @@ async function main(): Promise<void> {
         `  ${t.name.padEnd(48)}${((Number(t.bytes) * scale) / 2 ** 20).toFixed(1).padStart(8)} MB  ${Math.round(Number(t.rows) * scale)} rows`,
       );
 
+    // How 2 shards of each indexer would split this org: the shard the registry computes for each repository
+    // (shardOf of its URL's shard key, as claimBatch does), by repositories and by files. Computed, not a distributed run.
+    const repositoriesOf = [0, 0];
+    const filesOf = [0, 0];
+    for (const r of corpus.repositories) {
+      if (r === corpus.repositories[0]) continue; // the local workspace: its path, not a URL, is its key
+      const shard = shardOf(repositoryShardKey(daemon.url(r.name)), 2);
+      repositoriesOf[shard]! += 1;
+      filesOf[shard]! += r.files;
+    }
+    const spread = (parts: number[]) => Math.max(...parts.map((p) => Math.abs(p / (parts.reduce((a, b) => a + b, 0) / parts.length) - 1)));
+    console.log(`2 shards (computed from shardOf)         repositories ${repositoriesOf.join(' / ')}, files ${filesOf.join(' / ')}`);
     console.log('\ntargets:');
     const search = results.get('search_code scope: all')!;
     const health = results.get('GET /health')!;
@@ -291,6 +306,13 @@ async function main(): Promise<void> {
       ),
     );
     console.log(verdict(health.p50 <= 100, 'GET /health p50 ≤ 100 ms', `${health.p50.toFixed(1)} ms`));
+    console.log(
+      verdict(
+        spread(filesOf) <= 0.2 && spread(repositoriesOf) <= 0.2,
+        '2 shards split the repositories and their files within ±20 % (computed)',
+        `repositories ±${(spread(repositoriesOf) * 100).toFixed(1)} %, files ±${(spread(filesOf) * 100).toFixed(1)} %`,
+      ),
+    );
   } finally {
     call.close();
     await db.end();
