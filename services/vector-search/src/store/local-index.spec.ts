@@ -117,10 +117,19 @@ describe('LocalIndex (per repository: HNSW vectors and BM25 postings; Postgres a
       [2n, 11n, 12n, 21n, 22n],
     );
     assert.equal(rows.pagesRead, 0, 'closed indexes come back from their files, not rebuilt from Postgres');
+    // Ranked as by an index that holds everything (a search over indexes not all in memory counts in two passes).
+    const all = ['a', 'b', 'c'];
+    const bounded = [await vectors.lexical(all, ['shared', 'c'], 10, null, 16), await vectors.files(all, ['shared', 'c'], 10, null, 16)];
+    assert.ok(vectors.chunksInMemory() <= 4, `${vectors.chunksInMemory()} chunks in memory`);
     await vectors.close();
     const reopened = new LocalIndex({ dir: d, dimension: DIM, source: rows });
     assert.deepEqual([await reopened.size('a'), await reopened.size('b'), await reopened.size('c')], [1, 2, 3]);
     assert.equal(rows.pagesRead, 0, 'every change reached the files');
+    assert.deepEqual(
+      [await reopened.lexical(all, ['shared', 'c'], 10, null, 16), await reopened.files(all, ['shared', 'c'], 10, null, 16)],
+      bounded,
+    );
+    assert.equal(bounded[1]!.length, 6, 'each of the 6 live chunks is a file of its own holding a word');
     await reopened.close();
   });
 

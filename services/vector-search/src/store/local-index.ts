@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Logger } from '@nestjs/common';
 import type usearchModule from 'usearch';
-import { idf, Postings, type TermCounts, type WeightedTerm } from '../lexical/postings.js';
+import { idf, Postings, type FileMatches, type TermCounts, type WeightedTerm } from '../lexical/postings.js';
 
 // usearch's ESM build cannot find its native prebuild on Node 20 (it looks for `__dirname`, walks to `/` and
 // recurses forever); its CommonJS build resolves the prebuild next to itself, so we load that one.
@@ -138,7 +138,9 @@ export class LocalIndex {
    * The best chunks for the query's words by BM25 across these
    * repositories: each word weighted by its inverse document frequency over
    * all of them (words none holds are dropped; at most `maxTerms`, the
-   * rarest), each repository's best `k` merged.
+   * rarest), each repository's best `k` merged. Over repositories not all in
+   * memory, in two passes that each open one index at a time (the counts,
+   * then each repository's best), so that memory stays under `maxChunks`.
    */
   async lexical(
     repositoryIds: readonly string[],
@@ -147,25 +149,43 @@ export class LocalIndex {
     pathPrefix: string | null,
     maxTerms: number,
   ): Promise<Array<{ key: bigint; score: number }>> {
-    const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
-    const n = entries.reduce((sum, e) => sum + e.postings.size, 0);
-    const query: WeightedTerm[] = words
-      .map((term) => ({ term, df: entries.reduce((sum, e) => sum + e.postings.df(term), 0) }))
-      .filter((t) => t.df > 0)
-      .sort((a, b) => a.df - b.df)
-      .slice(0, maxTerms)
-      .map((t) => ({ term: t.term, idf: idf(Math.max(n, t.df), t.df) }));
+    const weigh = (n: number, df: readonly number[]): WeightedTerm[] =>
+      words
+        .map((term, t) => ({ term, df: df[t]! }))
+        .filter((t) => t.df > 0)
+        .sort((a, b) => a.df - b.df)
+        .slice(0, maxTerms)
+        .map((t) => ({ term: t.term, idf: idf(Math.max(n, t.df), t.df) }));
+    const best = (found: Array<{ key: bigint; score: number }>) => found.sort((a, b) => b.score - a.score).slice(0, k);
+    if (this.inMemory(repositoryIds)) {
+      const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
+      const n = entries.reduce((sum, e) => sum + e.postings.size, 0);
+      const query = weigh(
+        n,
+        words.map((term) => entries.reduce((sum, e) => sum + e.postings.df(term), 0)),
+      );
+      if (query.length === 0) return [];
+      return best(entries.flatMap((e) => e.postings.top(query, k, pathPrefix)));
+    }
+    let n = 0;
+    const df = words.map(() => 0);
+    for (const id of repositoryIds) {
+      const { postings } = await this.open(id);
+      n += postings.size;
+      words.forEach((term, t) => (df[t]! += postings.df(term)));
+    }
+    const query = weigh(n, df);
     if (query.length === 0) return [];
-    return entries
-      .flatMap((e) => e.postings.top(query, k, pathPrefix))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, k);
+    const found: Array<{ key: bigint; score: number }> = [];
+    for (const id of repositoryIds) found.push(...(await this.open(id)).postings.top(query, k, pathPrefix));
+    return best(found);
   }
 
   /**
    * The best files for the query's words by BM25 over whole files (a file's chunks' term counts summed) across these
    * repositories, each as its best chunk: words weighted by their inverse file frequency over all of them (at most
-   * `maxTerms`, the rarest), each repository's best `k` merged. The file-level list of hybrid search (ADR 0049).
+   * `maxTerms`, the rarest), each repository's best `k` merged. The file-level list of hybrid search (ADR 0049). Over
+   * repositories not all in memory, in two passes that each open one index at a time, as `lexical`.
    */
   async files(
     repositoryIds: readonly string[],
@@ -174,23 +194,43 @@ export class LocalIndex {
     pathPrefix: string | null,
     maxTerms: number,
   ): Promise<Array<{ key: bigint; score: number }>> {
-    const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
-    const found = entries.map((e) => e.postings.fileMatches(words, pathPrefix));
-    const files = found.reduce((sum, f) => sum + f.files, 0);
+    const together = this.inMemory(repositoryIds);
+    const entries = together ? await Promise.all(repositoryIds.map((id) => this.open(id))) : [];
+    const kept = together ? entries.map((e) => e.postings.fileMatches(words, pathPrefix)) : [];
+    let files = 0;
+    let length = 0;
+    const df = words.map(() => 0);
+    const count = (f: FileMatches) => {
+      files += f.files;
+      length += f.length;
+      f.terms.forEach((term, t) => (df[t]! += term.files));
+    };
+    if (together) kept.forEach(count);
+    else for (const id of repositoryIds) count((await this.open(id)).postings.fileMatches(words, pathPrefix));
     if (files === 0) return [];
-    const average = found.reduce((sum, f) => sum + f.length, 0) / files;
-    const df = words.map((_, t) => found.reduce((sum, f) => sum + f.terms[t]!.files, 0));
-    const kept = words
+    const average = length / files;
+    const used = words
       .map((_, t) => t)
       .filter((t) => df[t]! > 0)
       .sort((a, b) => df[a]! - df[b]!)
       .slice(0, maxTerms);
-    if (kept.length === 0) return [];
-    const idfs = words.map((_, t) => (kept.includes(t) ? idf(files, df[t]!) : 0));
-    return entries
-      .flatMap((e, i) => e.postings.topFiles(found[i]!, idfs, average, k))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, k);
+    if (used.length === 0) return [];
+    const idfs = words.map((_, t) => (used.includes(t) ? idf(files, df[t]!) : 0));
+    const found: Array<{ key: bigint; score: number }> = [];
+    if (together) entries.forEach((e, i) => found.push(...e.postings.topFiles(kept[i]!, idfs, average, k)));
+    else {
+      for (const id of repositoryIds) {
+        // Matched again with the index as it is now: the first pass's view of it may predate a write, or a reload.
+        const { postings } = await this.open(id);
+        found.push(...postings.topFiles(postings.fileMatches(words, pathPrefix), idfs, average, k));
+      }
+    }
+    return found.sort((a, b) => b.score - a.score).slice(0, k);
+  }
+
+  /** Whether every one of these repositories' indexes is in memory (a search over them then opens none). */
+  private inMemory(repositoryIds: readonly string[]): boolean {
+    return repositoryIds.every((id) => this.loaded.has(id));
   }
 
   /** Vectors the repository's index holds. */
