@@ -271,17 +271,20 @@ async function main(): Promise<void> {
     );
 
     // Postgres: table sizes, per 1,000 repositories.
-    const { rows: tables } = await db.query<{ name: string; bytes: string; rows: string }>(
-      `SELECT schemaname || '.' || relname AS name, pg_total_relation_size(relid)::text AS bytes, n_live_tup::text AS rows
+    const { rows: tables } = await db.query<{ name: string; bytes: string; qualified: string }>(
+      `SELECT schemaname || '.' || relname AS name, pg_total_relation_size(relid)::text AS bytes,
+              quote_ident(schemaname) || '.' || quote_ident(relname) AS qualified
          FROM pg_stat_user_tables ORDER BY pg_total_relation_size(relid) DESC`,
     );
     const scale = 1_000 / corpus.repositories.length;
     const total = tables.reduce((sum, t) => sum + Number(t.bytes), 0);
     console.log(`postgres per 1,000 repositories          ${((total * scale) / 2 ** 20).toFixed(0)} MB in all; largest tables:`);
-    for (const t of tables.slice(0, 8))
+    for (const t of tables.slice(0, 8)) {
+      const { rows: counted } = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${t.qualified}`);
       console.log(
-        `  ${t.name.padEnd(48)}${((Number(t.bytes) * scale) / 2 ** 20).toFixed(1).padStart(8)} MB  ${Math.round(Number(t.rows) * scale)} rows`,
+        `  ${t.name.padEnd(48)}${((Number(t.bytes) * scale) / 2 ** 20).toFixed(1).padStart(8)} MB  ${Math.round(Number(counted[0]!.n) * scale)} rows`,
       );
+    }
 
     // How 2 shards of each indexer would split this org: the shard the registry computes for each repository
     // (shardOf of its URL's shard key, as claimBatch does), by repositories and by files. Computed, not a distributed run.
