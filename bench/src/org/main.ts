@@ -152,6 +152,10 @@ async function main(): Promise<void> {
     SEXTANT_RATE_LIMIT_PER_MINUTE: '1000000',
     SEXTANT_RATE_LIMIT_BURST: '1000000',
     ...passed,
+  }).catch(async (error: Error) => {
+    // The daemon is a child of this process: it would outlive a failed start.
+    await daemon.stop();
+    throw error;
   });
   if (Object.keys(passed).length > 0) console.log(`settings: ${JSON.stringify(passed)}`);
   const pid = sextant.process.pid;
