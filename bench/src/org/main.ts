@@ -24,6 +24,9 @@
  *   --data DIR: the process's data directory is DIR and is kept; a later run given the same DIR skips onboarding
  *     (the git daemon listens on the port the first run used) and measures the queries again on a restarted process:
  *     the before and after of a change that does not touch indexing, without indexing 1,000 repositories again.
+ *   --shards: distributed instead (bench/org/shards.ts): every service its own process over NATS and Postgres
+ *     (TEST_NATS_URL / TEST_DATABASE_URL, else the local ports), 2 shards of symbol-indexer and of vector-search; prints
+ *     the repositories, files and CPU time of each shard, and PASS/MISS for a split within ±20 %.
  *   --repositories N: another count (fewer than 100: no large repositories; for a first try of the bench).
  *   The corpus is kept under $SEXTANT_BENCH_ORG (default <tmp>/sextant-bench-org-<form>) and reused.
  *   Settings given in the environment (VECTOR_LOCAL_CHUNKS_MAX, SEXTANT_HEAD_CACHE_MS, SEXTANT_INDEXING_STAGES) pass through to the process.
@@ -37,6 +40,7 @@ import { repositoryShardKey, shardOf } from '@sextant/contracts';
 import { embeddedDatabaseUrl, GitDaemon, leanCaller, memory, startEmbedded, type ToolCaller } from '@sextant/testing';
 import { summarize, verdict } from '../stats.js';
 import { buildOrg, type OrgShape } from './corpus.js';
+import { shards } from './shards.js';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -132,6 +136,7 @@ async function main(): Promise<void> {
       `(files per repository: median ${sizes[sizes.length >> 1]}, p90 ${sizes[Math.floor(sizes.length * 0.9)]}, largest ${sizes.slice(-3).join(', ')}; ` +
       `${[...languages].map(([l, n]) => `${l} ${n}`).join(', ')}) — corpus ready in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
+  if (argv.includes('--shards')) return shards(corpus, IN_FLIGHT);
   // A short data directory: the embedded Postgres socket lives in it.
   const kept = argv.includes('--data') ? resolve(argv[argv.indexOf('--data') + 1] ?? '') : undefined;
   if (kept) mkdirSync(kept, { recursive: true });
