@@ -578,7 +578,8 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
     await stack.startService('workspace-registry', {
       GIT_ALLOWED_HOSTS: daemon.host,
       SEXTANT_DATA_DIR: join(base, 'data'),
-      SEXTANT_HEAD_CACHE_MS: '0',
+      // Branch heads read in the background every 100 ms (a test waits for the round that sees a push).
+      SEXTANT_HEAD_CACHE_MS: '100',
       SEXTANT_INDEXING_STAGES: 'symbols',
     });
     // git-cache and projects ask the registry over NATS for registered names; symbol-indexer runs the symbols stage.
@@ -617,7 +618,12 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
       'lib/part3.ts': 'export const part3 = "three";\n',
       'lib/new.ts': "import { part1 } from './part1';\nexport const fresh = part1 + 1;\n",
     });
-    listed = await callTool(client, 'list_repositories', {});
+    // Read in the background (never by the call): a round after the push sees it.
+    for (let i = 0; i < 200; i++) {
+      listed = await callTool(client, 'list_repositories', {});
+      if (listed.body.repositories[0]!.behind_head !== false) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assert.equal(listed.body.repositories[0]!.behind_head, true, 'the branch moved on');
 
     const again = await callTool<{ runId: string }>(client, 'index_repository', { repository: daemon.url('library') });

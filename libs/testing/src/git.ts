@@ -98,8 +98,9 @@ export class GitDaemon {
     readonly port: number,
   ) {}
 
-  static async start(root: string): Promise<GitDaemon> {
-    const port = await freePort();
+  /** On `port` when given (a bench that keeps its registered git:// URLs across runs), else a free one. */
+  static async start(root: string, port?: number): Promise<GitDaemon> {
+    port ??= await freePort();
     const child = spawn(
       'git',
       [

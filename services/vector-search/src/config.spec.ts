@@ -43,6 +43,14 @@ describe('vector-search settings', () => {
     assert.equal(loadConfig({ VECTOR_STORE: 'local' }).vectorStore.kind, 'local');
   });
 
+  it('bounds the chunks the local indexes hold in memory by VECTOR_LOCAL_CHUNKS_MAX (default 1,000,000), refusing a bound below 1,000', () => {
+    const local = (environment: NodeJS.ProcessEnv) => loadConfig({ VECTOR_STORE: 'local', ...environment }).vectorStore;
+    assert.equal((local({}) as { maxChunks: number }).maxChunks, 1_000_000);
+    assert.equal((local({ VECTOR_LOCAL_CHUNKS_MAX: '20000' }) as { maxChunks: number }).maxChunks, 20_000);
+    assert.throws(() => local({ VECTOR_LOCAL_CHUNKS_MAX: '10' }), /VECTOR_LOCAL_CHUNKS_MAX/);
+    assert.throws(() => local({ VECTOR_LOCAL_CHUNKS_MAX: 'many' }), /VECTOR_LOCAL_CHUNKS_MAX/);
+  });
+
   it('names what is missing or wrong', () => {
     const problems = (environment: NodeJS.ProcessEnv) => {
       try {

@@ -46,6 +46,15 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
       'the local index files (`VECTOR_STORE=local`: `.usearch`, `.postings` and a `.json` tally per repository); locked by one process',
     default: '`<SEXTANT_DATA_DIR>/vector-index`',
   }),
+  VECTOR_LOCAL_CHUNKS_MAX: env
+    .int(1_000, 1_000_000_000)
+    .default(1_000_000)
+    .meta({
+      description:
+        'chunks the local search indexes (`VECTOR_STORE=local`) hold in memory at most, over every repository: past it, the least recently used repositories\' indexes are saved and closed, and opened again from their files on demand',
+      details:
+        'memory then follows this setting, not the number of repositories; a search over more repositories than fit opens each it needs, and holds them while it runs ([ADR 0054](adr/0054-org-scale.md)).',
+    }),
   EMBEDDINGS_URL: env.url(['http', 'https']).optional().meta({
     description:
       'an OpenAI-compatible `/v1/embeddings` endpoint (its base `…/v1` or the full URL; OpenAI, Ollama, vLLM, TEI); goes with `EMBEDDINGS_MODEL`',
@@ -158,7 +167,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv): VectorSearchConfig {
     parseThreads: e.VECTORS_PARSE_THREADS,
     vectorStore:
       store === 'local'
-        ? { kind: 'local', dir: resolve(e.VECTORS_INDEX_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'vector-index')) }
+        ? {
+            kind: 'local',
+            dir: resolve(e.VECTORS_INDEX_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'vector-index')),
+            maxChunks: e.VECTOR_LOCAL_CHUNKS_MAX,
+          }
         : store === 'qdrant'
           ? { kind: 'qdrant', url: e.QDRANT_URL!, apiKey: e.QDRANT_API_KEY, timeoutMs: e.QDRANT_TIMEOUT_MS }
           : { kind: 'postgres' },

@@ -22,6 +22,12 @@ describe('workspace-registry configuration', () => {
     }
   });
 
+  it('reads branch heads in the background every SEXTANT_HEAD_CACHE_MS (default a minute), refusing 0: a request never reads one', () => {
+    assert.equal(loadConfig({}).headCacheMs, 60_000);
+    assert.equal(loadConfig({ SEXTANT_HEAD_CACHE_MS: '250' }).headCacheMs, 250);
+    assert.throws(() => loadConfig({ SEXTANT_HEAD_CACHE_MS: '0' }), /SEXTANT_HEAD_CACHE_MS/);
+  });
+
   it('refuses an allowed root that does not exist, naming the variable', () => {
     assert.throws(() => loadConfig({ SEXTANT_ALLOWED_ROOTS: '/no/such/root' }), /SEXTANT_ALLOWED_ROOTS[^]*\/no\/such\/root/);
   });

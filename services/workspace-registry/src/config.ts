@@ -54,9 +54,14 @@ export const WorkspaceRegistryEnv = IndexingServiceEnv.extend({
     .describe("a job whose current stage finishes no batch for this long fails, naming the stage (is the stage's service running?)"),
   SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250).describe("a job's progress is written at most this often"),
   SEXTANT_HEAD_CACHE_MS: env
-    .int(0, 24 * 3_600_000)
+    .int(100, 24 * 3_600_000)
     .default(60_000)
-    .describe("how long a branch head read for `list_repositories`' `behind_head` is trusted (remote heads cost an `ls-remote`)"),
+    .meta({
+      description:
+        "the branch heads of indexed repositories (`behind_head` of `list_repositories` and of answers' freshness) are read in the background, a round this long after the last one ended",
+      details:
+        'a round costs one `git ls-remote` per remote repository (a `git rev-parse` per local one), 4 at a time; requests read what the last round found and never run git.',
+    }),
   INDEX_BATCH_FILES: env.int(1, 100_000).default(200).describe('changed files per batch handed to an indexing stage'),
   SEXTANT_WATCH_MAX_DIRECTORIES: env.int(0, 1_000_000).default(20_000).meta({
     description: 'a local workspace with at most this many directories is watched, so a sync looks only at what changed; `0`: no watching',
@@ -83,7 +88,7 @@ export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings
   progressIntervalMs: number;
   /** A job whose stage finishes no batch for this long fails (SEXTANT_STAGE_STALL_MS). */
   stageStallMs: number;
-  /** How long a branch head read for `behind_head` is trusted. */
+  /** Branch heads are read in the background, a round this long after the last one ended. */
   headCacheMs: number;
   batchFiles: number;
   /** Local workspaces with at most this many directories are watched, so a sync looks only at what changed; 0: none. */

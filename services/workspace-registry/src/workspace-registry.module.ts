@@ -12,10 +12,16 @@ import { Coordinator } from './indexing/coordinator.js';
 import { Discovery } from './indexing/discovery.js';
 import { MIGRATIONS, SCHEMA } from './migrations/index.js';
 import { RegistryController } from './registry/registry.controller.js';
-import { RegistryService } from './registry/registry.service.js';
+import { Heads } from './registry/heads.js';
+import { readHead, RegistryService } from './registry/registry.service.js';
 import { RegistryStore } from './registry/registry.store.js';
 import { MembershipMover, reconcileIdentities } from './registry/identities.js';
 import { Workspaces } from './registry/workspaces.js';
+
+/** Branch heads read at once in a background round (each a `git ls-remote`, or `rev-parse` of a workspace). */
+const HEAD_READS_AT_ONCE = 4;
+/** One head read's budget. */
+const HEAD_READ_TIMEOUT_MS = 10_000;
 
 /** A watched workspace is still walked whole this often: what a watcher may have missed (events the kernel dropped) is found. */
 const WHOLE_WALK_EVERY_MS = 10 * 60_000;
@@ -42,6 +48,17 @@ export class WorkspaceRegistryModule {
       providers: [
         { provide: RegistryStore, inject: [Database], useFactory: (db: Database) => new RegistryStore(db) },
         { provide: JobStore, inject: [Database], useFactory: (db: Database) => new JobStore(db, SCHEMA) },
+        {
+          provide: Heads,
+          inject: [RegistryStore],
+          useFactory: (store: RegistryStore) =>
+            new Heads({
+              repositories: () => store.all(),
+              read: (repository) => readHead(git, policy, repository, HEAD_READ_TIMEOUT_MS),
+              intervalMs: config.headCacheMs,
+              concurrency: HEAD_READS_AT_ONCE,
+            }),
+        },
         {
           provide: Workspaces,
           inject: [RegistryStore, JobStore],
@@ -85,13 +102,14 @@ export class WorkspaceRegistryModule {
         },
         {
           provide: RegistryService,
-          inject: [RegistryStore, JobStore, Workspaces, Coordinator, Discovery, BUS_CLIENT],
+          inject: [RegistryStore, JobStore, Workspaces, Coordinator, Discovery, Heads, BUS_CLIENT],
           useFactory: (
             store: RegistryStore,
             jobs: JobStore,
             workspaces: Workspaces,
             coordinator: Coordinator,
             discovery: Discovery,
+            heads: Heads,
             bus: BusClient,
           ) =>
             new RegistryService({
@@ -99,22 +117,22 @@ export class WorkspaceRegistryModule {
               jobs,
               workspaces,
               coordinator,
-              git,
               policy,
-              headCacheMs: config.headCacheMs,
+              heads,
               readable: new ReadableRepositoryIds(bus),
               pending: (id) => discovery.pending(id),
             }),
         },
         {
           provide: ModuleLifecycle,
-          inject: [Coordinator, JobStore, RegistryStore, Workspaces, RegistryService, BUS_CLIENT],
+          inject: [Coordinator, JobStore, RegistryStore, Workspaces, RegistryService, Heads, BUS_CLIENT],
           useFactory: (
             coordinator: Coordinator,
             jobs: JobStore,
             store: RegistryStore,
             workspaces: Workspaces,
             service: RegistryService,
+            heads: Heads,
             bus: BusClient,
           ) => {
             let unobserve: () => void = () => undefined;
@@ -130,11 +148,13 @@ export class WorkspaceRegistryModule {
                 await clones.start();
                 coordinator.start();
                 autoSync.start((id) => service.syncChanged(id));
+                heads.start();
                 unobserve = observeIndexJobs(() => jobs.queue());
               },
               stop: async () => {
                 autoSync.stop();
                 mover.stop();
+                await heads.stop();
                 unobserve();
                 await coordinator.stop();
                 await clones.stop();

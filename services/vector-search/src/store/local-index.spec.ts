@@ -85,6 +85,54 @@ describe('LocalIndex (per repository: HNSW vectors and BM25 postings; Postgres a
     await vectors.close();
   });
 
+  it('holds at most maxChunks chunks in memory: the least recently used indexes are saved, closed and opened again on demand', async () => {
+    const rows = new Rows();
+    const d = dir();
+    const vectors = new LocalIndex({ dir: d, dimension: DIM, source: rows, maxChunks: 4 });
+    for (const [i, repo] of ['a', 'b', 'c'].entries()) {
+      await vectors.write(repo, async () =>
+        rows.apply(
+          repo,
+          [],
+          [0, 1].map((j) => ({ key: BigInt(i * 10 + j + 1), vector: axis(i * 2 + j), words: [repo, 'shared'] })),
+        ),
+      );
+    }
+    assert.deepEqual([vectors.chunksInMemory(), vectors.repositoriesInMemory()], [4, 2], 'a, the least recently used, is closed');
+    // A search over all three opens each it needs; answers are whole, and memory is back under the bound after it.
+    assert.deepEqual(
+      (await vectors.nearest(['a', 'b', 'c'], axis(0, 0.01), 1)).map((m) => m.key),
+      [1n],
+    );
+    assert.deepEqual(
+      (await vectors.lexical(['a', 'b', 'c'], ['shared'], 10, null, 16)).map((m) => m.key).sort((x, y) => (x < y ? -1 : 1)),
+      [1n, 2n, 11n, 12n, 21n, 22n],
+    );
+    assert.ok(vectors.chunksInMemory() <= 4, `${vectors.chunksInMemory()} chunks in memory`);
+    // Writes reach an index whether it is in memory or closed.
+    await vectors.write('a', async () => rows.apply('a', [1n], []));
+    await vectors.write('c', async () => rows.apply('c', [], [{ key: 23n, vector: axis(7), words: ['c'] }]));
+    assert.deepEqual(
+      (await vectors.lexical(['a', 'b', 'c'], ['shared'], 10, null, 16)).map((m) => m.key).sort((x, y) => (x < y ? -1 : 1)),
+      [2n, 11n, 12n, 21n, 22n],
+    );
+    assert.equal(rows.pagesRead, 0, 'closed indexes come back from their files, not rebuilt from Postgres');
+    // Ranked as by an index that holds everything (a search over indexes not all in memory counts in two passes).
+    const all = ['a', 'b', 'c'];
+    const bounded = [await vectors.lexical(all, ['shared', 'c'], 10, null, 16), await vectors.files(all, ['shared', 'c'], 10, null, 16)];
+    assert.ok(vectors.chunksInMemory() <= 4, `${vectors.chunksInMemory()} chunks in memory`);
+    await vectors.close();
+    const reopened = new LocalIndex({ dir: d, dimension: DIM, source: rows });
+    assert.deepEqual([await reopened.size('a'), await reopened.size('b'), await reopened.size('c')], [1, 2, 3]);
+    assert.equal(rows.pagesRead, 0, 'every change reached the files');
+    assert.deepEqual(
+      [await reopened.lexical(all, ['shared', 'c'], 10, null, 16), await reopened.files(all, ['shared', 'c'], 10, null, 16)],
+      bounded,
+    );
+    assert.equal(bounded[1]!.length, 6, 'each of the 6 live chunks is a file of its own holding a word');
+    await reopened.close();
+  });
+
   it('reopens a saved index without reading Postgres when its tally matches', async () => {
     const rows = new Rows();
     const d = dir();

@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Logger } from '@nestjs/common';
 import type usearchModule from 'usearch';
-import { idf, Postings, type TermCounts, type WeightedTerm } from '../lexical/postings.js';
+import { idf, Postings, type FileMatches, type TermCounts, type WeightedTerm } from '../lexical/postings.js';
 
 // usearch's ESM build cannot find its native prebuild on Node 20 (it looks for `__dirname`, walks to `/` and
 // recurses forever); its CommonJS build resolves the prebuild next to itself, so we load that one.
@@ -36,6 +36,12 @@ export interface LocalIndexOptions {
   dir: string;
   dimension: number;
   source: ChunkSource;
+  /**
+   * Chunks held in memory at most, over every repository's index (VECTOR_LOCAL_CHUNKS_MAX): past it, the least
+   * recently used indexes are saved and closed, and opened again from their files when a search or write needs them.
+   * Unbounded when left out.
+   */
+  maxChunks?: number;
 }
 
 /** HNSW parameters: 16 links per node, 128 candidates while adding, 512 while searching (bench/search: recall@10 0.87 at 64, 0.94 at 256, 0.96 at 512 on 170k chunks). */
@@ -72,6 +78,8 @@ interface RepositoryIndex {
 export class LocalIndex {
   private readonly log = new Logger('LocalIndex');
   private readonly indexes = new Map<string, Promise<RepositoryIndex>>();
+  /** The indexes in memory, least recently used first (a use moves one to the end). */
+  private readonly loaded = new Map<string, RepositoryIndex>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private saveTimer: NodeJS.Timeout | undefined;
   private unsavedSince: number | undefined;
@@ -86,9 +94,14 @@ export class LocalIndex {
    * earlier write of the repository.
    */
   async write(repositoryId: string, change: () => Promise<{ removed: readonly bigint[]; added: readonly IndexedChunk[] }>): Promise<void> {
-    const entry = await this.open(repositoryId);
+    // Opened first, so that a load never sees half a change.
+    await this.open(repositoryId);
     await this.exclusive(repositoryId, async () => {
       const { removed, added } = await change();
+      // Closed since it was opened (least recently used): its files lack this change, so its tally no longer matches
+      // Postgres and the next open rebuilds it from there.
+      const entry = this.loaded.get(repositoryId);
+      if (!entry) return;
       if (removed.length > 0) {
         const keys = BigUint64Array.from(removed);
         const present = entry.index.contains(keys) as boolean[];
@@ -105,6 +118,7 @@ export class LocalIndex {
       entry.dirty = true;
     });
     this.scheduleSave();
+    this.trim(repositoryId);
   }
 
   /** The nearest keys to `vector` in each repository's index, merged: best first, at most `k`. */
@@ -124,7 +138,9 @@ export class LocalIndex {
    * The best chunks for the query's words by BM25 across these
    * repositories: each word weighted by its inverse document frequency over
    * all of them (words none holds are dropped; at most `maxTerms`, the
-   * rarest), each repository's best `k` merged.
+   * rarest), each repository's best `k` merged. Over repositories not all in
+   * memory, in two passes that each open one index at a time (the counts,
+   * then each repository's best), so that memory stays under `maxChunks`.
    */
   async lexical(
     repositoryIds: readonly string[],
@@ -133,25 +149,43 @@ export class LocalIndex {
     pathPrefix: string | null,
     maxTerms: number,
   ): Promise<Array<{ key: bigint; score: number }>> {
-    const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
-    const n = entries.reduce((sum, e) => sum + e.postings.size, 0);
-    const query: WeightedTerm[] = words
-      .map((term) => ({ term, df: entries.reduce((sum, e) => sum + e.postings.df(term), 0) }))
-      .filter((t) => t.df > 0)
-      .sort((a, b) => a.df - b.df)
-      .slice(0, maxTerms)
-      .map((t) => ({ term: t.term, idf: idf(Math.max(n, t.df), t.df) }));
+    const weigh = (n: number, df: readonly number[]): WeightedTerm[] =>
+      words
+        .map((term, t) => ({ term, df: df[t]! }))
+        .filter((t) => t.df > 0)
+        .sort((a, b) => a.df - b.df)
+        .slice(0, maxTerms)
+        .map((t) => ({ term: t.term, idf: idf(Math.max(n, t.df), t.df) }));
+    const best = (found: Array<{ key: bigint; score: number }>) => found.sort((a, b) => b.score - a.score).slice(0, k);
+    if (this.inMemory(repositoryIds)) {
+      const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
+      const n = entries.reduce((sum, e) => sum + e.postings.size, 0);
+      const query = weigh(
+        n,
+        words.map((term) => entries.reduce((sum, e) => sum + e.postings.df(term), 0)),
+      );
+      if (query.length === 0) return [];
+      return best(entries.flatMap((e) => e.postings.top(query, k, pathPrefix)));
+    }
+    let n = 0;
+    const df = words.map(() => 0);
+    for (const id of repositoryIds) {
+      const { postings } = await this.open(id);
+      n += postings.size;
+      words.forEach((term, t) => (df[t]! += postings.df(term)));
+    }
+    const query = weigh(n, df);
     if (query.length === 0) return [];
-    return entries
-      .flatMap((e) => e.postings.top(query, k, pathPrefix))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, k);
+    const found: Array<{ key: bigint; score: number }> = [];
+    for (const id of repositoryIds) found.push(...(await this.open(id)).postings.top(query, k, pathPrefix));
+    return best(found);
   }
 
   /**
    * The best files for the query's words by BM25 over whole files (a file's chunks' term counts summed) across these
    * repositories, each as its best chunk: words weighted by their inverse file frequency over all of them (at most
-   * `maxTerms`, the rarest), each repository's best `k` merged. The file-level list of hybrid search (ADR 0049).
+   * `maxTerms`, the rarest), each repository's best `k` merged. The file-level list of hybrid search (ADR 0049). Over
+   * repositories not all in memory, in two passes that each open one index at a time, as `lexical`.
    */
   async files(
     repositoryIds: readonly string[],
@@ -160,23 +194,43 @@ export class LocalIndex {
     pathPrefix: string | null,
     maxTerms: number,
   ): Promise<Array<{ key: bigint; score: number }>> {
-    const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
-    const found = entries.map((e) => e.postings.fileMatches(words, pathPrefix));
-    const files = found.reduce((sum, f) => sum + f.files, 0);
+    const together = this.inMemory(repositoryIds);
+    const entries = together ? await Promise.all(repositoryIds.map((id) => this.open(id))) : [];
+    const kept = together ? entries.map((e) => e.postings.fileMatches(words, pathPrefix)) : [];
+    let files = 0;
+    let length = 0;
+    const df = words.map(() => 0);
+    const count = (f: FileMatches) => {
+      files += f.files;
+      length += f.length;
+      f.terms.forEach((term, t) => (df[t]! += term.files));
+    };
+    if (together) kept.forEach(count);
+    else for (const id of repositoryIds) count((await this.open(id)).postings.fileMatches(words, pathPrefix));
     if (files === 0) return [];
-    const average = found.reduce((sum, f) => sum + f.length, 0) / files;
-    const df = words.map((_, t) => found.reduce((sum, f) => sum + f.terms[t]!.files, 0));
-    const kept = words
+    const average = length / files;
+    const used = words
       .map((_, t) => t)
       .filter((t) => df[t]! > 0)
       .sort((a, b) => df[a]! - df[b]!)
       .slice(0, maxTerms);
-    if (kept.length === 0) return [];
-    const idfs = words.map((_, t) => (kept.includes(t) ? idf(files, df[t]!) : 0));
-    return entries
-      .flatMap((e, i) => e.postings.topFiles(found[i]!, idfs, average, k))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, k);
+    if (used.length === 0) return [];
+    const idfs = words.map((_, t) => (used.includes(t) ? idf(files, df[t]!) : 0));
+    const found: Array<{ key: bigint; score: number }> = [];
+    if (together) entries.forEach((e, i) => found.push(...e.postings.topFiles(kept[i]!, idfs, average, k)));
+    else {
+      for (const id of repositoryIds) {
+        // Matched again with the index as it is now: the first pass's view of it may predate a write, or a reload.
+        const { postings } = await this.open(id);
+        found.push(...postings.topFiles(postings.fileMatches(words, pathPrefix), idfs, average, k));
+      }
+    }
+    return found.sort((a, b) => b.score - a.score).slice(0, k);
+  }
+
+  /** Whether every one of these repositories' indexes is in memory (a search over them then opens none). */
+  private inMemory(repositoryIds: readonly string[]): boolean {
+    return repositoryIds.every((id) => this.loaded.has(id));
   }
 
   /** Vectors the repository's index holds. */
@@ -189,6 +243,7 @@ export class LocalIndex {
     for (const id of repositoryIds) {
       await this.exclusive(id, async () => {
         this.indexes.delete(id);
+        this.loaded.delete(id);
         rmSync(this.file(id), { force: true });
         rmSync(this.postingsFile(id), { force: true });
         rmSync(this.tallyFile(id), { force: true });
@@ -196,40 +251,81 @@ export class LocalIndex {
     }
   }
 
-  /** Opens (loads or rebuilds) the indexes of these repositories ahead of the first search. */
+  /** Opens (loads or rebuilds) the indexes of these repositories ahead of the first search, as many as `maxChunks` holds. */
   async warm(repositoryIds: readonly string[]): Promise<void> {
-    for (const id of repositoryIds) await this.open(id);
+    for (const id of repositoryIds) {
+      if (this.chunksInMemory() >= (this.options.maxChunks ?? Infinity)) return;
+      await this.open(id);
+    }
   }
 
-  /** Saves what changed; then stops the timer. */
+  /** Chunks the indexes in memory hold. */
+  chunksInMemory(): number {
+    let chunks = 0;
+    for (const entry of this.loaded.values()) chunks += entry.tally.count;
+    return chunks;
+  }
+
+  /** Repositories whose indexes are in memory. */
+  repositoriesInMemory(): number {
+    return this.loaded.size;
+  }
+
+  /** Saves what changed (closed indexes' saves included); then stops the timer. */
   async close(): Promise<void> {
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     await this.save();
+    await Promise.all(this.queues.values());
   }
 
   /** Saves every changed index (its files then its tally, each written aside and renamed into place). */
   async save(): Promise<void> {
-    for (const [id, pending] of this.indexes) {
-      const entry = await pending.catch(() => undefined);
-      if (!entry?.dirty) continue;
-      await this.exclusive(id, async () => {
-        entry.dirty = false;
-        entry.index.save(`${this.file(id)}.tmp`);
-        // Written part by part from the index's own arrays (no copy); no write changes them meanwhile (`exclusive`).
-        const file = await open(`${this.postingsFile(id)}.tmp`, 'w');
-        try {
-          for (const part of entry.postings.parts()) {
-            for (let done = 0; done < part.byteLength;) done += (await file.write(part, done)).bytesWritten;
-          }
-        } finally {
-          await file.close();
-        }
-        renameSync(`${this.file(id)}.tmp`, this.file(id));
-        renameSync(`${this.postingsFile(id)}.tmp`, this.postingsFile(id));
-        writeFileSync(`${this.tallyFile(id)}.tmp`, JSON.stringify({ count: entry.tally.count, sum: String(entry.tally.sum) }));
-        renameSync(`${this.tallyFile(id)}.tmp`, this.tallyFile(id));
-      });
+    for (const [id, entry] of [...this.loaded]) {
+      if (!entry.dirty) continue;
+      await this.exclusive(id, () => this.saveEntry(id, entry));
+    }
+  }
+
+  /** Writes one index's files (inside `exclusive`). */
+  private async saveEntry(id: string, entry: RepositoryIndex): Promise<void> {
+    if (!entry.dirty) return;
+    entry.dirty = false;
+    entry.index.save(`${this.file(id)}.tmp`);
+    // Written part by part from the index's own arrays (no copy); no write changes them meanwhile (`exclusive`).
+    const file = await open(`${this.postingsFile(id)}.tmp`, 'w');
+    try {
+      for (const part of entry.postings.parts()) {
+        for (let done = 0; done < part.byteLength;) done += (await file.write(part, done)).bytesWritten;
+      }
+    } finally {
+      await file.close();
+    }
+    renameSync(`${this.file(id)}.tmp`, this.file(id));
+    renameSync(`${this.postingsFile(id)}.tmp`, this.postingsFile(id));
+    writeFileSync(`${this.tallyFile(id)}.tmp`, JSON.stringify({ count: entry.tally.count, sum: String(entry.tally.sum) }));
+    renameSync(`${this.tallyFile(id)}.tmp`, this.tallyFile(id));
+  }
+
+  /**
+   * Closes the least recently used indexes while those in memory hold more than `maxChunks` chunks (never `keep`,
+   * the one just used): each is forgotten at once and saved if it changed, after every earlier write of its
+   * repository. A search still running over one keeps it until it ends; the memory goes with the last reference.
+   */
+  private trim(keep: string): void {
+    const max = this.options.maxChunks;
+    if (max === undefined) return;
+    let chunks = this.chunksInMemory();
+    for (const [id, entry] of this.loaded) {
+      if (chunks <= max) return;
+      if (id === keep) continue;
+      chunks -= entry.tally.count;
+      // Gone at once: an open from now on loads it again, after this save (its files then hold every change so far).
+      this.loaded.delete(id);
+      this.indexes.delete(id);
+      void this.exclusive(id, () => this.saveEntry(id, entry)).catch((error: Error) =>
+        this.log.warn(`could not save the search index of repository ${id} before closing it (${error.message})`),
+      );
     }
   }
 
@@ -261,8 +357,20 @@ export class LocalIndex {
   /** The repository's index: loaded, or rebuilt from Postgres, once (between writes, so no change is missed or applied twice). */
   private open(repositoryId: string): Promise<RepositoryIndex> {
     let pending = this.indexes.get(repositoryId);
+    const entry = this.loaded.get(repositoryId);
+    if (pending && entry) {
+      // Most recently used.
+      this.loaded.delete(repositoryId);
+      this.loaded.set(repositoryId, entry);
+      return pending;
+    }
     if (!pending) {
-      pending = this.exclusive(repositoryId, () => this.load(repositoryId)).catch((error) => {
+      pending = this.exclusive(repositoryId, async () => {
+        const loaded = await this.load(repositoryId);
+        this.loaded.set(repositoryId, loaded);
+        this.trim(repositoryId);
+        return loaded;
+      }).catch((error) => {
         this.indexes.delete(repositoryId);
         throw error;
       });

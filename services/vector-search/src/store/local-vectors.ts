@@ -30,10 +30,11 @@ export class LocalVectors implements VectorIndex {
   private sql!: Record<'filtered' | 'tally' | 'page' | 'repositories', Statement>;
   private index!: LocalIndex;
 
-  /** `dir`: the data directory's search indexes (a folder per collection under it). */
+  /** `dir`: the data directory's search indexes (a folder per collection under it); `maxChunks`: held in memory at most. */
   constructor(
     private readonly table: ChunkTable,
     private readonly dir: string,
+    private readonly maxChunks: number,
   ) {}
 
   literal(vector: Float32Array): string {
@@ -58,6 +59,7 @@ export class LocalVectors implements VectorIndex {
     this.index = new LocalIndex({
       dir: join(this.dir, c),
       dimension: this.table.dimension,
+      maxChunks: this.maxChunks,
       source: {
         tally: async (repositoryId) => {
           const row = (await db.run<{ count: number; sum: string }>(this.sql.tally, [repositoryId])).rows[0]!;

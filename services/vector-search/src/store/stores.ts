@@ -7,9 +7,14 @@ import { PostgresVectors } from './postgres-vectors.js';
 import { QdrantVectors } from './qdrant-vectors.js';
 import type { ChunkTable, VectorIndex } from './vector-index.js';
 
-/** Where a new collection keeps its vectors (VECTOR_STORE): `local` files under `dir`, `postgres` (pgvector, else exact scans), or Qdrant. */
+/**
+ * Where a new collection keeps its vectors (VECTOR_STORE): `local` files under `dir` (at most `maxChunks` chunks in
+ * memory), `postgres` (pgvector, else exact scans), or Qdrant.
+ */
 export type VectorStorePreference =
-  { kind: 'local'; dir: string } | { kind: 'postgres' } | { kind: 'qdrant'; url: string; apiKey: string | undefined; timeoutMs: number };
+  | { kind: 'local'; dir: string; maxChunks: number }
+  | { kind: 'postgres' }
+  | { kind: 'qdrant'; url: string; apiKey: string | undefined; timeoutMs: number };
 
 /** Makes a collection's index over its table, with the server's preference (a store reads its own settings there). */
 export type VectorStoreFactory = (table: ChunkTable, preference: VectorStorePreference) => VectorIndex;
@@ -23,7 +28,10 @@ export type VectorStoreFactory = (table: ChunkTable, preference: VectorStorePref
 export const VECTOR_STORES = {
   pgvector: (table) => new PostgresVectors(table, 'pgvector'),
   array: (table) => new PostgresVectors(table, 'array'),
-  local: (table, preference) => new LocalVectors(table, (preference as { dir: string }).dir),
+  local: (table, preference) => {
+    const { dir, maxChunks } = preference as Extract<VectorStorePreference, { kind: 'local' }>;
+    return new LocalVectors(table, dir, maxChunks);
+  },
   qdrant: (table, preference) => new QdrantVectors(table, preference as Extract<VectorStorePreference, { kind: 'qdrant' }>),
 } satisfies Record<string, VectorStoreFactory>;
 

@@ -22,6 +22,7 @@ import { ServiceError } from '@sextant/work';
 import type { SyncOutcome } from '../indexing/auto-sync.js';
 import type { Coordinator } from '../indexing/coordinator.js';
 import { messages } from '../indexing/progress.js';
+import type { Heads } from './heads.js';
 import type { RegistryStore, Repository } from './registry.store.js';
 import { remoteLocator, type Resolved, type Workspaces } from './workspaces.js';
 
@@ -30,10 +31,9 @@ export interface RegistryServiceDeps {
   jobs: JobStore;
   workspaces: Workspaces;
   coordinator: Pick<Coordinator, 'wake' | 'batchesQueued'>;
-  git: GitRunner;
   policy: LocatorPolicy;
-  /** How long a branch head read for `behind_head` is trusted. */
-  headCacheMs: number;
+  /** Branch heads, read in the background (never on a request's path). */
+  heads: Pick<Heads, 'of'>;
   /** The repositories the request's caller may read (issue #13): the others are left out, or answer like missing ones. */
   readable: Pick<ReadableRepositoryIds, 'readable' | 'maintained'>;
   /** What a watcher saw change in a workspace since its index was made (Discovery's watches); undefined: not watched. */
@@ -59,9 +59,6 @@ function started(job: Job): IndexRepository.Response {
   return { job_id: job.id, runId: job.id, status: 'pending' };
 }
 
-/** Time budget of the head checks of one `list_repositories`; past it, `behind_head` is null. */
-const HEAD_BUDGET_MS = 2_000;
-
 /** Bumped when what a job writes changes incompatibly; reported in /health. */
 const INDEX_SCHEMA_VERSION = 1;
 
@@ -69,8 +66,6 @@ const RECOVERY_ACTION = 'run sync_repo or index_repo for the affected workspace'
 
 /** The workspace-registry tools, over the registry store, the job store and workspace resolution. */
 export class RegistryService {
-  private readonly heads = new Map<string, { commit: string | null; at: number }>();
-
   constructor(private readonly deps: RegistryServiceDeps) {}
 
   async indexRepo(input: IndexRepo.Request): Promise<IndexRepo.Response> {
@@ -174,7 +169,7 @@ export class RegistryService {
   async listRepositories(input: ListRepositories.Request): Promise<ListRepositories.Response> {
     const readable = await this.deps.readable.readable();
     const { repositories, total } = await this.deps.store.list(input.limit, readable && [...readable]);
-    const heads = await this.currentHeads(repositories);
+    const heads = this.currentHeads(repositories);
     return {
       repositories: repositories.map((r) => {
         const head = heads.get(r.id);
@@ -208,7 +203,8 @@ export class RegistryService {
   async freshness(input: RepositoryFreshness.Request): Promise<RepositoryFreshness.Response> {
     const found = await Promise.all(input.ids.map((id) => this.deps.store.find(id)));
     const known = found.filter((r): r is Repository => r !== undefined);
-    const [heads, statuses] = await Promise.all([this.currentHeads(known), this.indexStatuses(known)]);
+    const heads = this.currentHeads(known);
+    const statuses = await this.indexStatuses(known);
     return {
       repositories: found.map((r) => {
         if (!r) return null;
@@ -415,41 +411,26 @@ export class RegistryService {
     return { detected: true, interrupted_jobs: count, last_interrupted_at: iso(last), recommended_action: RECOVERY_ACTION };
   }
 
-  /**
-   * The commit each repository's branch points at now: `git rev-parse HEAD`
-   * of a local workspace, `git ls-remote` of a remote one (cached for a
-   * minute, all within a time budget; unknown → null).
-   */
-  private async currentHeads(repositories: readonly Repository[]): Promise<Map<string, string | null>> {
-    const heads = new Map<string, string | null>();
-    const deadline = Date.now() + HEAD_BUDGET_MS;
-    await Promise.all(
-      repositories.map(async (r) => {
-        if (r.indexedCommit === null) return;
-        const cached = this.heads.get(r.id);
-        if (cached && Date.now() - cached.at < this.deps.headCacheMs) return heads.set(r.id, cached.commit);
-        const timeoutMs = Math.max(100, deadline - Date.now());
-        const commit = await this.headOf(r, timeoutMs).catch(() => null);
-        this.heads.set(r.id, { commit, at: Date.now() });
-        heads.set(r.id, commit);
-      }),
-    );
-    return heads;
+  /** The newest head known of each repository's branch (`Heads`: read in the background; unknown → null). */
+  private currentHeads(repositories: readonly Repository[]): Map<string, string | null> {
+    return new Map(repositories.filter((r) => r.indexedCommit !== null).map((r) => [r.id, this.deps.heads.of(r) ?? null]));
   }
+}
 
-  private async headOf(repository: Repository, timeoutMs: number): Promise<string | null> {
-    if (repository.kind === 'local') {
-      return (await this.deps.git.run(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: repository.locator, timeoutMs })).trim() || null;
-    }
-    const url = parseRepository(repository.locator, this.deps.policy).url;
-    const ref = repository.ref ?? repository.indexedRef;
-    const output = await this.deps.git.run(['ls-remote', url, ...(ref ? [`refs/heads/${ref}`, `refs/tags/${ref}`] : ['HEAD'])], {
-      timeoutMs,
-    });
-    const lines = output.split('\n').filter(Boolean);
-    // An annotated tag is listed twice; the peeled line (`^{}`) holds the commit.
-    return (lines.find((l) => l.endsWith('^{}')) ?? lines[0])?.slice(0, 40) || null;
+/**
+ * The commit a repository's branch points at now: `git rev-parse HEAD` of a local workspace, `git ls-remote` of a
+ * remote one (its ref, else HEAD). What `Heads` reads in the background.
+ */
+export async function readHead(git: GitRunner, policy: LocatorPolicy, repository: Repository, timeoutMs: number): Promise<string | null> {
+  if (repository.kind === 'local') {
+    return (await git.run(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: repository.locator, timeoutMs })).trim() || null;
   }
+  const url = parseRepository(repository.locator, policy).url;
+  const ref = repository.ref ?? repository.indexedRef;
+  const output = await git.run(['ls-remote', url, ...(ref ? [`refs/heads/${ref}`, `refs/tags/${ref}`] : ['HEAD'])], { timeoutMs });
+  const lines = output.split('\n').filter(Boolean);
+  // An annotated tag is listed twice; the peeled line (`^{}`) holds the commit.
+  return (lines.find((l) => l.endsWith('^{}')) ?? lines[0])?.slice(0, 40) || null;
 }
 
 function registered(r: Repository): RegisteredRepository {
