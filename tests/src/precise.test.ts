@@ -98,7 +98,7 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
     await stack.startService('workspace-registry', {
       GIT_ALLOWED_HOSTS: daemon.host,
       SEXTANT_DATA_DIR: join(base, 'data'),
-      SEXTANT_HEAD_CACHE_MS: '0',
+      SEXTANT_HEAD_CACHE_MS: '100',
       SEXTANT_INDEXING_STAGES: 'symbols,precise',
     });
     await symbolIndexer();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -466,25 +466,37 @@ describe('checkouts', () => {
       const host = hostname().replace(/[^A-Za-z0-9-]/g, '_');
       // A process that has ended: its pid runs no more.
       const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+      // A thread of this process (Node runs several): its id is not a process's.
+      const threadId = readdirSync('/proc/self/task').find((t) => t !== String(process.pid))!;
+      const later = spawn('sleep', ['30'], { stdio: 'ignore' });
       const leftovers = {
         deadProcess: `.tmp-${host}.${gone}.abc123-1`,
         // The pid of this very process with another tag: the process before a container's restart (pid 1 again).
         samePidEarlierProcess: `.tmp-${host}.${process.pid}.def456-1`,
         liveProcess: `.tmp-${host}.${process.ppid}.fed789-1`,
         otherHost: `.tmp-elsewhere.${gone}.aaa111-1`,
+        // A dead process's pid that is now the id of a thread of a live one (in a restarted container, ids start over).
+        nowAThread: `.tmp-${host}.${threadId}.bbb222-1`,
+        // A dead process's pid that a process started since has taken.
+        takenSince: `.tmp-${host}.${later.pid}.ccc333-1`,
       };
       for (const name of Object.values(leftovers)) {
         mkdirSync(join(root, name, '.git'), { recursive: true });
         writeFileSync(join(root, name, 'partial.pack'), 'x'.repeat(1000));
       }
+      const minuteAgo = new Date(Date.now() - 60_000);
+      utimesSync(join(root, leftovers.takenSince), minuteAgo, minuteAgo);
       const cache = cacheAt(root, false);
       await cache.start();
       try {
+        assert.ok(!existsSync(join(root, leftovers.nowAThread)), 'a pid that is now a thread of another process: removed');
+        assert.ok(!existsSync(join(root, leftovers.takenSince)), 'a pid a process started since the clone was written has: removed');
         assert.ok(!existsSync(join(root, leftovers.deadProcess)), 'a dead process: removed although fresh');
         assert.ok(!existsSync(join(root, leftovers.samePidEarlierProcess)), 'an earlier process with this pid: removed');
         assert.ok(existsSync(join(root, leftovers.liveProcess)), 'a live process: kept');
         assert.ok(existsSync(join(root, leftovers.otherHost)), "another host's process, under an hour old: kept");
       } finally {
+        later.kill();
         await cache.stop();
       }
     });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { hostname } from 'node:os';
@@ -93,6 +94,32 @@ export interface CloneCacheStats {
 
 const DIR_PREFIX = 'mcp_';
 const TMP_PREFIX = '.tmp-';
+
+/** Clock ticks per second of `/proc/<pid>/stat` times (USER_HZ: 100 on every Linux Node runs on). */
+const USER_HZ = 100;
+
+/**
+ * When the process `pid` started (ms since the epoch), from `/proc`: `gone` when no process has that pid (none, or a
+ * thread of another process has it as its id), `unknown` without `/proc`.
+ */
+function processStart(pid: number): number | 'gone' | 'unknown' {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/status') ? 'gone' : 'unknown';
+  }
+  if (/^Tgid:\s*(\d+)/m.exec(status)?.[1] !== String(pid)) return 'gone';
+  try {
+    // Field 22 of stat, counted after the command (which may hold spaces and parentheses): ticks since boot.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime\s+(\d+)/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    return Number.isFinite(ticks) && Number.isFinite(boot) && boot > 0 ? boot * 1000 + (ticks * 1000) / USER_HZ : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
@@ -147,7 +174,7 @@ export class CloneCache {
       const path = join(this.options.root, name);
       const info = await stat(path).catch(() => undefined);
       // A crash leftover goes whatever its age; one of another host's process, past an hour.
-      if (info && (this.ownerGone(name.slice(TMP_PREFIX.length)) || info.mtimeMs < this.now() - 3_600_000)) {
+      if (info && (this.ownerGone(name.slice(TMP_PREFIX.length), info.mtimeMs) || info.mtimeMs < this.now() - 3_600_000)) {
         await rm(path, { recursive: true, force: true });
         this.log.log(`removed ${name}, a clone left unfinished by a process that is gone`);
       }
@@ -175,11 +202,20 @@ export class CloneCache {
     }
   }
 
-  /** Whether the process a temporary clone's tag names ran on this host and runs no more. */
-  private ownerGone(tag: string): boolean {
+  /**
+   * Whether the process a temporary clone's tag names ran on this host and runs no more. Where `/proc` tells, a pid
+   * that is now a thread of another process (a container's pids and thread ids start over, and a restarted Node has
+   * a dozen threads) or a process started after the clone was last written (`modifiedMs`) is not its owner.
+   */
+  private ownerGone(tag: string, modifiedMs: number): boolean {
     const [host, pid, random] = tag.split('.');
     if (host !== this.tmpTag.split('.')[0] || !/^\d+$/.test(pid ?? '') || !random) return false;
     if (Number(pid) === process.pid) return true; // this pid, another tag: an earlier process (a restarted container)
+    const started = processStart(Number(pid));
+    if (started === 'gone') return true;
+    // A start read from /proc is at most a second early (the boot time is in whole seconds); a second more for the
+    // clock's adjustments since boot.
+    if (started !== 'unknown') return started > modifiedMs + 1_000;
     try {
       process.kill(Number(pid), 0);
       return false;
