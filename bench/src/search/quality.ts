@@ -11,7 +11,7 @@
  *            the release check measures, against the whole-file BM25 floor computed here, with and without the
  *            queries that spell a truth file's name, and hybrid again with `scope: all` over the six indexed together
  *            (the set's own files kept; it may lose at most 0.02 MRR); `--only-sets` leaves out the two evaluations above.
- * `--store postgres` measures the Postgres store (embedded: PGlite, exact `real[]` scans, ts_rank) instead of `local`.
+ * `--store postgres` measures the Postgres store (embedded: PGlite, exact `real[]` scans, BM25 over term tables) instead of `local`.
  * Usage: npm run bench:search-quality [-- --sets DIR [--only-sets]] [--store local|postgres]
  *        (corpus under $SEXTANT_BENCH_CORPUS, default <tmp>/sextant-bench-corpus)
  */

@@ -33,7 +33,7 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
       'where a new collection keeps its search indexes: `local`, `postgres` or `qdrant`; a collection keeps the store it was made with',
     default: '`qdrant` when `QDRANT_URL` is set; else `local` embedded, `postgres` as a service',
     details:
-      "`local`: in this process, saved as files (HNSW for the vectors, BM25 postings for the words; one writer per data directory; ADRs [0021](adr/0021-local-vector-index.md), [0022](adr/0022-local-lexical-index.md)). `postgres`: pgvector's HNSW, else an exact scan of `real[]` where the server has no pgvector; `ts_rank` for the words. `qdrant`: a dense and a sparse vector per chunk, hybrid search in one Query API call ([ADR 0023](adr/0023-qdrant-store.md)).",
+      "`local`: in this process, saved as files (HNSW for the vectors, BM25 postings for the words; one writer per data directory; ADRs [0021](adr/0021-local-vector-index.md), [0022](adr/0022-local-lexical-index.md)). `postgres`: pgvector's HNSW, else an exact scan of `real[]` where the server has no pgvector; BM25 for the words, over term tables beside the chunks ([ADR 0058](adr/0058-bm25-in-postgres.md)). `qdrant`: a dense and a sparse vector per chunk, hybrid search in one Query API call ([ADR 0023](adr/0023-qdrant-store.md)).",
   }),
   QDRANT_URL: env
     .url(['http', 'https'])
@@ -119,7 +119,7 @@ export interface VectorSearchConfig extends CommonSettings, IndexerSettings {
   /** Its own persistent clones of the remote repositories it indexes. */
   checkoutsDir: string;
   parseThreads: number | undefined;
-  /** Where new collections keep their search indexes: in this process, saved as files (HNSW and BM25 postings; one writer), Postgres (pgvector, else exact scans; ts_rank), or Qdrant (dense + sparse vectors). */
+  /** Where new collections keep their search indexes: in this process, saved as files (HNSW and BM25 postings; one writer), Postgres (pgvector, else exact scans; BM25 over term tables), or Qdrant (dense + sparse vectors). */
   vectorStore: VectorStorePreference;
   /** Per-file chunking budget; past it a file is cut by lines instead. */
   fileTimeoutMs: number;

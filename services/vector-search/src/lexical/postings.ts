@@ -16,8 +16,8 @@ export type TermCounts = Map<string, number>;
 /** A header occurrence (path words, the symbol's name) counts as this many body occurrences (BM25F-style field weight). */
 export const HEADER_WEIGHT = 3;
 /** BM25's term-frequency saturation and length normalization. */
-const K1 = 1.2;
-const B = 0.75;
+export const K1 = 1.2;
+export const B = 0.75;
 const MAX_TF = 255;
 /** Chunks per repository index: an entry keeps 24 bits for the chunk's number. */
 const MAX_DOCS = 1 << 24;

@@ -18,8 +18,6 @@ import {
 export { UNKNOWN_REPOSITORY, type ChunkRow, type HybridWeights, type RepositoryRef, type SearchFilter } from './vector-index.js';
 export type { VectorColumn, VectorStorePreference } from './stores.js';
 
-/** Documents per collection counted at most this often (BM25's N). */
-const COUNT_TTL_MS = 30_000;
 /** Chunks written per transaction, about (whole files). */
 const WRITE_ROWS = 500;
 
@@ -35,8 +33,7 @@ const FILTER = `($2::text[] IS NULL OR repository_id = ANY($2::text[])) AND ($3:
 export class ChunkStore {
   private readonly log = new Logger('ChunkStore');
   private readonly table: string;
-  private sql!: Record<'delete' | 'insert' | 'indexed' | 'count' | 'purge' | 'purgeIndexed' | 'hydrate' | 'repositories', Statement>;
-  private counted: { n: number; at: number } | undefined;
+  private sql!: Record<'delete' | 'insert' | 'indexed' | 'purge' | 'purgeIndexed' | 'hydrate' | 'repositories', Statement>;
   private column: VectorColumn | string | undefined;
   private index!: VectorIndex;
 
@@ -185,7 +182,6 @@ export class ChunkStore {
         `INSERT INTO "vector_search"."indexed" (repository_id, collection, commit, updated_at) VALUES ($1, $2, $3, now())
          ON CONFLICT (repository_id, collection) DO UPDATE SET commit = excluded.commit, updated_at = now()`,
       ),
-      count: sql(`chunks.${c}.count`, `SELECT count(*)::int AS n FROM ${t}`),
       purge: sql(`chunks.${c}.purge`, `DELETE FROM ${t} WHERE repository_id = ANY($1::text[])`),
       purgeIndexed: sql(`chunks.${c}.purge-indexed`, `DELETE FROM "vector_search"."indexed" WHERE repository_id = ANY($1::text[])`),
       hydrate: sql(`chunks.${c}.hydrate`, `SELECT ${COLUMNS}, key::text AS key FROM ${t} WHERE key = ANY($1::bigint[]) AND ${FILTER}`),
@@ -203,7 +199,6 @@ export class ChunkStore {
       filter: FILTER,
       rowsOf: (keyed, filter) => this.rowsOf(keyed, filter),
       repositoriesOf: (filter) => this.repositoriesOf(filter),
-      size: () => this.size(),
     };
   }
 
@@ -233,7 +228,6 @@ export class ChunkStore {
       rows += file.chunks.length;
     }
     if (group.length > 0 || gone.length > 0) await this.write(repository, commit, group, gone);
-    this.counted = undefined;
   }
 
   /** One transaction of `replace`, and the store's change to match (`VectorIndex.write`). */
@@ -273,18 +267,10 @@ export class ChunkStore {
               ).rows;
         const added = inserted.map((r) => ({ key: BigInt(r.key), row: written.get(`${r.path}\0${r.ordinal}`)! }));
         await this.db.run(this.sql.indexed, [repository.id, this.collection, commit], m);
-        await inside(added);
+        await inside(added, { paths, rows }, { run: (statement, values) => this.db.run(statement, values, m) });
         return { removed: removed.map((r) => BigInt(r.key)), added };
       }),
     );
-  }
-
-  /** Chunks in the collection (cached a few seconds): BM25's N. */
-  private async size(): Promise<number> {
-    if (this.counted && Date.now() - this.counted.at < COUNT_TTL_MS) return this.counted.n;
-    const n = (await this.db.run<{ n: number }>(this.sql.count, [])).rows[0]!.n;
-    this.counted = { n, at: Date.now() };
-    return n;
   }
 
   /** The best chunks for the query's words (the code tokenizer's), BM25-style, as the store ranks them. */
@@ -343,7 +329,6 @@ export class ChunkStore {
       await this.db.run(this.sql.purgeIndexed, [repositoryIds], m);
     });
     await this.index.purge(repositoryIds);
-    this.counted = undefined;
   }
 }
 

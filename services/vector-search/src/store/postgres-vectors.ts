@@ -1,16 +1,17 @@
 /**
  * The Postgres stores: the chunk table searches itself. Dense vectors in a pgvector column (HNSW, cosine), or in a
- * `real[]` column scored by an exact scan where the server has no pgvector; terms in the `tsvector` column (GIN),
- * ranked by ts_rank weighted by each word's inverse document frequency.
+ * `real[]` column scored by an exact scan where the server has no pgvector; words by BM25 over an inverted index in
+ * tables beside the chunks (`TermTables`), chunks and, in hybrid search, whole files as the local store ranks them.
  */
 import { sql, type Statement } from '@sextant/persistence';
-import { quote } from '../lexical/lexemes.js';
-import { idf } from '../lexical/postings.js';
+import { reciprocalRank } from '../search/fusion.js';
 import type { Hit } from '../search/hit.js';
+import { TermTables } from './postgres-terms.js';
 import {
   numeric,
   type ChunkTable,
   type HybridWeights,
+  type RepositoryRef,
   type SearchFilter,
   type SearchOptions,
   type TableChange,
@@ -22,7 +23,8 @@ const COLUMNS = `repository_id AS "repositoryId", path, ordinal, start_line AS "
 
 export class PostgresVectors implements VectorIndex {
   readonly column: { type: string; keyed: boolean; ddl: string[] };
-  private sql!: Record<'df' | 'lexical' | 'dense' | 'setSearch', Statement>;
+  private sql!: Record<'dense' | 'setSearch', Statement>;
+  private readonly terms: TermTables;
 
   /** `pgvector`: a `vector(<dimension>)` column and its HNSW index; `array`: `real[]`, exact scans. */
   constructor(
@@ -32,6 +34,7 @@ export class PostgresVectors implements VectorIndex {
     const hnsw = `CREATE INDEX IF NOT EXISTS "chunks_${table.collection}_embedding" ON ${table.name} USING hnsw (embedding vector_cosine_ops)`;
     this.column =
       kind === 'pgvector' ? { type: `vector(${table.dimension})`, keyed: false, ddl: [hnsw] } : { type: 'real[]', keyed: false, ddl: [] };
+    this.terms = new TermTables(table);
   }
 
   literal(vector: Float32Array): string {
@@ -44,60 +47,21 @@ export class PostgresVectors implements VectorIndex {
     const similarity = this.kind === 'pgvector' ? `1 - (embedding <=> $1::vector)` : `"vector_search"."dot"(embedding, $1::real[])`;
     const order = this.kind === 'pgvector' ? `embedding <=> $1::vector` : `score DESC`;
     this.sql = {
-      df: sql(
-        `chunks.${c}.df`,
-        `SELECT t AS term, (SELECT count(*) FROM (SELECT 1 FROM ${t} WHERE lexemes @@ t::tsquery LIMIT $2) x)::int AS df
-         FROM unnest($1::text[]) AS t`,
-      ),
-      lexical: sql(
-        `chunks.${c}.lexical`,
-        `SELECT ${COLUMNS},
-           (SELECT sum(w * ts_rank('{0.1,0.2,0.4,1.0}', lexemes, q::tsquery, 1)) FROM unnest($4::text[], $5::float8[]) AS u(q, w)) AS score
-         FROM ${t} WHERE lexemes @@ $1::tsquery AND ${filter} ORDER BY score DESC, path, ordinal LIMIT $6`,
-      ),
       dense: sql(`chunks.${c}.dense`, `SELECT ${COLUMNS}, ${similarity} AS score FROM ${t} WHERE ${filter} ORDER BY ${order} LIMIT $4`),
       setSearch: sql(`chunks.${c}.hnsw`, `SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', $2, true)`),
     };
+    await this.terms.open();
   }
 
-  async write(_repository: unknown, _commit: unknown, change: TableChange): Promise<void> {
-    await change(async () => undefined);
+  /** `ChunkStore` writes the rows; the files they touch are counted again in the same transaction. */
+  async write(repository: RepositoryRef, _commit: string | null, change: TableChange): Promise<void> {
+    await change(async (_added, { paths, rows }, tx) => this.terms.recount(repository.id, paths, rows, tx));
   }
 
-  /**
-   * The candidates are the chunks holding the rarest words (about `candidateBudget` of them), ranked on every word by
-   * weight × ts_rank (lexemes weighted A in the header, D in the body).
-   */
+  /** BM25 over the chunks (`TermTables`). */
   async lexical(words: readonly string[], filter: SearchFilter, options: SearchOptions): Promise<Hit[]> {
     if (words.length === 0) return [];
-    const terms = words.slice(0, options.maxTerms * 2).map(quote);
-    const [{ rows: counted }, n] = await Promise.all([
-      this.table.db.run<{ term: string; df: number }>(this.sql.df, [terms, options.dfCap]),
-      this.table.size(),
-    ]);
-    const df = new Map(counted.map((r) => [r.term, r.df]));
-    const known = terms
-      .map((term) => ({ term, df: df.get(term) ?? 0 }))
-      .filter((t) => t.df > 0)
-      .sort((a, b) => a.df - b.df)
-      .slice(0, options.maxTerms);
-    if (known.length === 0) return [];
-    const candidates: string[] = [];
-    let covered = 0;
-    for (const t of known) {
-      if (candidates.length > 0 && covered + t.df > options.candidateBudget) break;
-      candidates.push(t.term);
-      covered += t.df;
-    }
-    const { rows } = await this.table.db.run<Hit>(this.sql.lexical, [
-      candidates.join(' | '),
-      filter.repositoryIds,
-      filter.pathPrefix,
-      known.map((t) => t.term),
-      known.map((t) => idf(n, t.df)),
-      filter.limit,
-    ]);
-    return rows.map(numeric);
+    return this.terms.chunks(words, filter, options);
   }
 
   /** Approximate (pgvector's HNSW), or exact over `real[]`. */
@@ -113,7 +77,10 @@ export class PostgresVectors implements VectorIndex {
     });
   }
 
-  /** Chunks only: both lists, fused here. */
+  /**
+   * Lexical chunks, nearest chunks and, without a path filter, whole files by BM25 (each as its best chunk), fused by
+   * reciprocal rank, as the local store's hybrid search.
+   */
   async hybrid(
     words: readonly string[],
     vector: Float32Array,
@@ -121,10 +88,21 @@ export class PostgresVectors implements VectorIndex {
     weights: HybridWeights,
     options: SearchOptions,
   ): Promise<{ hits: Hit[]; weights: number[] }> {
-    return fuseChunks(this, words, vector, filter, weights, options);
+    if (words.length === 0 || filter.pathPrefix !== null || weights.files <= 0) {
+      return fuseChunks(this, words, vector, filter, weights, options);
+    }
+    const [lexical, dense, files] = await Promise.all([
+      this.lexical(words, filter, options),
+      this.dense(vector, filter),
+      this.terms.files(words, filter.repositoryIds, options),
+    ]);
+    const lists = [weights.lexical, weights.dense, weights.files];
+    return { hits: reciprocalRank([lexical, dense, files], lists), weights: lists };
   }
 
-  async purge(): Promise<void> {}
+  async purge(repositoryIds: readonly string[]): Promise<void> {
+    await this.terms.purge(repositoryIds);
+  }
 
   async close(): Promise<void> {}
 }

@@ -4,7 +4,7 @@
  * files, Qdrant) or searches the table itself (pgvector, `real[]`). A store is one file implementing this interface
  * and one line in `stores.ts`.
  */
-import type { Database } from '@sextant/persistence';
+import type { Database, RunResult, Statement } from '@sextant/persistence';
 import { reciprocalRank } from '../search/fusion.js';
 import type { Hit } from '../search/hit.js';
 
@@ -49,10 +49,6 @@ export interface HybridWeights {
 export interface SearchOptions {
   /** Query words used at most (the rarest first). */
   maxTerms: number;
-  /** A term's document frequency is counted up to this (Postgres); past it, a term is common whatever its exact count. */
-  dfCap: number;
-  /** In Postgres, the lexical candidates are the chunks holding the rarest query words, up to about this many. */
-  candidateBudget: number;
   /** With a path filter, an index is asked for this many times the limit (at least prefixMin, at most prefixMax)… */
   prefixFactor: number;
   prefixMin: number;
@@ -65,8 +61,6 @@ export interface SearchOptions {
 
 const SEARCH_DEFAULTS: Readonly<SearchOptions> = Object.freeze({
   maxTerms: 16,
-  dfCap: 20_000,
-  candidateBudget: 5_000,
   prefixFactor: 8,
   prefixMin: 400,
   prefixMax: 4_096,
@@ -91,11 +85,20 @@ interface RowChange {
   added: AddedRow[];
 }
 
+/** Statements run in a write's transaction. */
+export interface InTransaction {
+  run<T = Record<string, unknown>>(statement: Statement, values: unknown[]): Promise<RunResult<T>>;
+}
+
 /**
  * A write's transaction on the table. `inside` runs within it, after the rows are written and before they commit
- * (Qdrant gets its points there, so a search never sees a live row without its point).
+ * (Qdrant gets its points there, so a search never sees a live row without its point). `written`: the files the
+ * change rewrote or removed, and the rows they now hold; `tx` runs statements in the transaction (the Postgres store
+ * counts those files' terms again there).
  */
-export type TableChange = (inside: (added: readonly AddedRow[]) => Promise<void>) => Promise<RowChange>;
+export type TableChange = (
+  inside: (added: readonly AddedRow[], written: { paths: readonly string[]; rows: readonly ChunkRow[] }, tx: InTransaction) => Promise<void>,
+) => Promise<RowChange>;
 
 /** The chunk table of a collection, as a vector index reads it. */
 export interface ChunkTable {
@@ -110,8 +113,6 @@ export interface ChunkTable {
   rowsOf(keyed: ReadonlyArray<{ key: bigint }>, filter: SearchFilter): Promise<Map<string, Hit>>;
   /** The filter's repositories, or every repository indexed into this collection. */
   repositoriesOf(filter: SearchFilter): Promise<readonly string[]>;
-  /** Chunks in the collection (cached a few seconds): BM25's N. */
-  size(): Promise<number>;
 }
 
 /** Where a collection keeps its vectors; `ChunkStore` makes the table, the index does the rest. */
