@@ -8,16 +8,32 @@ export interface JobStatus {
   timings_ms?: { discovery?: number; finalizing?: number };
 }
 
-/** Polls a job until it ends (`onPoll` sees each status); throws unless it completed. */
+/** Polls of a job's status in a row that may answer `timeout` or `unavailable` before the wait gives up. */
+const BUSY_POLLS = 5;
+
+/**
+ * Polls a job until it ends (`onPoll` sees each status); throws unless it completed. A poll answered `timeout` or
+ * `unavailable` is tried again, up to BUSY_POLLS in a row, and said on stderr: embedded PGlite runs one statement at a
+ * time, and a loaded machine's indexing can hold it past a poll's deadline (the job itself goes on).
+ */
 export async function waitForJob(
   call: ToolCaller,
   runId: string,
   pollMs = 20,
   onPoll?: (status: JobStatus) => Promise<void>,
 ): Promise<JobStatus> {
+  let busy = 0;
   for (;;) {
     const status = await call<JobStatus>('get_index_job_status', { runId });
-    if (status.isError) throw new Error(JSON.stringify(status.body));
+    if (status.isError) {
+      const code = (status.body as { error?: string }).error;
+      if ((code === 'timeout' || code === 'unavailable') && ++busy < BUSY_POLLS) {
+        console.error(`job ${runId}: its status poll answered ${code}; polling again`);
+        continue;
+      }
+      throw new Error(JSON.stringify(status.body));
+    }
+    busy = 0;
     await onPoll?.(status.body);
     if (['completed', 'failed', 'skipped'].includes(status.body.status)) {
       if (status.body.status !== 'completed') throw new Error(`job ${runId} ${status.body.status}: ${status.body.error_message}`);
