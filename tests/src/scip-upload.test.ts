@@ -31,7 +31,8 @@ function varint(n: number): number[] {
   out.push(n);
   return out;
 }
-const field = (number: number, body: Buffer): Buffer => Buffer.concat([Buffer.from([...varint((number << 3) | 2), ...varint(body.length)]), body]);
+const field = (number: number, body: Buffer): Buffer =>
+  Buffer.concat([Buffer.from([...varint((number << 3) | 2), ...varint(body.length)]), body]);
 const text = (number: number, value: string) => field(number, Buffer.from(value, 'utf8'));
 const int = (number: number, value: number) => Buffer.from([...varint(number << 3), ...varint(value)]);
 
@@ -67,7 +68,16 @@ const FILES = {
 };
 const ADD_DEFINITION: Document = { path: 'add.go', occurrences: [{ range: [2, 5, 8], symbol: ADD, roles: 1 }] };
 /** What scip-go writes for the two files: Add's definition and its two calls. */
-const GOOD = [ADD_DEFINITION, { path: 'use.go', occurrences: [{ range: [2, 24, 27], symbol: ADD }, { range: [2, 33, 36], symbol: ADD }] }];
+const GOOD = [
+  ADD_DEFINITION,
+  {
+    path: 'use.go',
+    occurrences: [
+      { range: [2, 24, 27], symbol: ADD },
+      { range: [2, 33, 36], symbol: ADD },
+    ],
+  },
+];
 /** Another index, with one call only: were any of it stored, the references would change. */
 const OTHER = [ADD_DEFINITION, { path: 'use.go', occurrences: [{ range: [2, 24, 27], symbol: ADD }] }];
 
@@ -256,7 +266,9 @@ describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
     assert.equal(status, 200, JSON.stringify(body));
     assert.equal(body.occurrences, 150_003);
     assert.equal(body.documents, 3);
-    console.log(`uploaded ${index.length} bytes, 150,003 occurrences in ${ms} ms (server: ${(body as { duration_ms?: number }).duration_ms} ms to check, decode and store)`);
+    console.log(
+      `uploaded ${index.length} bytes, 150,003 occurrences in ${ms} ms (server: ${(body as { duration_ms?: number }).duration_ms} ms to check, decode and store)`,
+    );
     assert.deepEqual(await references(), ['use.go:3:24:precise', 'use.go:3:33:precise']);
   });
 });

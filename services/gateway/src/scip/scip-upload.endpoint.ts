@@ -58,7 +58,13 @@ export class ScipUploadEndpoint {
     const repository = query.get('repository') ?? '';
     const commit = (query.get('commit') ?? '').toLowerCase();
     if (repository === '' || commit === '') {
-      return refuse(req, res, busError('invalid_input', 'POST /scip needs ?repository=…&commit=… (the commit the index was made at).', { fields: ['repository', 'commit'] }));
+      return refuse(
+        req,
+        res,
+        busError('invalid_input', 'POST /scip needs ?repository=…&commit=… (the commit the index was made at).', {
+          fields: ['repository', 'commit'],
+        }),
+      );
     }
     const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
     if (encoding !== 'identity') {
@@ -102,9 +108,13 @@ export class ScipUploadEndpoint {
           refuse(
             req,
             res,
-            busError('invalid_input', `The SCIP index was refused: it is over the limit of ${started.max_bytes} bytes. Nothing was stored.`, {
-              max_bytes: started.max_bytes,
-            }),
+            busError(
+              'invalid_input',
+              `The SCIP index was refused: it is over the limit of ${started.max_bytes} bytes. Nothing was stored.`,
+              {
+                max_bytes: started.max_bytes,
+              },
+            ),
             413,
           );
           return undefined;
@@ -123,7 +133,11 @@ export class ScipUploadEndpoint {
       await this.cancel(id, parts);
       throw error;
     }
-    return this.bus.request<ScipUpload.FinishResponse>(ScipUpload.FINISH_SUBJECT, { upload_id: id, parts }, { timeoutMs: FINISH_TIMEOUT_MS });
+    return this.bus.request<ScipUpload.FinishResponse>(
+      ScipUpload.FINISH_SUBJECT,
+      { upload_id: id, parts },
+      { timeoutMs: FINISH_TIMEOUT_MS },
+    );
   }
 
   /** Drops what arrived of an upload that will not finish (best effort: one abandoned goes within the hour anyway). */

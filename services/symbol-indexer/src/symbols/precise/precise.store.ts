@@ -41,10 +41,7 @@ const SQL = {
      WHERE f.repository_id = $1`,
   ),
   // An uploaded index's row (no job's claim): its run starts now, by the database's clock (as the files' rows).
-  uploaded: sql(
-    'precise.uploaded',
-    `INSERT INTO ${T.indexes} (repository_id) VALUES ($1) ON CONFLICT (repository_id) DO NOTHING`,
-  ),
+  uploaded: sql('precise.uploaded', `INSERT INTO ${T.indexes} (repository_id) VALUES ($1) ON CONFLICT (repository_id) DO NOTHING`),
   now: sql('precise.now', `SELECT now() AS "now"`),
   analyze: sql('precise.analyze', `ANALYZE ${T.documents}, ${T.symbols}, ${T.occurrences}, ${T.relationships}, ${T.indexes}`),
   deleteRelationships: sql('precise.delete-relationships', `DELETE FROM ${T.relationships} WHERE repository_id = ANY($1::text[])`),

@@ -116,10 +116,14 @@ export class ScipUploads {
       if (input.cancel) throw ServiceError.of('invalid_input', 'The upload was cancelled. Nothing was stored.');
       const rows = (await this.deps.db.run<{ part: number; data: Buffer }>(SQL.parts, [input.upload_id])).rows;
       if (rows.length !== input.parts || rows.some((r, i) => r.part !== i)) {
-        throw ServiceError.of('invalid_input', `The SCIP index arrived incomplete (${rows.length} of ${input.parts} parts). Nothing was stored.`, {
-          parts: input.parts,
-          received: rows.length,
-        });
+        throw ServiceError.of(
+          'invalid_input',
+          `The SCIP index arrived incomplete (${rows.length} of ${input.parts} parts). Nothing was stored.`,
+          {
+            parts: input.parts,
+            received: rows.length,
+          },
+        );
       }
       const bytes = Buffer.concat(rows.map((r) => r.data));
       const index = decodeScipIndex(bytes, { ...this.deps.limits, maxDocuments: MAX_DOCUMENTS });
@@ -149,9 +153,13 @@ export class ScipUploads {
   private async upload(id: string): Promise<Upload> {
     const upload = (await this.deps.db.run<Upload>(SQL.find, [id])).rows[0];
     if (!upload || upload.principal !== caller()) {
-      throw ServiceError.of('not_found', `No SCIP upload ${id} is in progress (it finished, was refused or abandoned). Nothing was stored.`, {
-        upload_id: id,
-      });
+      throw ServiceError.of(
+        'not_found',
+        `No SCIP upload ${id} is in progress (it finished, was refused or abandoned). Nothing was stored.`,
+        {
+          upload_id: id,
+        },
+      );
     }
     return upload;
   }
