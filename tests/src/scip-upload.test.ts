@@ -5,7 +5,8 @@
  * answers from it, labelled precise, for the commit the repository is indexed at. Every hostile upload — an unknown
  * commit, a caller that may not maintain the repository, a declared 1 GB, a body over the cap, truncated or not
  * protobuf, a path outside the repository, more occurrences than allowed — is refused in the catalog's error shape
- * and changes no answer. An index of 150,000 occurrences crosses the bus in parts.
+ * and changes no answer. An index of 150,000 occurrences crosses the bus in parts; so does one over real NATS, with
+ * the services as separate processes.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -17,6 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BareRepository, callTool, httpClient, repoPath } from '@sextant/testing';
 import { authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
+import { distributedStack, type Stack } from './stack.js';
 
 // --- a SCIP index, encoded by hand (scip.proto: Index.metadata 1, documents 2; Metadata.tool_info 2; ToolInfo.name 1,
 // version 2; Document.relative_path 1, occurrences 2, symbols 3, language 4; Occurrence.range 1 (packed), symbol 2,
@@ -89,6 +91,48 @@ interface Answer {
   body: { error?: string; message?: string; details?: Record<string, unknown>; documents?: number; occurrences?: number };
 }
 
+interface PostOptions {
+  key?: string;
+  commit?: string;
+  repository?: string;
+  declared?: number;
+  chunked?: boolean;
+}
+
+/** `POST /scip` as a client sends it; `body` undefined: headers only (a declared length the body never reaches). */
+function postScip(base: string, body: Buffer | undefined, options: PostOptions & { repository: string; commit: string }): Promise<Answer> {
+  const url = new URL('/scip', base);
+  url.searchParams.set('repository', options.repository);
+  url.searchParams.set('commit', options.commit);
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    if (!options.chunked) headers['content-length'] = String(options.declared ?? body?.length ?? 0);
+    const req = request(url, { method: 'POST', headers });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    });
+    // A refusal may close the connection while the body is still being sent: the answer counts, not the write.
+    req.on('error', (error) => setTimeout(() => reject(error), 1_000));
+    if (body === undefined) req.flushHeaders();
+    else if (options.chunked) {
+      for (let at = 0; at < body.length; at += 64 * 1024) req.write(body.subarray(at, at + 64 * 1024));
+      req.end();
+    } else req.end(body);
+  });
+}
+
+/** An index of `count` occurrences besides GOOD's, in a third document: several bus messages' worth. */
+function largeIndex(count: number): Buffer {
+  const many = Array.from({ length: count }, (_, i) => ({
+    range: [i, 0, 5],
+    symbol: `scip-go gomod example.com/shop v1 \`example.com/shop\`/Gen${i % 1000}().`,
+  }));
+  return encodeIndex([...GOOD, { path: 'gen.go', occurrences: many }]);
+}
+
 describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
   let fixture: Authenticated;
   let base: string;
@@ -105,33 +149,8 @@ describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
     return run.stdout.trim();
   };
 
-  /** `POST /scip` as a client sends it; `bytes` undefined: headers only (a declared length the body never reaches). */
-  function post(
-    body: Buffer | undefined,
-    options: { key?: string; commit?: string; repository?: string; declared?: number; chunked?: boolean } = {},
-  ): Promise<Answer> {
-    const url = new URL('/scip', base);
-    url.searchParams.set('repository', options.repository ?? repository);
-    url.searchParams.set('commit', options.commit ?? commit);
-    return new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
-      if (options.key !== '') headers.authorization = `Bearer ${options.key ?? keys.maintainer}`;
-      if (!options.chunked) headers['content-length'] = String(options.declared ?? body?.length ?? 0);
-      const req = request(url, { method: 'POST', headers });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-      });
-      // A refusal may close the connection while the body is still being sent: the answer counts, not the write.
-      req.on('error', (error) => setTimeout(() => reject(error), 1_000));
-      if (body === undefined) req.flushHeaders();
-      else if (options.chunked) {
-        for (let at = 0; at < body.length; at += 64 * 1024) req.write(body.subarray(at, at + 64 * 1024));
-        req.end();
-      } else req.end(body);
-    });
-  }
+  const post = (body: Buffer | undefined, options: PostOptions = {}) =>
+    postScip(base, body, { repository, commit, key: keys.maintainer, ...options });
 
   async function references(): Promise<string[]> {
     const found = await callTool<{ references: Array<{ path: string; line: number; column: number; precision?: string }> }>(
@@ -254,11 +273,7 @@ describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
   });
 
   it('takes an index of 150,000 occurrences, larger than a bus message, in parts', async () => {
-    const many = Array.from({ length: 150_000 }, (_, i) => ({
-      range: [i, 0, 5],
-      symbol: `scip-go gomod example.com/shop v1 \`example.com/shop\`/Gen${i % 1000}().`,
-    }));
-    const index = encodeIndex([...GOOD, { path: 'gen.go', occurrences: many }]);
+    const index = largeIndex(150_000);
     assert.ok(index.length > 4 * 1024 * 1024, `${index.length} bytes: several parts`);
     const started = performance.now();
     const { status, body } = await post(index);
@@ -270,5 +285,64 @@ describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
       `uploaded ${index.length} bytes, 150,003 occurrences in ${ms} ms (server: ${(body as { duration_ms?: number }).duration_ms} ms to check, decode and store)`,
     );
     assert.deepEqual(await references(), ['use.go:3:24:precise', 'use.go:3:33:precise']);
+  });
+});
+
+describe('SCIP uploads over NATS (the distributed services)', () => {
+  let stack: Stack;
+  let client: Client;
+  let work: string;
+  let remote: BareRepository;
+  let base: string;
+  let repository: string;
+  let commit: string;
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'sextant-scip-upload-nats-'));
+    remote = new BareRepository(work, 'shop');
+    remote.commit('main', FILES);
+    stack = await distributedStack();
+    await stack.startService('workspace-registry', {
+      GIT_ALLOW_FILE_URLS: 'true',
+      SEXTANT_DATA_DIR: join(work, 'data'),
+      SEXTANT_INDEXING_STAGES: 'symbols',
+    });
+    await stack.startService('symbol-indexer', { GIT_ALLOW_FILE_URLS: 'true', SEXTANT_DATA_DIR: join(work, 'symbols') });
+    const gateway = await stack.startGateway();
+    base = new URL('/', gateway.url).toString();
+    client = await httpClient(gateway.url);
+    const done = await client.callTool({ name: 'index_repository', arguments: { repository: remote.fileUrl } }, undefined, {
+      onprogress: () => undefined,
+      timeout: 120_000,
+    });
+    assert.equal((done.structuredContent as { status: string }).status, 'completed', JSON.stringify(done.structuredContent));
+    const listed = await callTool<{ repositories: Array<{ name: string; indexed_commit: string }> }>(client, 'list_repositories', {});
+    ({ name: repository, indexed_commit: commit } = listed.body.repositories[0]!);
+  });
+  after(async () => {
+    await client?.close();
+    await stack?.stop();
+    remote?.dispose();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('carries an index of several NATS messages to symbol-indexer and refuses a truncated one', async () => {
+    const index = largeIndex(60_000);
+    assert.ok(index.length > 2 * 1024 * 1024, `${index.length} bytes: several parts`);
+    const truncated = await postScip(base, index.subarray(0, index.length - 3), { repository, commit });
+    assert.equal(truncated.body.error, 'invalid_input', JSON.stringify(truncated.body));
+    const stored = await postScip(base, index, { repository, commit });
+    assert.equal(stored.status, 200, JSON.stringify(stored.body));
+    assert.equal(stored.body.occurrences, 60_003);
+    const found = await callTool<{ references: Array<{ path: string; line: number; column: number; precision?: string }> }>(
+      client,
+      'find_references',
+      { repo: repository, path: 'add.go', line: 3, column: 5 },
+    );
+    assert.equal(found.isError, false, JSON.stringify(found.body));
+    assert.deepEqual(
+      found.body.references.map((r) => `${r.path}:${r.line}:${r.column}:${r.precision}`),
+      ['use.go:3:24:precise', 'use.go:3:33:precise'],
+    );
   });
 });
