@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BareRepository, callTool, httpClient, repoPath } from '@sextant/testing';
-import { authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
+import { AUDIENCE, authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
 import { distributedStack, type Stack } from './stack.js';
 
 // --- a SCIP index, encoded by hand (scip.proto: Index.metadata 1, documents 2; Metadata.tool_info 2; ToolInfo.name 1,
@@ -175,6 +175,8 @@ describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
       GIT_ALLOW_FILE_URLS: 'true',
       SYMBOLS_PRECISE_MAX_INDEX_BYTES: String(MAX_BYTES),
       SYMBOLS_PRECISE_MAX_OCCURRENCES: String(MAX_OCCURRENCES),
+      // A user who reads web's repositories and maintains api, which does not hold the repository.
+      SEXTANT_AUTH_GROUP_ROLES: 'mixed=web:reader,mixed=api:maintainer',
     });
     base = new URL('/', fixture.sextant.url).toString();
     keys.admin = key('--name', 'admin', '--admin');
@@ -183,6 +185,7 @@ describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
     keys.maintainer = key('--name', 'ci', '--projects', 'web', '--role', 'maintainer');
     keys.reader = key('--name', 'reader', '--projects', 'web', '--role', 'reader');
     keys.other = key('--name', 'api-ci', '--projects', 'api', '--role', 'maintainer');
+    keys.mixed = await fixture.idp.token('mixed-user', AUDIENCE, { claims: { groups: ['mixed'] } });
 
     remote = new BareRepository(work, 'shop');
     remote.commit('main', FILES);
@@ -218,6 +221,7 @@ describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
     assert.equal((await post(other, { key: '' })).status, 401, 'an unauthenticated upload is refused');
     await expect('a reader', post(other, { key: keys.reader }), 'forbidden', 403, /maintainer/);
     await expect('a maintainer of another project', post(other, { key: keys.other }), 'not_found', 404, /No registered repository/);
+    await expect('a reader of it who maintains another project', post(other, { key: keys.mixed }), 'forbidden', 403, /needs a maintainer/);
     await expect('an unknown commit', post(other, { commit: 'f'.repeat(40) }), 'not_found', 404, /is indexed at/);
     await expect('not a commit id', post(other, { commit: 'main' }), 'invalid_input', 400, /commit/);
     await expect('an unregistered repository', post(other, { repository: 'nowhere' }), 'not_found', 404, /nowhere/);
