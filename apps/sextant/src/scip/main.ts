@@ -7,72 +7,29 @@
 import { createReadStream, statSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { parseArgs } from 'node:util';
-import { ScipUploadEnv } from '../config.js';
-
-const USAGE = `Usage:
-  sextant scip upload --repository REPO --commit SHA [--url URL] [--api-key KEY] FILE
-Sends a SCIP index (from scip-go, scip-java, rust-analyzer, scip-clang, scip-dotnet, …) for the commit REPO is
-indexed at. REPO: the registered repository's name, id or clone URL; SHA: the full commit id.
-  --url URL        the Sextant server (SEXTANT_URL; default http://127.0.0.1:9100)
-  --api-key KEY    an API key of a maintainer of one of REPO's projects (SEXTANT_API_KEY)
-Exit status: 0 stored, 1 refused or failed (the reason on stderr), 2 a usage mistake.`;
-
-const OPTIONS = {
-  repository: { type: 'string' },
-  commit: { type: 'string' },
-  url: { type: 'string' },
-  'api-key': { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-const KNOWN_FLAGS = '--repository REPO, --commit SHA, --url URL, --api-key KEY, --help (-h)';
-
-function usageError(message: string): never {
-  process.stderr.write(`sextant scip: ${message} (sextant scip upload --help)\n`);
-  process.exit(2);
-}
+import { readScipCommand, USAGE } from './command.js';
 
 async function main(): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: OPTIONS });
-  } catch (error) {
-    const flag = /'([^']+)'/.exec((error as Error).message)?.[1];
-    usageError(flag ? `unknown or incomplete flag ${flag}; known flags: ${KNOWN_FLAGS}` : (error as Error).message.split('\n')[0]!);
-  }
-  const { values, positionals } = parsed;
-  if (values.help || positionals.length === 0) {
+  const line = readScipCommand(process.argv.slice(2), process.env);
+  if (line.command === 'help') {
     process.stdout.write(`${USAGE}\n`);
-    return values.help ? 0 : 2;
+    return 0;
   }
-  if (positionals[0] !== 'upload') usageError(`unknown command ${JSON.stringify(positionals[0])}; commands: upload`);
-  if (positionals.length !== 2) usageError('give exactly one index file');
-  if (!values.repository) usageError('--repository is required');
-  if (!values.commit) usageError('--commit is required');
-  const env = ScipUploadEnv.safeParse(process.env);
-  if (!env.success) usageError(`SEXTANT_URL ${env.error.issues[0]?.message ?? 'is not valid'}`);
-  const base = values.url ?? env.data.SEXTANT_URL ?? 'http://127.0.0.1:9100';
-  const apiKey = values['api-key'] ?? env.data.SEXTANT_API_KEY;
-  const file = positionals[1]!;
+  if (line.command === 'error') {
+    process.stderr.write(`${line.message}\n`);
+    return 2;
+  }
   let size: number;
   try {
-    const stat = statSync(file);
-    if (!stat.isFile()) usageError(`${file} is not a file`);
+    const stat = statSync(line.file);
+    if (!stat.isFile()) throw Object.assign(new Error('not a file'), { code: 'not a file' });
     size = stat.size;
   } catch (error) {
-    usageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    process.stderr.write(`sextant scip: cannot read ${line.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    return 2;
   }
-  let url: URL;
-  try {
-    url = new URL('scip', base.endsWith('/') ? base : `${base}/`);
-  } catch {
-    usageError(`--url ${JSON.stringify(base)} is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') usageError(`--url must be http:// or https://`);
-  url.searchParams.set('repository', values.repository);
-  url.searchParams.set('commit', values.commit);
 
-  const { status, body } = await send(url, file, size, apiKey);
+  const { status, body } = await send(line.endpoint, line.file, size, line.apiKey);
   let answer: Record<string, unknown>;
   try {
     answer = JSON.parse(body) as Record<string, unknown>;

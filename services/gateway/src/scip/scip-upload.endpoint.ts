@@ -10,6 +10,7 @@ import { refuseBody } from '../http/connection-guard.js';
 import { hostOrOriginRefusal } from '../http/http-setup.js';
 import { writeJson } from '../http/json-rpc-error.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
+import { Parts } from './parts.js';
 
 /** The path of SCIP uploads. */
 export const SCIP_PATH = '/scip';
@@ -93,8 +94,7 @@ export class ScipUploadEndpoint {
     const id = started.upload_id;
     let parts = 0;
     let total = 0;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
+    const cutter = new Parts(ScipUpload.PART_BYTES);
     const send = async (data: Buffer) => {
       await this.bus.request(ScipUpload.PART_SUBJECT, { upload_id: id, part: parts, data: data.toString('base64') });
       parts++;
@@ -119,16 +119,10 @@ export class ScipUploadEndpoint {
           );
           return undefined;
         }
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        while (pendingBytes >= ScipUpload.PART_BYTES) {
-          const whole = Buffer.concat(pending);
-          await send(whole.subarray(0, ScipUpload.PART_BYTES));
-          pending = [whole.subarray(ScipUpload.PART_BYTES)];
-          pendingBytes = pending[0]!.length;
-        }
+        for (const part of cutter.push(chunk)) await send(part);
       }
-      if (pendingBytes > 0) await send(Buffer.concat(pending));
+      const last = cutter.rest();
+      if (last) await send(last);
     } catch (error) {
       await this.cancel(id, parts);
       throw error;
