@@ -1,8 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { accessRefusal, busError, ERROR_CATALOG, ScipUpload, type BusError, type ErrorCode } from '@sextant/contracts';
+import {
+  accessRefusal,
+  busError,
+  ERROR_CATALOG,
+  principalLabel,
+  ScipUpload,
+  type BusError,
+  type ErrorCode,
+  type Principal,
+} from '@sextant/contracts';
 import { BUS_CLIENT, BusRequestError, type BusClient } from '@sextant/messaging';
+import { currentTraceId } from '@sextant/telemetry';
 import { withPrincipal } from '@sextant/work';
+import { AuditTrail } from '../audit/audit-trail.js';
 import { Authenticator } from '../auth/authenticator.js';
 import { authenticateRequest } from '../auth/protected-resource.js';
 import type { GatewayConfig } from '../config.js';
@@ -46,6 +58,7 @@ export class ScipUploadEndpoint {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(BUS_CLIENT) private readonly bus: BusClient,
     private readonly auth: Authenticator,
+    private readonly audit: AuditTrail,
   ) {}
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -53,30 +66,41 @@ export class ScipUploadEndpoint {
     if (refusal) return refuse(req, res, busError('forbidden', refusal));
     const principal = await authenticateRequest(this.auth, this.config, req, res);
     if (!principal) return;
-    const denied = accessRefusal('SCIP upload', 'maintain', principal);
-    if (denied) return refuse(req, res, denied);
     const query = new URL(req.url ?? '/', 'http://gateway').searchParams;
     const repository = query.get('repository') ?? '';
     const commit = (query.get('commit') ?? '').toLowerCase();
-    if (repository === '' || commit === '') {
-      return refuse(
-        req,
-        res,
-        busError('invalid_input', 'POST /scip needs ?repository=…&commit=… (the commit the index was made at).', {
-          fields: ['repository', 'commit'],
-        }),
-      );
-    }
-    const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-    if (encoding !== 'identity') {
-      return refuse(req, res, busError('invalid_input', `Unsupported Content-Encoding "${encoding}": send the index uncompressed.`));
-    }
     const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+    const at = new Date();
+    const started = performance.now();
+    let code = 'ok';
+    let stored: string | undefined;
     try {
+      const refused = headerRefusal(req, principal, repository, commit);
+      if (refused) throw new BusRequestError(refused);
       const answer = await withPrincipal(principal, () => this.upload(req, res, { repository, commit, bytes: declared }));
-      if (answer) writeJson(res, 200, answer);
+      if (answer) {
+        stored = answer.repository;
+        writeJson(res, 200, answer);
+      } else code = 'invalid_input';
     } catch (error) {
-      refuse(req, res, this.failure(error));
+      const failure = this.failure(error);
+      code = failure.code;
+      refuse(req, res, failure);
+    } finally {
+      // In the audit trail as a call of `POST /scip`: who sent an index for which repository, and how it ended.
+      this.audit.recordSoon(() => ({
+        at: at.toISOString(),
+        principal: principalLabel(principal),
+        principal_id: principal.id,
+        tool: 'POST /scip',
+        scope: { repository, commit },
+        repositories: stored ? [stored] : [],
+        code,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        trace_id: currentTraceId() ?? null,
+        request_id: randomUUID(),
+        query: null,
+      }));
     }
   }
 
@@ -145,6 +169,20 @@ export class ScipUploadEndpoint {
     this.logger.error(`SCIP upload failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return busError('internal_error', 'The upload failed on the server; it was logged. Nothing was stored.');
   }
+}
+
+/** Why an upload is refused from its headers (who sends it, what it names, how it is encoded), if it is. */
+function headerRefusal(req: IncomingMessage, principal: Principal, repository: string, commit: string): BusError | undefined {
+  const denied = accessRefusal('SCIP upload', 'maintain', principal);
+  if (denied) return denied;
+  if (repository === '' || commit === '') {
+    return busError('invalid_input', 'POST /scip needs ?repository=…&commit=… (the commit the index was made at).', {
+      fields: ['repository', 'commit'],
+    });
+  }
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding !== 'identity') return busError('invalid_input', `Unsupported Content-Encoding "${encoding}": send the index uncompressed.`);
+  return undefined;
 }
 
 /** Answers `error` with its HTTP status; a body not read yet is left unread and the connection closes after. */
