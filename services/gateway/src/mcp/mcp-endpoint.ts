@@ -64,7 +64,7 @@ export class McpEndpoint {
         // A SCIP upload (ADR 0056): its body is streamed to symbol-indexer, not read here.
         this.active.begin(res);
         res.once('close', () => this.active.end(res));
-        this.scip.handle(req, res).catch((error: unknown) => {
+        this.scip.handle(req, res, guard).catch((error: unknown) => {
           this.logger.error(`SCIP upload failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
           if (!res.headersSent) writeJson(res, 500, { error: 'internal_error', message: 'Internal error; it was logged.' });
         });

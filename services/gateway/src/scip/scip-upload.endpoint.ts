@@ -18,7 +18,7 @@ import { AuditTrail } from '../audit/audit-trail.js';
 import { Authenticator } from '../auth/authenticator.js';
 import { authenticateRequest } from '../auth/protected-resource.js';
 import type { GatewayConfig } from '../config.js';
-import { refuseBody } from '../http/connection-guard.js';
+import { refuseBody, type ConnectionGuard } from '../http/connection-guard.js';
 import { hostOrOriginRefusal } from '../http/http-setup.js';
 import { writeJson } from '../http/json-rpc-error.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
@@ -61,11 +61,12 @@ export class ScipUploadEndpoint {
     private readonly audit: AuditTrail,
   ) {}
 
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, guard?: ConnectionGuard): Promise<void> {
     const refusal = hostOrOriginRefusal(req.headers, this.config);
     if (refusal) return refuse(req, res, busError('forbidden', refusal));
     const principal = await authenticateRequest(this.auth, this.config, req, res);
     if (!principal) return;
+    guard?.vouch(req.socket);
     const query = new URL(req.url ?? '/', 'http://gateway').searchParams;
     const repository = query.get('repository') ?? '';
     const commit = (query.get('commit') ?? '').toLowerCase();
@@ -149,6 +150,10 @@ export class ScipUploadEndpoint {
       if (last) await send(last);
     } catch (error) {
       await this.cancel(id, parts);
+      // The client went away mid-body: nothing to answer, nothing to log as a failure of the server.
+      if (req.destroyed && !(error instanceof BusRequestError)) {
+        throw new BusRequestError(busError('invalid_input', 'The upload ended before its body did. Nothing was stored.'));
+      }
       throw error;
     }
     return this.bus.request<ScipUpload.FinishResponse>(
