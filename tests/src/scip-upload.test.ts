@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { BareRepository, callTool, httpClient, repoPath } from '@sextant/testing';
+import { BareRepository, callTool, httpClient, queryOnce, repoPath } from '@sextant/testing';
 import { AUDIENCE, authenticatedSextant, runKeys, type Authenticated } from './auth-fixture.js';
 import { distributedStack, type Stack } from './stack.js';
 
@@ -300,6 +300,25 @@ describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
       `uploaded ${index.length} bytes, 150,003 occurrences in ${ms} ms (server: ${(body as { duration_ms?: number }).duration_ms} ms to check, decode and store)`,
     );
     assert.deepEqual(await references(), ['use.go:3:24:precise', 'use.go:3:33:precise']);
+  });
+
+  it('leaves nothing in transit, and keeps each upload in the audit trail with its outcome', async () => {
+    const count = async (table: string) =>
+      (await queryOnce<{ n: number }>(fixture.database.url, `SELECT count(*)::int AS n FROM symbol_indexer.${table}`))[0]!.n;
+    assert.equal(await count('scip_uploads'), 0, 'uploads finished, refused or cancelled are gone');
+    assert.equal(await count('scip_upload_parts'), 0);
+    const deadline = Date.now() + 10_000;
+    let codes: string[] = [];
+    while (Date.now() < deadline) {
+      const rows = await queryOnce<{ code: string }>(
+        fixture.database.url,
+        `SELECT DISTINCT code FROM projects.audit_log WHERE tool = 'POST /scip' ORDER BY code`,
+      );
+      codes = rows.map((r) => r.code);
+      if (codes.length >= 4) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.deepEqual(codes, ['forbidden', 'invalid_input', 'not_found', 'ok']);
   });
 });
 
