@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: sextant [--stdio] [--workspace DIR] [--allowed-root DIR]...
        sextant keys create|list|revoke ...   (sextant keys --help)
+       sextant scip upload --repository R --commit SHA FILE   (sextant scip --help)
 
 Sextant: code intelligence for AI agents over MCP, the whole product in one process.
 
@@ -64,7 +65,7 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   if (positionals.length > 0) {
     return {
       command: 'error',
-      message: `sextant: unknown command ${JSON.stringify(positionals[0])}; commands: keys (sextant keys --help); flags: ${KNOWN_FLAGS}`,
+      message: `sextant: unknown command ${JSON.stringify(positionals[0])}; commands: keys (sextant keys --help), scip (sextant scip --help); flags: ${KNOWN_FLAGS}`,
     };
   }
   return { command: 'serve', stdio: values.stdio === true };

@@ -24,3 +24,4 @@ export * as MoveMemberships from './projects/move-memberships.js';
 export { AuditRecord } from './projects/record-audit.js';
 export { AUDIT_LIMITS, boundAuditRecord, boundText } from './projects/audit-bounds.js';
 export * from './tool-docs.js';
+export * as ScipUpload from './symbol-indexer/scip-upload.js';

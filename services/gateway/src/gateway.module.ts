@@ -12,6 +12,7 @@ import { McpController } from './mcp/mcp.controller.js';
 import { McpEndpoint } from './mcp/mcp-endpoint.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
 import { ToolDispatcher } from './mcp/tool-dispatcher.js';
+import { ScipUploadEndpoint } from './scip/scip-upload.endpoint.js';
 import { GATEWAY_CONFIG } from './tokens.js';
 
 export interface GatewayModuleOptions {
@@ -36,6 +37,7 @@ export class GatewayModule {
         ContractDocuments,
         ToolDispatcher,
         McpServerFactory,
+        ScipUploadEndpoint,
         McpEndpoint,
         HealthService,
       ],

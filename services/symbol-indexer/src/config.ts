@@ -34,11 +34,11 @@ export const SymbolIndexerEnv = IndexingServiceEnv.extend({
   SYMBOLS_PRECISE_MAX_INDEX_BYTES: env
     .int(1_024, 4_294_967_296)
     .default(268_435_456)
-    .describe('largest SCIP index the precise stage reads; a larger one is refused whole'),
+    .describe('largest SCIP index the precise stage reads or `POST /scip` takes (ADR 0056); a larger one is refused whole'),
   SYMBOLS_PRECISE_MAX_OCCURRENCES: env
     .int(1, 100_000_000)
     .default(5_000_000)
-    .describe('most occurrences a SCIP index may hold; one with more is refused whole'),
+    .describe("most occurrences a SCIP index (the precise stage's or an upload) may hold; one with more is refused whole"),
 });
 
 export interface SymbolIndexerConfig extends CommonSettings, IndexerSettings {

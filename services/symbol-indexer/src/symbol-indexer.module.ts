@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { persistentCheckouts } from '@sextant/checkouts';
 import { StageWorker } from '@sextant/jobs';
 import { BUS_CLIENT, type BusClient } from '@sextant/messaging';
-import { RegistryClient, Scopes } from '@sextant/registry-client';
+import { ReadableRepositoryIds, RegistryClient, Scopes } from '@sextant/registry-client';
 import { ParsePool } from '@sextant/parsing';
 import { Database, DatabaseModule } from '@sextant/persistence';
 import { createHealthController, HEALTH_PROBES, ModuleLifecycle, serviceShard, stageLifecycle } from '@sextant/runtime';
@@ -18,6 +18,8 @@ import { SymbolStore } from './symbols/index/symbol.store.js';
 import { PreciseAnswers } from './symbols/precise/precise-answers.js';
 import { PreciseStage } from './symbols/precise/precise-stage.js';
 import { PreciseStore } from './symbols/precise/precise.store.js';
+import { ScipUploadController } from './symbols/precise/scip-upload.controller.js';
+import { ScipUploads } from './symbols/precise/scip-upload.js';
 
 export interface SymbolIndexerModuleOptions extends Omit<SymbolIndexerConfig, 'database'> {
   database: { url: string; poolSize: number; connectTimeoutMs: number };
@@ -36,7 +38,7 @@ export class SymbolIndexerModule {
     return {
       module: SymbolIndexerModule,
       imports: [DatabaseModule.forService({ ...config.database, schema: SCHEMA, migrations: MIGRATIONS })],
-      controllers: [SymbolController, createHealthController('symbol-indexer')],
+      controllers: [SymbolController, ScipUploadController, createHealthController('symbol-indexer')],
       providers: [
         { provide: SymbolStore, inject: [Database], useFactory: (db: Database) => new SymbolStore(db) },
         { provide: PreciseStore, inject: [Database], useFactory: (db: Database) => new PreciseStore(db) },
@@ -69,6 +71,18 @@ export class SymbolIndexerModule {
               pool,
               new PreciseAnswers(precise, store),
             ),
+        },
+        {
+          provide: ScipUploads,
+          inject: [Database, PreciseStore, RegistryClient, BUS_CLIENT],
+          useFactory: (db: Database, store: PreciseStore, registry: RegistryClient, bus: BusClient) =>
+            new ScipUploads({
+              db,
+              store,
+              registry,
+              access: new ReadableRepositoryIds(bus),
+              limits: { maxBytes: config.precise.maxIndexBytes, maxOccurrences: config.precise.maxOccurrences },
+            }),
         },
         {
           provide: DependencyService,

@@ -16,7 +16,7 @@ import {
 import { SymbolIndexerEnv } from '@sextant/symbol-indexer';
 import { VectorSearchEnv } from '@sextant/vector-search';
 import { WorkspaceRegistryEnv } from '@sextant/workspace-registry';
-import { EmbeddedEnv } from '../config.js';
+import { EmbeddedEnv, ScipUploadEnv } from '../config.js';
 
 /** Variables several processes read, each documented once. `core`: the variables whose presence in a schema means it reads the group. */
 const GROUPS: Array<{ title: string; anchor: string; schema: z.ZodObject; core?: z.ZodObject; intro: string }> = [
@@ -50,6 +50,7 @@ const PROCESSES: ReadonlyArray<{ name: string; schema: z.ZodObject; intro?: stri
     schema: EmbeddedEnv,
     intro: 'Embedded mode (`npm start`) reads the variables of every section above; besides, its own:',
   },
+  { name: 'sextant scip upload', schema: ScipUploadEnv, intro: 'The command that uploads a SCIP index (`POST /scip`) reads:' },
 ];
 
 const keys = (schema: z.ZodObject) => Object.keys(schema.shape);

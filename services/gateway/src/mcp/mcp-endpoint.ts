@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../config.js';
 import { ConnectionGuard, refuseBody } from '../http/connection-guard.js';
 import { hostOrOriginRefusal } from '../http/http-setup.js';
 import { jsonRpcError, writeJson } from '../http/json-rpc-error.js';
+import { SCIP_PATH, ScipUploadEndpoint } from '../scip/scip-upload.endpoint.js';
 import { GATEWAY_CONFIG } from '../tokens.js';
 import { directToolCall, toolCallError, toolCallResponse } from './direct-tool-call.js';
 import { McpServerFactory } from './mcp-server.factory.js';
@@ -38,6 +39,7 @@ export class McpEndpoint {
     private readonly factory: McpServerFactory,
     private readonly dispatcher: ToolDispatcher,
     private readonly auth: Authenticator,
+    private readonly scip: ScipUploadEndpoint,
   ) {}
 
   /** Puts this endpoint in front of the HTTP server's existing request listener (Express). */
@@ -57,6 +59,14 @@ export class McpEndpoint {
         this.handle(req, res, guard).catch((error: unknown) => {
           this.logger.error(`MCP request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
           if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error; it was logged.');
+        });
+      } else if (req.method === 'POST' && pathOf(req.url) === SCIP_PATH && !this.stopping) {
+        // A SCIP upload (ADR 0056): its body is streamed to symbol-indexer, not read here.
+        this.active.begin(res);
+        res.once('close', () => this.active.end(res));
+        this.scip.handle(req, res, guard).catch((error: unknown) => {
+          this.logger.error(`SCIP upload failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          if (!res.headersSent) writeJson(res, 500, { error: 'internal_error', message: 'Internal error; it was logged.' });
         });
       } else {
         // No route of Express reads a body: one sent is never read.

@@ -4,6 +4,7 @@ import { AddReturns1732700000000 } from './1732700000000-add-returns.js';
 import { BindingLookups1732800000000 } from './1732800000000-binding-lookups.js';
 import { PathPrefix1732900000000 } from './1732900000000-path-prefix.js';
 import { PreciseTier1733000000000 } from './1733000000000-precise-tier.js';
+import { ScipUploads1733100000000 } from './1733100000000-scip-uploads.js';
 
 /** The service's own schema. */
 export const SCHEMA = 'symbol_indexer';
@@ -16,4 +17,5 @@ export const MIGRATIONS = [
   BindingLookups1732800000000,
   PathPrefix1732900000000,
   PreciseTier1733000000000,
+  ScipUploads1733100000000,
 ];

@@ -40,6 +40,9 @@ const SQL = {
      FROM ${T.files} f LEFT JOIN ${T.indexes} i ON i.repository_id = f.repository_id
      WHERE f.repository_id = $1`,
   ),
+  // An uploaded index's row (no job's claim): its run starts now, by the database's clock (as the files' rows).
+  uploaded: sql('precise.uploaded', `INSERT INTO ${T.indexes} (repository_id) VALUES ($1) ON CONFLICT (repository_id) DO NOTHING`),
+  now: sql('precise.now', `SELECT now() AS "now"`),
   analyze: sql('precise.analyze', `ANALYZE ${T.documents}, ${T.symbols}, ${T.occurrences}, ${T.relationships}, ${T.indexes}`),
   deleteRelationships: sql('precise.delete-relationships', `DELETE FROM ${T.relationships} WHERE repository_id = ANY($1::text[])`),
   insertRelationships: sql(
@@ -204,6 +207,16 @@ export class PreciseStore {
     });
     // Statistics for the new rows: without them the planner reads every occurrence for one symbol's.
     await this.db.run(SQL.analyze, []);
+  }
+
+  /**
+   * Replaces the repository's precise index by an uploaded one (ADR 0056), as a run starting now: the files the
+   * symbols stage re-indexes after this are answered from the search tier again.
+   */
+  async replaceUploaded(repositoryId: string, commit: string, index: ScipIndex): Promise<void> {
+    await this.db.run(SQL.uploaded, [repositoryId]);
+    const { rows } = await this.db.run<{ now: Date }>(SQL.now, []);
+    await this.replace(repositoryId, commit, rows[0]!.now, index);
   }
 
   /** What the index holds of repositories the registry no longer knows goes. */
