@@ -1,5 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { collect, reexportsOfImports } from './captures.js';
+import type { ExtractOptions } from './extract-options.js';
 import {
   ANONYMOUS,
   BudgetExceeded,
@@ -57,7 +58,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
       returnsAt,
     } = collect(matches, options);
     const found = [...byNameNode.values()].sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
-    const symbols = nest(grammar.name, found);
+    const symbols = nest(options, found);
     for (const [i, { node }] of found.entries()) {
       const returns = returnsAt.get(node.startIndex);
       // A result without a name (`(): { unit: string }`, `opts: {…}`) is the type its members are written in: theirs, by its definition's name.
@@ -174,7 +175,7 @@ function attachSupertypes(
 /** The named types a type alias's value is made of, through unions, intersections and parentheses (`A | (B & C<T>)`). */
 
 /** Containers by range (a stack of open definitions), then per-language refinements. */
-function nest(language: string, found: readonly FoundDefinition[]): ExtractedSymbol[] {
+function nest(options: ExtractOptions, found: readonly FoundDefinition[]): ExtractedSymbol[] {
   const symbols: ExtractedSymbol[] = [];
   const ends: number[] = [];
   const open: number[] = [];
@@ -190,7 +191,7 @@ function nest(language: string, found: readonly FoundDefinition[]): ExtractedSym
       line: node.startPosition.row + 1,
       endLine: node.endPosition.row + 1,
       column: name.startPosition.column,
-      container: kind === 'method' && !container ? ownerType(language, node) : (container?.name ?? null),
+      container: kind === 'method' && !container ? ownerType(options, node) : (container?.name ?? null),
       signature: signatureOf(node),
       parent,
     });
@@ -200,13 +201,13 @@ function nest(language: string, found: readonly FoundDefinition[]): ExtractedSym
   return symbols;
 }
 
-/** The type a method defined outside it belongs to: Go's receiver (`func (s *Server) Start()` → `Server`), Rust's `impl` type. */
-function ownerType(language: string, node: Node): string | null {
-  if (language === 'go') {
+/** The type a method defined outside it belongs to, where the language says (`ExtractOptions.methodOwner`). */
+function ownerType(options: ExtractOptions, node: Node): string | null {
+  if (options.methodOwner === 'receiver') {
     const receiver = node.childForFieldName('receiver');
     return receiver?.descendantsOfType('type_identifier')[0]?.text ?? null;
   }
-  if (language === 'rust') {
+  if (options.methodOwner === 'impl') {
     const impl = node.parent?.parent;
     const type = impl?.type === 'impl_item' ? impl.childForFieldName('type') : null;
     return type ? (/^[\p{L}_][\p{L}\p{N}_]*/u.exec(type.text.replace(/^.*::/, ''))?.[0] ?? null) : null;

@@ -1,4 +1,4 @@
-export { nameSpaceOf, parsedLanguages, LANGUAGES_DIR, type LanguageSpec } from './languages.js';
+export { hasPackageScope, languagesWhere, nameSpaceOf, parsedLanguages, LANGUAGES_DIR, type LanguageSpec } from './languages.js';
 export { Grammars, type Grammar } from './grammars.js';
 export type { ExtractOptions } from './extract-options.js';
 export { chunkParsed, chunkText, CHUNK_LIMITS, type Chunk, type ChunkLimits } from './chunk.js';

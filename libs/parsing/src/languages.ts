@@ -44,6 +44,25 @@ export interface LanguageSpec {
    * type binds as one of unknown type, since its members are those of the types it names.
    */
   typeAliases: boolean;
+  /**
+   * A file's top-level names are its package's, the package being its folder (Go): every file of the language in the
+   * folder sees them without an import, and an import names the folder (a key ending in `/`, `packageKey`).
+   */
+  packageScope: boolean;
+  /**
+   * A top-level definition is also named through its module (`store.New`, `pkg.models.User`): the folder of a
+   * `packageScope` language, else the file's path without its extension (and `/__init__`), as Python reads it.
+   */
+  moduleQualified: boolean;
+  /** What a supertype written in a definition (`@supertype`) is to it: `extends` (default), or `embeds` (Go's struct embedding). */
+  supertypeRelation: 'extends' | 'embeds';
+  /** The name of a class's constructor (`constructor` in JavaScript), if it has one: not a member its accesses name. */
+  constructorName: string | null;
+  /**
+   * A property at the top level outside any definition is a member of a type without a name written there (a cast's
+   * `as { error: E }`): it is used there if at all (TypeScript's and JavaScript's object types).
+   */
+  typeLiterals: boolean;
 }
 
 interface LanguageJson {
@@ -55,6 +74,11 @@ interface LanguageJson {
   untypedMembers?: 'mentions' | 'omit';
   implicitInterfaces?: boolean;
   typeAliases?: boolean;
+  packageScope?: boolean;
+  moduleQualified?: boolean;
+  supertypeRelation?: 'extends' | 'embeds';
+  constructorName?: string;
+  typeLiterals?: boolean;
 }
 
 /** The folder of the language folders (beside `src/` and `dist/`). */
@@ -82,6 +106,11 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
       untypedMembers: json.untypedMembers ?? 'mentions',
       implicitInterfaces: json.implicitInterfaces ?? false,
       typeAliases: json.typeAliases ?? false,
+      packageScope: json.packageScope ?? false,
+      moduleQualified: json.moduleQualified ?? false,
+      supertypeRelation: json.supertypeRelation ?? 'extends',
+      constructorName: json.constructorName ?? null,
+      typeLiterals: json.typeLiterals ?? false,
     });
   }
   table = specs;
@@ -95,4 +124,17 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
 export function nameSpaceOf(language: string | null): string {
   const spec = language === null ? undefined : parsedLanguages().get(language);
   return spec?.resolver ?? language ?? '';
+}
+
+/** Whether `language` has package scope (`LanguageSpec.packageScope`): false for a language Sextant does not parse. */
+export function hasPackageScope(language: string | null): boolean {
+  return language !== null && parsedLanguages().get(language)?.packageScope === true;
+}
+
+/** The parsed languages whose spec says `has`, by name, sorted. */
+export function languagesWhere(has: (spec: LanguageSpec) => boolean): string[] {
+  return [...parsedLanguages().values()]
+    .filter(has)
+    .map((spec) => spec.name)
+    .sort();
 }
