@@ -88,12 +88,19 @@ let table: ReadonlyMap<string, LanguageSpec> | undefined;
 
 /** Every parsed language, by name, read from the language folders once. */
 export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
-  if (table) return table;
+  return (table ??= readLanguages(LANGUAGES_DIR));
+}
+
+/**
+ * The languages of a folder of language folders (each `<name>/language.json` and its query), by name: Sextant's own
+ * (`LANGUAGES_DIR`), or another made the same way (a test's toy language reusing an installed grammar).
+ */
+export function readLanguages(dir: string): ReadonlyMap<string, LanguageSpec> {
   const require = createRequire(import.meta.url);
   const specs = new Map<string, LanguageSpec>();
-  for (const entry of readdirSync(LANGUAGES_DIR, { withFileTypes: true })) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
-    const folder = join(LANGUAGES_DIR, entry.name);
+    const folder = join(dir, entry.name);
     const json = JSON.parse(readFileSync(join(folder, 'language.json'), 'utf8')) as LanguageJson;
     const grammarDir = dirname(require.resolve(`${json.grammar.package}/package.json`));
     specs.set(entry.name, {
@@ -113,7 +120,6 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
       typeLiterals: json.typeLiterals ?? false,
     });
   }
-  table = specs;
   return specs;
 }
 
