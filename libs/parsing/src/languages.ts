@@ -11,7 +11,11 @@ import type { ExtractOptions } from './extract-options.js';
  * adds to C's, TypeScript and JavaScript share their imports and
  * references) — captures definitions, supertypes, imports, references and
  * locals (see any `tags.scm` for the capture names). `<name>` is the language
- * `languageOf` (@sextant/checkouts) gives a file. Adding a language is adding a folder.
+ * `languageOf` (@sextant/checkouts) gives a file. What the query cannot say is
+ * data here too (the fields below, `ExtractOptions`): no code tests a
+ * language's name, the import resolver's schemes aside (ADR 0057). Adding a
+ * language is adding a folder, its file extensions to `languageOf`'s table
+ * and, for a grammar not yet installed, its package (toy-language.spec.ts).
  */
 export interface LanguageSpec {
   name: string;
