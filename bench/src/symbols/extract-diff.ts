@@ -3,7 +3,7 @@
  * folder, its `extract` (symbols, imports, references) and, at a sample of names (the first word of every 7th line, six per file),
  * `localDefinitionAt` with its uses, written as JSON lines; given an earlier dump, the files whose output differs.
  * Made to show a refactor left extraction as it was (issue 41: a dump from main, one from the branch, 0 differences).
- * Usage: node bench/dist/symbols/extract-diff.js <folder> --out <dump.jsonl> [--against <earlier.jsonl>]
+ * Usage: npm run bench:extract-diff -- <folder> --out <dump.jsonl> [--against <earlier.jsonl>]
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
