@@ -1,5 +1,6 @@
 import type { Node } from 'web-tree-sitter';
-import { BudgetExceeded, extractWith, type ExtractedSymbol } from './extract.js';
+import { extractWith } from './extract.js';
+import { BudgetExceeded, type ExtractedSymbol } from './extraction.js';
 import type { Grammar } from './grammars.js';
 
 /**

@@ -9,4 +9,10 @@ export interface ExtractOptions {
    * taken from one (`Object.keys`) is theirs, typed by that name, not a member of the index's of unknown type.
    */
   globals?: string[];
+  /**
+   * Where a method defined outside its type (`@definition.method` with no class around) names the type it belongs to:
+   * `receiver`, its `receiver` field's type (Go's `func (s *Server) Start()` → `Server`); `impl`, the type of the
+   * `impl` block around it (Rust's `impl Server { fn start() }`). Without it, such a method has no container.
+   */
+  methodOwner?: 'receiver' | 'impl';
 }

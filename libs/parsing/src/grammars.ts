@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Language, Parser, Query } from 'web-tree-sitter';
 import type { ExtractOptions } from './extract-options.js';
-import { parsedLanguages } from './languages.js';
+import { parsedLanguages, type LanguageSpec } from './languages.js';
 
 /** A grammar ready to use: its parser and its compiled query. */
 export interface Grammar {
@@ -24,9 +24,12 @@ const WARM_UP_SOURCE = 'a = b("c")\n';
 export class Grammars {
   private readonly loaded = new Map<string, Promise<Grammar | { error: string }>>();
 
+  /** `languages`: Sextant's (`parsedLanguages`), or another table read the same way (`readLanguages`). */
+  constructor(private readonly languages: () => ReadonlyMap<string, LanguageSpec> = parsedLanguages) {}
+
   /** The grammar of `language`; undefined when Sextant does not parse it; `{error}` when it failed to load. */
   get(language: string): Promise<Grammar | { error: string }> | undefined {
-    const spec = parsedLanguages().get(language);
+    const spec = this.languages().get(language);
     if (!spec) return undefined;
     let grammar = this.loaded.get(language);
     if (!grammar) {

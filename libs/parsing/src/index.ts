@@ -1,13 +1,10 @@
-export { nameSpaceOf, parsedLanguages, LANGUAGES_DIR, type LanguageSpec } from './languages.js';
+export { hasPackageScope, languagesWhere, nameSpaceOf, parsedLanguages, LANGUAGES_DIR, type LanguageSpec } from './languages.js';
 export { Grammars, type Grammar } from './grammars.js';
 export type { ExtractOptions } from './extract-options.js';
 export { chunkParsed, chunkText, CHUNK_LIMITS, type Chunk, type ChunkLimits } from './chunk.js';
+export { extract, extractWith } from './extract.js';
+export { localDefinitionAt, type LocalDefinition, type LocalUse } from './locals.js';
 export {
-  extract,
-  extractWith,
-  localDefinitionAt,
-  type LocalDefinition,
-  type LocalUse,
   BudgetExceeded,
   KEY,
   parseReceiver,
@@ -23,7 +20,7 @@ export {
   type ReferenceKind,
   type ExtractedSymbol,
   type SymbolKind,
-} from './extract.js';
+} from './extraction.js';
 export {
   ParsePool,
   type ChunkHook,

@@ -11,7 +11,11 @@ import type { ExtractOptions } from './extract-options.js';
  * adds to C's, TypeScript and JavaScript share their imports and
  * references) — captures definitions, supertypes, imports, references and
  * locals (see any `tags.scm` for the capture names). `<name>` is the language
- * `languageOf` (@sextant/checkouts) gives a file. Adding a language is adding a folder.
+ * `languageOf` (@sextant/checkouts) gives a file. What the query cannot say is
+ * data here too (the fields below, `ExtractOptions`): no code tests a
+ * language's name, the import resolver's schemes aside (ADR 0057). Adding a
+ * language is adding a folder, its file extensions to `languageOf`'s table
+ * and, for a grammar not yet installed, its package (toy-language.spec.ts).
  */
 export interface LanguageSpec {
   name: string;
@@ -44,6 +48,25 @@ export interface LanguageSpec {
    * type binds as one of unknown type, since its members are those of the types it names.
    */
   typeAliases: boolean;
+  /**
+   * A file's top-level names are its package's, the package being its folder (Go): every file of the language in the
+   * folder sees them without an import, and an import names the folder (a key ending in `/`, `packageKey`).
+   */
+  packageScope: boolean;
+  /**
+   * A top-level definition is also named through its module (`store.New`, `pkg.models.User`): the folder of a
+   * `packageScope` language, else the file's path without its extension (and `/__init__`), as Python reads it.
+   */
+  moduleQualified: boolean;
+  /** What a supertype written in a definition (`@supertype`) is to it: `extends` (default), or `embeds` (Go's struct embedding). */
+  supertypeRelation: 'extends' | 'embeds';
+  /** The name of a class's constructor (`constructor` in JavaScript), if it has one: not a member its accesses name. */
+  constructorName: string | null;
+  /**
+   * A property at the top level outside any definition is a member of a type without a name written there (a cast's
+   * `as { error: E }`): it is used there if at all (TypeScript's and JavaScript's object types).
+   */
+  typeLiterals: boolean;
 }
 
 interface LanguageJson {
@@ -55,6 +78,11 @@ interface LanguageJson {
   untypedMembers?: 'mentions' | 'omit';
   implicitInterfaces?: boolean;
   typeAliases?: boolean;
+  packageScope?: boolean;
+  moduleQualified?: boolean;
+  supertypeRelation?: 'extends' | 'embeds';
+  constructorName?: string;
+  typeLiterals?: boolean;
 }
 
 /** The folder of the language folders (beside `src/` and `dist/`). */
@@ -64,12 +92,19 @@ let table: ReadonlyMap<string, LanguageSpec> | undefined;
 
 /** Every parsed language, by name, read from the language folders once. */
 export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
-  if (table) return table;
+  return (table ??= readLanguages(LANGUAGES_DIR));
+}
+
+/**
+ * The languages of a folder of language folders (each `<name>/language.json` and its query), by name: Sextant's own
+ * (`LANGUAGES_DIR`), or another made the same way (a test's toy language reusing an installed grammar).
+ */
+export function readLanguages(dir: string): ReadonlyMap<string, LanguageSpec> {
   const require = createRequire(import.meta.url);
   const specs = new Map<string, LanguageSpec>();
-  for (const entry of readdirSync(LANGUAGES_DIR, { withFileTypes: true })) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
-    const folder = join(LANGUAGES_DIR, entry.name);
+    const folder = join(dir, entry.name);
     const json = JSON.parse(readFileSync(join(folder, 'language.json'), 'utf8')) as LanguageJson;
     const grammarDir = dirname(require.resolve(`${json.grammar.package}/package.json`));
     specs.set(entry.name, {
@@ -82,9 +117,13 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
       untypedMembers: json.untypedMembers ?? 'mentions',
       implicitInterfaces: json.implicitInterfaces ?? false,
       typeAliases: json.typeAliases ?? false,
+      packageScope: json.packageScope ?? false,
+      moduleQualified: json.moduleQualified ?? false,
+      supertypeRelation: json.supertypeRelation ?? 'extends',
+      constructorName: json.constructorName ?? null,
+      typeLiterals: json.typeLiterals ?? false,
     });
   }
-  table = specs;
   return specs;
 }
 
@@ -95,4 +134,17 @@ export function parsedLanguages(): ReadonlyMap<string, LanguageSpec> {
 export function nameSpaceOf(language: string | null): string {
   const spec = language === null ? undefined : parsedLanguages().get(language);
   return spec?.resolver ?? language ?? '';
+}
+
+/** Whether `language` has package scope (`LanguageSpec.packageScope`): false for a language Sextant does not parse. */
+export function hasPackageScope(language: string | null): boolean {
+  return language !== null && parsedLanguages().get(language)?.packageScope === true;
+}
+
+/** The parsed languages whose spec says `has`, by name, sorted. */
+export function languagesWhere(has: (spec: LanguageSpec) => boolean): string[] {
+  return [...parsedLanguages().values()]
+    .filter(has)
+    .map((spec) => spec.name)
+    .sort();
 }

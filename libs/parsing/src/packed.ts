@@ -1,4 +1,4 @@
-import type { ExtractedReference, ReferenceKind } from './extract.js';
+import type { ExtractedReference, ReferenceKind } from './extraction.js';
 
 /** One name's occurrences in one file, packed in a string (see `packReferences`). */
 export interface PackedReferences {

@@ -5,7 +5,9 @@
  */
 import { isBinary, readRegularFileSync } from '@sextant/checkouts';
 import { chunkParsed, chunkText, type Chunk } from './chunk.js';
-import { BudgetExceeded, extract, localDefinitionAt, type LocalDefinition } from './extract.js';
+import { extract } from './extract.js';
+import { BudgetExceeded } from './extraction.js';
+import { localDefinitionAt, type LocalDefinition } from './locals.js';
 import { Grammars } from './grammars.js';
 import { packReferences } from './packed.js';
 import type { ChunkHook, ChunkOutcome, LocalTask, ParseTask, ParseOutcome, SkipCause } from './pool.js';

@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import { currentLane, workBudgets, type Lane } from '@sextant/work';
 import { Piscina } from 'piscina';
 import type { Chunk } from './chunk.js';
-import type { Extraction, LocalDefinition } from './extract.js';
+import type { Extraction } from './extraction.js';
+import type { LocalDefinition } from './locals.js';
 import type { PackedReferences } from './packed.js';
 
 /** One file to parse: its absolute path and language (as `languageOf` names it). */

@@ -1,8 +1,8 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
-import { nameSpaceOf } from '@sextant/parsing';
+import { hasPackageScope, nameSpaceOf } from '@sextant/parsing';
 import { calledName, receiverResolver } from './receiver-types.js';
-import { goPackageKey, HIERARCHY_DEPTH, MEMBER_KINDS, placeMembers, REEXPORT_DEPTH, SELF, TYPE_LIKE, TYPE_ONLY } from './references.js';
+import { packageKey, HIERARCHY_DEPTH, MEMBER_KINDS, placeMembers, REEXPORT_DEPTH, SELF, TYPE_LIKE, TYPE_ONLY } from './references.js';
 import type { ImportRow, Occurrence, SymbolRow, SymbolStore } from '../index/symbol.store.js';
 import { ownerKey, type BindingFacts } from './binding-facts.js';
 
@@ -124,8 +124,9 @@ export class DefinitionResolver {
 
   private async bare(repositoryId: string, path: string, name: string, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
     const found = await this.seenFrom(repositoryId, [{ file: path, alias: name }], candidates);
-    if (found.length > 0 || !path.endsWith('.go')) return found;
-    return candidates.filter((c) => c.path.endsWith('.go') && posix.dirname(c.path) === posix.dirname(path));
+    const language = languageOf(path);
+    if (found.length > 0 || !hasPackageScope(language)) return found;
+    return candidates.filter((c) => languageOf(c.path) === language && posix.dirname(c.path) === posix.dirname(path));
   }
 
   /** The name an import statement takes (`import { a as b }`, at `a` or `b`; `import b from`): what its module exports so. */
@@ -341,7 +342,7 @@ export function takesArguments(signature: string, arity: number): boolean | unde
   return undefined;
 }
 
-/** A definition in an import's target: that file, or (Go) a file of that package directory. */
+/** A definition in an import's target: that file, or (`packageScope`) a file of that package directory. */
 function inTarget(definition: SymbolRow, target: string): boolean {
-  return target.endsWith('/') ? goPackageKey(definition.path) === target : definition.path === target;
+  return target.endsWith('/') ? packageKey(definition.path) === target : definition.path === target;
 }

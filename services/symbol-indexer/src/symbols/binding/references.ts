@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
-import { KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
+import { hasPackageScope, KEY, nameSpaceOf, parsedLanguages, SELF } from '@sextant/parsing';
 import { calledName, receiverResolver } from './receiver-types.js';
 import { ownerKey, type BindingFacts, type ScopeFacts } from './binding-facts.js';
 import { addTo, groupBy } from '../helpers.js';
@@ -251,27 +251,27 @@ export class ReferenceBinder {
         const sites: Sites = { bare: new Map(), namespaces: new Map(), names: new Set([definition.name]) };
         addTo(sites.bare, definition.path, definition.name);
         const topLevel = definition.parent < 0 || definition.container === null;
-        const goPackage = definition.language === 'go' && topLevel ? posix.dirname(definition.path) : undefined;
-        return { definition, sites, topLevel, goPackage };
+        const folder = hasPackageScope(definition.language) && topLevel ? posix.dirname(definition.path) : undefined;
+        return { definition, sites, topLevel, folder };
       });
       await this.followImports(
         repositoryId,
         bindings.filter((b) => b.topLevel),
         facts,
       );
-      // Only the files where a name can denote its definition: its own, its importers', its Go package's.
+      // Only the files where a name can denote its definition: its own, its importers', its package's (`packageScope`).
       const files = new Set<string>();
       const names = new Set<string>();
       for (const { sites } of bindings) {
         for (const path of [...sites.bare.keys(), ...sites.namespaces.keys()]) files.add(path);
         for (const name of sites.names) names.add(name);
       }
-      const packages = [...new Set(bindings.flatMap((b) => (b.goPackage === undefined ? [] : [b.goPackage])))];
+      const packages = [...new Set(bindings.flatMap((b) => (b.folder === undefined ? [] : [b.folder])))];
       const packageFiles = await facts.directoryFiles.get(packages.map((p) => `${repositoryId}\0${p === '.' ? '' : `${p}/`}`));
       for (const path of packageFiles.flat()) files.add(path);
       const rows = await this.store.referencesAt(repositoryId, [...files], [...names], MAX_ROWS + 1);
       truncated ||= rows.length > MAX_ROWS;
-      for (const { definition, sites, goPackage } of bindings) {
+      for (const { definition, sites, folder } of bindings) {
         const space = spaces.get(definition);
         refs.push(
           ...flatten(rows.slice(0, MAX_ROWS), (row, o) => {
@@ -280,7 +280,10 @@ export class ReferenceBinder {
             if (o.qualifier === null) {
               if (sites.bare.get(row.path)?.has(row.name)) return true;
               return (
-                goPackage !== undefined && row.name === definition.name && row.path.endsWith('.go') && posix.dirname(row.path) === goPackage
+                folder !== undefined &&
+                row.name === definition.name &&
+                languageOf(row.path) === definition.language &&
+                posix.dirname(row.path) === folder
               );
             }
             return row.name === definition.name && sites.namespaces.get(row.path)?.has(o.qualifier) === true;
@@ -291,7 +294,7 @@ export class ReferenceBinder {
     return { refs, truncated };
   }
 
-  /** For each definition, the files that import its file (or Go package), directly or through `export … from`, and the names it has there. */
+  /** For each definition, the files that import its file (or package, `packageScope`), directly or through `export … from`, and the names it has there. */
   private async followImports(
     repositoryId: string,
     bindings: ReadonlyArray<{ definition: SymbolRow; sites: Sites }>,
@@ -301,7 +304,7 @@ export class ReferenceBinder {
     // that holds them (`export * as ns from './definition'`).
     let frontier = new Map<string, Exported[]>();
     for (const { definition, sites } of bindings) {
-      const key = definition.language === 'go' ? goPackageKey(definition.path) : definition.path;
+      const key = hasPackageScope(definition.language) ? packageKey(definition.path) : definition.path;
       // A default export is also the file's `default` (`import x from`, `export { default as y } from`).
       const names = new Set([definition.name, ...(definition.defaultExport ? ['default'] : [])]);
       frontier.set(key, [...(frontier.get(key) ?? []), { sites, names, spaces: new Set() }]);
@@ -367,7 +370,7 @@ export class ReferenceBinder {
     const space = nameSpaceOf(definition.language);
     const { rows: spaceRows, receivers } = inNameSpace(definition.name, space, rows, memo);
     const inSpace = (row: ReferenceRow) => spaceRows.has(row);
-    if (definition.container === null && definition.parent < 0 && definition.kind === 'property' && space === nameSpaceOf('typescript')) {
+    if (definition.container === null && definition.parent < 0 && definition.kind === 'property' && parsedLanguages().get(definition.language ?? '')?.typeLiterals === true) {
       // A type without a name written outside any definition (a cast's `as { error: E }`, a type argument's `{ hi: string }`): used there if at all.
       const refs = flatten(
         rows.slice(0, MAX_ROWS),
@@ -382,7 +385,7 @@ export class ReferenceBinder {
       const [typeOf, [importers]] = await Promise.all([
         receiverResolver(this.store, memo.facts.types, receivers, space, scope, memo.facts.receivers),
         reachable
-          ? memo.facts.importers.get([definition.language === 'go' ? `${definition.repositoryId}\0${goPackageKey(definition.path)}` : home])
+          ? memo.facts.importers.get([hasPackageScope(definition.language) ? `${definition.repositoryId}\0${packageKey(definition.path)}` : home])
           : [[]],
       ]);
       const alone = !others.some(
@@ -392,12 +395,12 @@ export class ReferenceBinder {
           `${o.repositoryId}\0${o.path}` === home &&
           o.ordinal !== definition.ordinal,
       );
-      // Where the owner can be named: its file, the files that import it (and, for Go, its package's).
+      // Where the owner can be named: its file, the files that import it (and, with `packageScope`, its package's).
       const sees = new Set([home, ...importers!.map((i) => `${i.repositoryId}\0${i.path}`)]);
       const visible = (row: ReferenceRow) =>
         sees.has(`${row.repositoryId}\0${row.path}`) ||
         (reachable &&
-          definition.language === 'go' &&
+          hasPackageScope(definition.language) &&
           row.repositoryId === definition.repositoryId &&
           posix.dirname(row.path) === posix.dirname(definition.path));
       return {
@@ -776,9 +779,10 @@ export async function placeMembers(
   });
 }
 
-/** A TypeScript or JavaScript class's `constructor`. */
+/** A class's constructor, where the language names one (`LanguageSpec.constructorName`: JavaScript's `constructor`). */
 function isConstructor(definition: SymbolRow): boolean {
-  return definition.name === 'constructor' && definition.parent >= 0 && nameSpaceOf(definition.language) === nameSpaceOf('typescript');
+  const name = parsedLanguages().get(definition.language ?? '')?.constructorName;
+  return name !== null && name !== undefined && definition.name === name && definition.parent >= 0;
 }
 
 function flatten(rows: readonly ReferenceRow[], keep: (row: ReferenceRow, o: Occurrence) => boolean): BoundReference[] {
@@ -820,8 +824,8 @@ function inNameSpace(
   return found;
 }
 
-/** A Go file's package as imports resolve it: its directory, `./` at the root. */
-export function goPackageKey(path: string): string {
+/** The package of a file of a `packageScope` language (Go) as imports resolve it: its directory, `./` at the root. */
+export function packageKey(path: string): string {
   const dir = posix.dirname(path);
   return dir === '.' ? './' : `${dir}/`;
 }

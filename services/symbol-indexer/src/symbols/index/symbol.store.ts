@@ -1,6 +1,6 @@
 import { Database, sql, type Statement } from '@sextant/persistence';
 import type { EntityManager } from 'typeorm';
-import { unpackOccurrences, type ExtractedImport, type ExtractedSymbol, type Occurrence, type PackedReferences } from '@sextant/parsing';
+import { languagesWhere, parsedLanguages, unpackOccurrences, type ExtractedImport, type ExtractedSymbol, type Occurrence, type PackedReferences } from '@sextant/parsing';
 
 /** An import with what it resolves to in the repository (a path, a Go package directory, or null: outside). */
 interface ResolvedImport extends ExtractedImport {
@@ -330,9 +330,24 @@ const SQL = {
 
 const locateStatements = new Map<string, ReturnType<typeof sql>>();
 
-/** A definition's module as a qualified name names it, lower case: a Go file's package directory, a Python file's module path. */
-const MODULE_OF = `lower(CASE WHEN s.language = 'go' THEN regexp_replace(s.path, '/?[^/]*$', '')
-  ELSE regexp_replace(regexp_replace(s.path, '\\.[^./]*$', ''), '/__init__$', '') END)`;
+/** Names of languages as an SQL list (`'go', 'python'`); `NULL` for none, which no `IN` matches. Names are folder names of languages/. */
+function sqlList(languages: readonly string[]): string {
+  return languages.length === 0 ? 'NULL' : languages.map((name) => `'${name.replaceAll("'", "''")}'`).join(', ');
+}
+
+let moduleSql: { moduleOf: string; qualified: string } | undefined;
+
+/**
+ * A definition's module as a qualified name names it, lower case: a file's package directory (`packageScope`, Go),
+ * else its module path (Python's); and the languages whose top-level names are qualified so (`moduleQualified`).
+ */
+function moduleSqlOf(): { moduleOf: string; qualified: string } {
+  return (moduleSql ??= {
+    moduleOf: `lower(CASE WHEN s.language IN (${sqlList(languagesWhere((l) => l.packageScope))}) THEN regexp_replace(s.path, '/?[^/]*$', '')
+  ELSE regexp_replace(regexp_replace(s.path, '\\.[^./]*$', ''), '/__init__$', '') END)`,
+    qualified: sqlList(languagesWhere((l) => l.moduleQualified)),
+  });
+}
 
 /**
  * One statement per combination of filters (a handful), each a plain lookup
@@ -367,12 +382,12 @@ export class SymbolStore {
     const imports = files.flatMap((f) => f.imports.map((i, ordinal) => ({ path: f.path, ordinal, ...i })));
     const refs = files.flatMap((f) => f.references.map((r) => ({ path: f.path, ...r })));
     const supertypes = symbols.flatMap((s) => [
-      // Go has no inheritance: what a struct or interface names inside it is embedded.
+      // As the language has it (`supertypeRelation`): Go has no inheritance, what a struct or interface names inside it is embedded.
       ...(s.supertypes ?? []).map((name) => ({
         path: s.path,
         ordinal: s.ordinal,
         name,
-        relation: s.language === 'go' ? 'embeds' : 'extends',
+        relation: parsedLanguages().get(s.language ?? '')?.supertypeRelation ?? 'extends',
       })),
       ...(s.implements ?? []).map((name) => ({ path: s.path, ordinal: s.ordinal, name, relation: 'implements' })),
       // A type alias stands for the named types of its unions and intersections: for binding, a type of theirs.
@@ -455,10 +470,11 @@ export class SymbolStore {
     const qualified = container !== null;
     const values: unknown[] = [name, filter.limit + 1];
     // `Container.name`, or a top-level `name` of a Go package or Python module named so (`store.New`, `pkg.models.User`).
+    const { moduleOf, qualified: qualifiedLanguages } = moduleSqlOf();
     const where = [
       qualified
         ? `(s.name_key = lower($1) OR (s.name_key = lower($3) AND (lower(s.container) = lower($4)
-             OR (s.parent = -1 AND s.language IN ('go', 'python') AND (${MODULE_OF} = $5 OR right(${MODULE_OF}, length($5) + 1) = '/' || $5)))))`
+             OR (s.parent = -1 AND s.language IN (${qualifiedLanguages}) AND (${moduleOf} = $5 OR right(${moduleOf}, length($5) + 1) = '/' || $5)))))`
         : 's.name_key = lower($1)',
     ];
     if (qualified) values.push(bare, container, container.toLowerCase().replaceAll('.', '/'));

@@ -1,10 +1,12 @@
 import { posix } from 'node:path';
+import { languageOf } from '@sextant/checkouts';
 import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
+import { hasPackageScope } from '@sextant/parsing';
 import { namesOf, type Scopes } from '@sextant/registry-client';
 import { ServiceError } from '@sextant/work';
 import { cmp, repoPath } from '../helpers.js';
 import type { BindingFacts } from '../binding/binding-facts.js';
-import { goPackageKey, ReferenceBinder } from '../binding/references.js';
+import { packageKey, ReferenceBinder } from '../binding/references.js';
 import { TEST_PATH, type SymbolStore } from '../index/symbol.store.js';
 
 /** Files reached by one graph walk; past it the answer says truncated. */
@@ -246,22 +248,22 @@ export class DependencyService {
     return path;
   }
 
-  /** Files, with Go package directories (`dir/`, `./`) replaced by their files. */
+  /** Files, with package directories (`dir/`, `./`; `packageScope`) replaced by their files. */
   private async expand(repositoryId: string, nodes: readonly string[]): Promise<string[]> {
     const out: string[] = [];
     for (const node of nodes) {
       // `./` is the root package.
       if (node.endsWith('/'))
-        out.push(...(await this.store.filesIn(repositoryId, node === './' ? '' : node, 200)).filter((p) => p.endsWith('.go')));
+        out.push(...(await this.store.filesIn(repositoryId, node === './' ? '' : node, 200)).filter((p) => hasPackageScope(languageOf(p))));
       else out.push(node);
     }
     return out;
   }
 }
 
-/** The Go package keys of the Go files among `paths` (their importers import the directory). */
+/** The package keys of the files of `packageScope` languages (Go) among `paths` (their importers import the directory). */
 function packagesOf(paths: readonly string[]): string[] {
-  return [...new Set(paths.filter((p) => p.endsWith('.go')).map(goPackageKey))];
+  return [...new Set(paths.filter((p) => hasPackageScope(languageOf(p))).map(packageKey))];
 }
 
 /** Cycles of the import graph that pass through `start` (each as its files in order), found by depth-first search; at most MAX_CYCLES. */
