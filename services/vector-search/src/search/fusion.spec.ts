@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pathTokens } from '../lexical/tokenizer.js';
 import type { Hit } from './hit.js';
-import { demoteTests, fuse, reciprocalRank, RRF_K, rrfScore, spreadAcrossFiles, withoutOverlaps } from './fusion.js';
+import { demoteTests, fuse, reciprocalRank, RRF_K, rrfScore, spreadAcrossFiles, withList, withoutOverlaps } from './fusion.js';
 
 const hit = (path: string, startLine = 1, endLine = 10, symbol: string | null = null): Hit => ({
   repositoryId: 'r',
@@ -46,6 +46,18 @@ describe('fusion', () => {
     // First in both lists, no signals: both first ranks out of the best possible (both first ranks plus both signals, 0.75 of a weight-1 first rank).
     const both = rrfScore(0, 1) + rrfScore(0, 0.5);
     assert.ok(Math.abs(fuse([[a], [a]], new Set(), pathTokens, [1, 0.5])[0]!.score - both / (both + 0.75 * rrfScore(0, 1))) < 1e-9);
+  });
+
+  it('fuses one more list into fused hits as fusing every list at once would', () => {
+    const [a, b, c] = [hit('a.ts'), hit('b.ts'), hit('c.ts')];
+    const lists = [[a, b], [b, a]];
+    const once = reciprocalRank([...lists, [c, a]], [1, 0.5, 2]);
+    const later = withList(reciprocalRank(lists, [1, 0.5]), [c, a], 2);
+    assert.deepEqual(
+      later.map((h) => [h.path, h.score.toFixed(12)]),
+      once.map((h) => [h.path, h.score.toFixed(12)]),
+    );
+    assert.equal(later[0]!.path, 'a.ts');
   });
 
   it("scores a rank by its list's weight over RRF_K plus the rank", () => {

@@ -24,6 +24,20 @@ export function rrfScore(p: number, w: number): number {
   return w / (RRF_K + p + 1);
 }
 
+/**
+ * Hits already fused by reciprocal rank with one more list of weight `w` fused in, best first (rank scores add up:
+ * the same as fusing every list at once).
+ */
+export function withList(fused: readonly Hit[], list: readonly Hit[], w: number): Hit[] {
+  const out = new Map(fused.map((h) => [key(h), { ...h }]));
+  list.forEach((hit, p) => {
+    const entry = out.get(key(hit));
+    if (entry) entry.score += rrfScore(p, w);
+    else out.set(key(hit), { ...hit, score: rrfScore(p, w) });
+  });
+  return [...out.values()].sort((a, b) => b.score - a.score);
+}
+
 /** Hits of every list by their fused reciprocal-rank score, best first. */
 export function reciprocalRank(lists: ReadonlyArray<readonly Hit[]>, weights: readonly number[] = lists.map(() => 1)): Hit[] {
   const fused = new Map<string, Hit>();

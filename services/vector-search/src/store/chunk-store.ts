@@ -22,6 +22,8 @@ export type { VectorColumn, VectorStorePreference } from './stores.js';
 const WRITE_ROWS = 500;
 
 const COLUMNS = `repository_id AS "repositoryId", path, ordinal, start_line AS "startLine", end_line AS "endLine", language, symbol, commit, content`;
+/** A chunk's symbol's last name (`hooks` of `Request.hooks`). */
+const LAST_NAME = `regexp_replace(symbol, '^.*[.]', '')`;
 /** A filter on `$2` (repository ids or null) and `$3` (path prefix or null). */
 const FILTER = `($2::text[] IS NULL OR repository_id = ANY($2::text[])) AND ($3::text IS NULL OR starts_with(path, $3))`;
 
@@ -33,7 +35,7 @@ const FILTER = `($2::text[] IS NULL OR repository_id = ANY($2::text[])) AND ($3:
 export class ChunkStore {
   private readonly log = new Logger('ChunkStore');
   private readonly table: string;
-  private sql!: Record<'delete' | 'insert' | 'indexed' | 'purge' | 'purgeIndexed' | 'hydrate' | 'repositories', Statement>;
+  private sql!: Record<'delete' | 'insert' | 'indexed' | 'definitions' | 'purge' | 'purgeIndexed' | 'hydrate' | 'repositories', Statement>;
   private column: VectorColumn | string | undefined;
   private index!: VectorIndex;
 
@@ -136,6 +138,9 @@ export class ChunkStore {
           `collection ${this.collection}: this Postgres has no pgvector, so the dense side of search is an exact scan (fine for small indexes; install pgvector or set QDRANT_URL for large ones)`,
         );
       }
+      // Definitions by name (a collection made before them gets them now).
+      await runner.query(`CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_symbol" ON ${this.table} (symbol)`);
+      await runner.query(`CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_name" ON ${this.table} ((${LAST_NAME}))`);
       this.column = column;
       this.sql = this.statements(index.column);
       await index.open();
@@ -184,6 +189,12 @@ export class ChunkStore {
       ),
       purge: sql(`chunks.${c}.purge`, `DELETE FROM ${t} WHERE repository_id = ANY($1::text[])`),
       purgeIndexed: sql(`chunks.${c}.purge-indexed`, `DELETE FROM "vector_search"."indexed" WHERE repository_id = ANY($1::text[])`),
+      definitions: sql(
+        `chunks.${c}.definitions`,
+        `SELECT ${COLUMNS}, (CASE WHEN symbol = ANY($4::text[]) THEN 2 ELSE 1 END)::float8 AS score FROM ${t}
+         WHERE (symbol = ANY($4::text[]) OR ${LAST_NAME} = ANY($5::text[])) AND ${FILTER}
+         ORDER BY score DESC, path, ordinal LIMIT $1`,
+      ),
       hydrate: sql(`chunks.${c}.hydrate`, `SELECT ${COLUMNS}, key::text AS key FROM ${t} WHERE key = ANY($1::bigint[]) AND ${FILTER}`),
       repositories: sql(`chunks.${c}.repositories`, `SELECT repository_id AS id FROM "vector_search"."indexed" WHERE collection = $1`),
     };
@@ -291,6 +302,17 @@ export class ChunkStore {
   ): Promise<{ hits: Hit[]; weights: number[] }> {
     await this.open();
     return this.index.hybrid(words, vector, filter, weights, this.options);
+  }
+
+  /**
+   * The chunks of definitions a query names (`codeNames`): symbols equal to an `exact` name first, then those whose
+   * last name is one of `last`; in path order.
+   */
+  async definitions(names: { exact: readonly string[]; last: readonly string[] }, filter: SearchFilter): Promise<Hit[]> {
+    if (names.exact.length === 0 && names.last.length === 0) return [];
+    await this.open();
+    const { rows } = await this.db.run<Hit>(this.sql.definitions, [filter.limit, filter.repositoryIds, filter.pathPrefix, names.exact, names.last]);
+    return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
 
   /** The nearest chunks by cosine similarity, as the store finds them. */

@@ -141,6 +141,35 @@ describe('vector stores: a new one is one class and one entry (ADR 0052)', () =>
     assert.equal(made!.points.size, 0);
   });
 
+  it('finds the chunks of definitions by name: exact names first, then by last name; within the filter', async () => {
+    const small = new HashingEmbedder(24);
+    const store = new ChunkStore(db, small, { kind: 'postgres' });
+    const named = async (path: string, ordinal: number, symbol: string) => ({
+      ...(await chunk(path, ordinal, `def ${symbol}`)),
+      symbol,
+      embedding: (await small.embed([symbol]))[0]!,
+    });
+    await store.replace(
+      { id: 'r2', name: 'models' },
+      'c1',
+      [
+        { path: 'models.py', chunks: [await named('models.py', 0, 'Request'), await named('models.py', 1, 'Request.prepare_hooks')] },
+        { path: 'hooks.py', chunks: [await named('hooks.py', 0, 'dispatch_hook')] },
+        { path: 'sessions.py', chunks: [await named('sessions.py', 0, 'Session.dispatch_hook')] },
+      ],
+      [],
+    );
+    const filter = { repositoryIds: ['r2'], pathPrefix: null, limit: 10 };
+    const places = (hits: readonly Hit[]) => hits.map((h) => `${h.path}#${h.ordinal}`);
+    assert.deepEqual(places(await store.definitions({ exact: ['Request.hooks', 'Request'], last: [] }, filter)), ['models.py#0']);
+    assert.deepEqual(places(await store.definitions({ exact: ['dispatch_hook'], last: ['dispatch_hook'] }, filter)), [
+      'hooks.py#0',
+      'sessions.py#0',
+    ]);
+    assert.deepEqual(await store.definitions({ exact: ['Request'], last: [] }, { ...filter, repositoryIds: ['elsewhere'] }), []);
+    assert.deepEqual(await store.definitions({ exact: [], last: [] }, filter), []);
+  });
+
   it('a collection recorded with a store this server lacks fails to open, naming it', async () => {
     const without = new ChunkStore(db, embedder, { kind: 'postgres' });
     await assert.rejects(without.open(), /keeps its vectors in "memory", a store this server does not have/);
