@@ -45,6 +45,12 @@ interface Reference {
   precision?: string;
 }
 
+interface Freshness {
+  repo: string;
+  commit: string | null;
+  precise_commit?: string | null;
+}
+
 interface JobStatus {
   status: string;
   error_message: string | null;
@@ -60,6 +66,7 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
   let daemon: GitDaemon;
   let remote: BareRepository;
   let repo: string;
+  let first: string;
 
   const symbolIndexer = (env: Record<string, string> = {}) =>
     stack.startService('symbol-indexer', { GIT_ALLOWED_HOSTS: daemon.host, SEXTANT_DATA_DIR: join(base, 'symbols-data'), ...env });
@@ -83,6 +90,39 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
     return found.body.references.map(site);
   }
 
+  /** The definitions `locate_symbol` finds by name, as `path:line:precision`, and the answer's freshness. */
+  async function locate(name: string): Promise<{ found: string[]; freshness: Freshness[] }> {
+    const located = await callTool<{ definitions: Array<{ path: string; line: number; precision?: string }>; freshness: Freshness[] }>(
+      client,
+      'locate_symbol',
+      { repo, name },
+    );
+    assert.equal(located.isError, false, JSON.stringify(located.body));
+    return { found: located.body.definitions.map((d) => `${d.path}:${d.line}:${d.precision}`), freshness: located.body.freshness };
+  }
+
+  /** The dependents of `file` (depth 1) by search_dependencies and by analyze_change_impact, as `path:precision`. */
+  async function dependents(file: string): Promise<{ graph: string[]; impact: string[]; freshness: Freshness[] }> {
+    const graph = await callTool<{ dependents: Array<{ path: string; depth: number; precision?: string }>; freshness: Freshness[] }>(
+      client,
+      'search_dependencies',
+      { repository: repo, file_path: file, direction: 'dependents' },
+    );
+    assert.equal(graph.isError, false, JSON.stringify(graph.body));
+    const impact = await callTool<{ dependents: Array<{ path: string; depth: number; precision?: string }> }>(
+      client,
+      'analyze_change_impact',
+      {
+        repository: repo,
+        files: [file],
+      },
+    );
+    assert.equal(impact.isError, false, JSON.stringify(impact.body));
+    const show = (ds: Array<{ path: string; depth: number; precision?: string }>) =>
+      ds.map((d) => `${d.path}:${d.depth}:${d.precision}`).sort();
+    return { graph: show(graph.body.dependents), impact: show(impact.body.dependents), freshness: graph.body.freshness };
+  }
+
   async function restartSymbolIndexer(env: Record<string, string>): Promise<void> {
     await stack.services.get('symbol-indexer')!.stop();
     await symbolIndexer(env);
@@ -92,7 +132,7 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
     base = mkdtempSync(join(tmpdir(), 'sextant-precise-'));
     mkdirSync(join(base, 'remotes'));
     remote = new BareRepository(join(base, 'remotes'), 'shop');
-    remote.commit('main', FILES);
+    first = remote.commit('main', FILES);
     daemon = await GitDaemon.start(join(base, 'remotes'));
     stack = await distributedStack();
     await stack.startService('workspace-registry', {
@@ -145,7 +185,23 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
     );
     assert.equal(located.isError, false, JSON.stringify(located.body));
     assert.deepEqual(located.body.definitions[0], { ...located.body.definitions[0], path: 'src/cart.ts', line: 5, precision: 'precise' });
-    assert.ok(located.body.definitions.slice(1).every((d) => d.precision === 'search'));
+    // The other `add` by name, Wallet's: a definition the compiler has at that name too.
+    assert.deepEqual(
+      located.body.definitions.slice(1).map((d) => `${d.path}:${d.line}:${d.precision}`),
+      ['src/cart.ts:8:precise'],
+    );
+  });
+
+  it('labels locate_symbol, search_dependencies and analyze_change_impact precise where the tier covers, and names its commit', async () => {
+    const cart = await locate('Cart');
+    assert.deepEqual(cart.found, ['src/cart.ts:1:precise']);
+    assert.deepEqual(cart.freshness, [{ ...cart.freshness[0]!, commit: first, precise_commit: first }]);
+    // more.ts imports nothing from cart.ts but calls Cart's add (on make()'s result): only the precise tier shows it.
+    const { graph, impact, freshness } = await dependents('src/cart.ts');
+    const expected = ['src/make.ts:1:precise', 'src/more.ts:1:precise', 'src/use.ts:1:precise'];
+    assert.deepEqual(graph, expected);
+    assert.deepEqual(impact, expected);
+    assert.equal(freshness[0]!.precise_commit, first);
   });
 
   it('keeps the previous precise index when a new one is refused: the job warns, a changed file is answered from the search tier', async () => {
@@ -161,6 +217,17 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
     // The search tier's answer for the changed file, at its new lines.
     assert.ok(found.includes('src/use.ts:4:2:search'), found.join(' '));
     assert.ok(!found.some((f) => f.startsWith('src/use.ts:3:')), found.join(' '));
+
+    // The edited file is the search tier's in every tool; the others stay precise, and freshness names both commits.
+    const total = await locate('total');
+    assert.deepEqual(total.found, ['src/use.ts:7:search']);
+    assert.equal(total.freshness[0]!.precise_commit, first);
+    assert.notEqual(total.freshness[0]!.commit, first);
+    assert.deepEqual((await locate('Cart')).found, ['src/cart.ts:1:precise']);
+    const { graph, impact } = await dependents('src/cart.ts');
+    const expected = ['src/make.ts:1:precise', 'src/more.ts:1:precise', 'src/use.ts:1:search'];
+    assert.deepEqual(graph, expected);
+    assert.deepEqual(impact, expected);
   });
 
   it('stops an indexer past its time budget: the job completes with the search tier and says why', async () => {

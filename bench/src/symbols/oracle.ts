@@ -17,7 +17,9 @@
  * Each project is its own git workspace, indexed by an embedded Sextant through the gateway (MCP over HTTP).
  * With `--tier precise`, jobs also run the precise stage (scip-typescript, ADR 0053): the answers then come from the
  * precise tier where it covers and say so (`precision`); the run prints the stage's time and peak memory per 100k lines
- * and how many answered references each tier gave.
+ * and how many answered references and first `locate_symbol` definitions each tier gave. For `sextant`, the names
+ * checked against `git grep` are also asked of `search_dependencies` and `analyze_change_impact` on their defining
+ * file: the direct dependents by tier, and how many of the language service's files of the name they include.
  *
  * Usage: npm run bench:oracle [-- --quick] [-- --language typescript|python|go] [-- --project <name>] [-- --tier search|precise]
  *        [-- --commit <rev>] (the commit of this repository the `sextant` project measures; default HEAD)
@@ -42,6 +44,8 @@ if (tier !== 'search' && tier !== 'precise') throw new Error('--tier: search or 
 const referenceMs: number[] = [];
 /** References answered, by the tier each says it came from, over a project's sample. */
 const labelled = new Map<string, number>();
+/** locate_symbol's first definitions, by the tier each says it came from, over a project's sample. */
+const locatedTiers = new Map<string, number>();
 const SAMPLE = quick ? 40 : 150;
 /** Parameters and local variables sampled per project (`find_references` at the declaration: its uses in the file). */
 const LOCALS = quick ? 15 : 60;
@@ -120,7 +124,8 @@ function workspaceSources(): { sources: string[]; manifests: string[] } {
  */
 function workspacePaths(dir: string): Record<string, string[]> {
   const paths: Record<string, string[]> = {};
-  const read = (path: string) => (existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { name?: string; workspaces?: string[] }) : {});
+  const read = (path: string) =>
+    existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { name?: string; workspaces?: string[] }) : {};
   for (const glob of read(join(dir, 'package.json')).workspaces ?? []) {
     const dirs = glob.endsWith('/*')
       ? readdirSync(join(dir, glob.slice(0, -2)), { withFileTypes: true })
@@ -456,15 +461,19 @@ async function score(
   for (const d of sample) {
     const truth = new Map((await oracle.references(d)).map((s) => [`${s.path}:${s.line}:${s.column}`, s]));
     const asked = performance.now();
-    const answer = await call<{ references: Array<{ path: string; line: number; column: number; precision?: string }> }>('find_references', {
-      path: d.path,
-      line: d.line,
-      column: d.column,
-      limit: 1000,
-    });
+    const answer = await call<{ references: Array<{ path: string; line: number; column: number; precision?: string }> }>(
+      'find_references',
+      {
+        path: d.path,
+        line: d.line,
+        column: d.column,
+        limit: 1000,
+      },
+    );
     referenceMs.push(performance.now() - asked);
     const mine = new Set(answer.isError ? [] : answer.body.references.map((r) => `${r.path}:${r.line}:${r.column}`));
-    for (const r of answer.isError ? [] : answer.body.references) labelled.set(r.precision ?? 'none', (labelled.get(r.precision ?? 'none') ?? 0) + 1);
+    for (const r of answer.isError ? [] : answer.body.references)
+      labelled.set(r.precision ?? 'none', (labelled.get(r.precision ?? 'none') ?? 0) + 1);
     const hit = [...mine].filter((k) => truth.has(k)).length;
     if (EXPLAIN && (EXPLAIN === 'all' || EXPLAIN === d.kind)) explain(dir, d, mine, truth);
     const kind = scores.byKind.get(d.kind) ?? { precision: [], recall: [] };
@@ -487,12 +496,13 @@ async function score(
     if (!target || !written) continue;
     let answered = '';
     const ask = async (args: Record<string, unknown>) => {
-      const located = await call<{ definitions: Array<{ path: string; line: number }> }>('locate_symbol', {
+      const located = await call<{ definitions: Array<{ path: string; line: number; precision?: string }> }>('locate_symbol', {
         name: written,
         limit: 1,
         ...args,
       });
       const top = located.isError ? undefined : located.body.definitions[0];
+      if (top) locatedTiers.set(top.precision ?? 'none', (locatedTiers.get(top.precision ?? 'none') ?? 0) + 1);
       if ('path' in args) answered = top ? `${top.path}:${top.line}` : 'nothing';
       return top !== undefined && top.path === target.path && top.line === target.line ? 1 : 0;
     };
@@ -523,7 +533,9 @@ async function grepCheck(call: ToolCaller, oracle: Oracle, dir: string): Promise
     );
     if (answer.isError || answer.body.definitions.length !== 1) throw new Error(`find_references ${name}: ${JSON.stringify(answer.body)}`);
     const definition = answer.body.definitions[0]!;
-    const column = readFileSync(join(dir, definition.path), 'utf8').split('\n')[definition.line - 1]!.search(new RegExp(`\\b${name}\\b`));
+    const column = readFileSync(join(dir, definition.path), 'utf8')
+      .split('\n')
+      [definition.line - 1]!.search(new RegExp(`\\b${name}\\b`));
     const truth = new Set((await oracle.references({ path: definition.path, line: definition.line, column })).map((s) => s.path));
     const grep = new Set(git(dir, 'grep', '-lw', name, '--', '*.ts').split('\n').filter(Boolean));
     for (const files of [truth, grep]) files.delete(definition.path);
@@ -533,6 +545,25 @@ async function grepCheck(call: ToolCaller, oracle: Oracle, dir: string): Promise
       `${''.padEnd(8)} find_references ${name}: ${found.size} files; the language service ${truth.size}, ${truth.size - missed.length} of them found; git grep -lw ${grep.size}` +
         (missed.length > 0 ? ` (missing ${missed.slice(0, 4).join(', ')}${missed.length > 4 ? ' …' : ''})` : ''),
     );
+    // The file-level tools on the defining file: a file the language service finds a reference of the name in depends
+    // on it (a lower bound of its dependents).
+    type Dependent = { path: string; depth: number; precision?: string };
+    const graph = await call<{ dependents: Dependent[] }>('search_dependencies', { file_path: definition.path, direction: 'dependents' });
+    const impact = await call<{ dependents: Dependent[] }>('analyze_change_impact', { files: [definition.path] });
+    for (const [tool, answered] of [
+      ['search_dependencies', graph],
+      ['analyze_change_impact', impact],
+    ] as const) {
+      if (answered.isError) throw new Error(`${tool} ${definition.path}: ${JSON.stringify(answered.body)}`);
+      const direct = answered.body.dependents.filter((d) => d.depth === 1);
+      const files = new Set(direct.map((d) => d.path));
+      const tiers = new Map<string, number>();
+      for (const d of direct) tiers.set(d.precision ?? 'none', (tiers.get(d.precision ?? 'none') ?? 0) + 1);
+      console.log(
+        `${''.padEnd(8)} ${tool} ${definition.path}: ${files.size} direct dependents (${[...tiers].map(([k, n]) => `${k} ${n}`).join(', ')}); ` +
+          `${[...truth].filter((f) => files.has(f)).length} of the language service's ${truth.size} files of ${name}`,
+      );
+    }
   }
 }
 
@@ -559,7 +590,9 @@ function preciseCost(log: string, dir: string, files: readonly string[]): void {
   const lines = files.reduce((n, f) => n + readFileSync(join(dir, f), 'utf8').split('\n').length, 0);
   const run = /precise tier from (.+?): (\d+) documents, (\d+) occurrences in (\d+) ms(?:, peak (\d+) MB)?/.exec(log);
   if (!run) {
-    console.log(`         precise stage: no index (${/the precise tier keeps its previous index \((.*)\)/.exec(log)?.[1] ?? 'no run in the log'})`);
+    console.log(
+      `         precise stage: no index (${/the precise tier keeps its previous index \((.*)\)/.exec(log)?.[1] ?? 'no run in the log'})`,
+    );
     return;
   }
   const [, tool, documents, occurrences, ms, peak] = run;
@@ -601,6 +634,7 @@ async function main(): Promise<void> {
         await fullIndex(call);
         if (tier === 'precise') preciseCost(sextant.output(), dir, files);
         labelled.clear();
+        locatedTiers.clear();
         referenceMs.length = 0;
         const definitions = (await definitionsOf(call, dir, files)).sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
         const stride = Math.max(1, Math.floor(definitions.length / SAMPLE));
@@ -625,6 +659,7 @@ async function main(): Promise<void> {
         const sorted = [...referenceMs].sort((a, b) => a - b);
         console.log(
           `${''.padEnd(8)} references answered by tier: ${[...labelled].map(([k, n]) => `${k} ${n}`).join(', ')}; ` +
+            `locate_symbol first definitions by tier: ${[...locatedTiers].map(([k, n]) => `${k} ${n}`).join(', ')}; ` +
             `find_references p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms (${sorted.length} calls, embedded)`,
         );
         totalLocals.precision.push(...localScores.precision);

@@ -83,11 +83,17 @@ export class Scopes {
 
   /**
    * The freshness of the repositories an answer covers (the scope's, or over all those its rows come from), and, when
-   * some are being indexed, were never indexed or failed, the marks and the one-line hint that say so.
+   * some are being indexed, were never indexed or failed, the marks and the one-line hint that say so. `tiers`, when
+   * given, adds the service's own fields to each repository's entry (the symbol tools: the precise tier's commit).
    */
-  async answer(scope: Scope, rowRepositories: ReadonlyMap<string, RegisteredRepository>): Promise<ScopeAnswer> {
-    const entries = await this.entriesOf((scope.repositories ?? [...rowRepositories.values()]).slice(0, FRESHNESS_MAX));
-    const freshness = entries.map((e) => e.entry);
+  async answer(
+    scope: Scope,
+    rowRepositories: ReadonlyMap<string, RegisteredRepository>,
+    tiers?: (repositoryIds: string[]) => Promise<ReadonlyMap<string, Partial<Freshness[number]>>>,
+  ): Promise<ScopeAnswer> {
+    const covered = (scope.repositories ?? [...rowRepositories.values()]).slice(0, FRESHNESS_MAX);
+    const [entries, extra] = await Promise.all([this.entriesOf(covered), tiers?.(covered.map((r) => r.id))]);
+    const freshness = entries.map((e, i) => ({ ...e.entry, ...extra?.get(covered[i]!.id) }));
     const uncovered = entries.filter((e) => e.entry.commit === null || e.status === 'indexing');
     const indexing = scope.partial || uncovered.some((e) => e.status === 'indexing');
     if (!indexing && uncovered.length === 0) return { freshness };

@@ -86,8 +86,9 @@ export class SymbolIndexerModule {
         },
         {
           provide: DependencyService,
-          inject: [SymbolStore, Scopes, BindingFacts],
-          useFactory: (store: SymbolStore, scopes: Scopes, facts: BindingFacts) => new DependencyService(store, scopes, facts),
+          inject: [SymbolStore, Scopes, BindingFacts, PreciseStore],
+          useFactory: (store: SymbolStore, scopes: Scopes, facts: BindingFacts, precise: PreciseStore) =>
+            new DependencyService(store, scopes, facts, new PreciseAnswers(precise, store)),
         },
         {
           provide: ModuleLifecycle,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Workspace } from '../common.js';
 import { defineTool } from '../tool.js';
-import { FilePath, answerFields, oneTarget, RepositoryRef, SymbolName } from './common.js';
+import { FilePath, answerFields, oneTarget, Precision, RepositoryRef, SymbolName } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.change-impact.v1';
@@ -17,7 +17,15 @@ export const Request = z
 export type Request = z.output<typeof Request>;
 export const Response = z.object({
   ...answerFields,
-  dependents: z.array(z.object({ path: z.string(), depth: z.int() })),
+  dependents: z.array(
+    z.object({
+      path: z.string(),
+      depth: z.int(),
+      precision: Precision.optional().describe(
+        'Which tier shows the dependency: "precise", the file references a symbol the compiler says is defined in a file of the level before (SCIP index); "search", its imports (an extension).',
+      ),
+    }),
+  ),
   affected_tests: z.array(z.string()),
   risk: z.object({
     level: z.enum(['low', 'medium', 'high']),

@@ -43,7 +43,7 @@ export const oneScope: [(r: { repo?: unknown; repos?: unknown; project?: unknown
 export const SymbolName = text(1, 512).describe('Symbol name, optionally qualified (e.g. "UserService.create").');
 
 /** Which tier an answer comes from (ADR 0053): a compiler's index (SCIP) of the file as it is now, or tree-sitter's names. */
-const Precision = z
+export const Precision = z
   .enum(['precise', 'search'])
   .describe(
     '"precise": from a compiler-grade (SCIP) index of the file as it is now; "search": from the tree-sitter index (names and scopes, no types) (an extension).',
@@ -115,6 +115,13 @@ export const Freshness = z
       behind_head: z.boolean().nullable(),
       dirty: z.literal(true).optional().describe('A watched workspace edited since its index was made (it syncs itself in seconds).'),
       changed_paths: z.array(z.string()).optional().describe('With dirty: the paths edited (at most 20).'),
+      precise_commit: z
+        .string()
+        .nullable()
+        .optional()
+        .describe(
+          'The commit of the precise (SCIP) tier, when the answer consulted one for this repository (null: an index of no known commit): items labelled "precise" come from it, those labelled "search" from the tree-sitter index at `commit` (an extension).',
+        ),
     }),
   )
   .describe('Per repository of the answer: the commit its index reflects, and whether its branch has moved past it (null: unknown).');

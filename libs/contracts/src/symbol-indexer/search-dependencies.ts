@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedInt, Workspace } from '../common.js';
 import { defineTool } from '../tool.js';
-import { FilePath, answerFields, oneTarget, RepositoryRef } from './common.js';
+import { FilePath, answerFields, oneTarget, Precision, RepositoryRef } from './common.js';
 
 /** The bus subject of this tool: `<service>.<verb>.v<N>`; a changed contract gets a new version. */
 export const SUBJECT = 'symbol-indexer.search-dependencies.v1';
@@ -17,7 +17,14 @@ export const Request = z
   .refine(...oneTarget);
 export type Request = z.output<typeof Request>;
 
-const Edge = z.object({ path: z.string(), depth: z.int(), via: z.string().nullable() });
+const Edge = z.object({
+  path: z.string(),
+  depth: z.int(),
+  via: z.string().nullable(),
+  precision: Precision.optional().describe(
+    'Which tier shows the edge: "precise", one file references a symbol the compiler says the other defines (SCIP index); "search", an import (an extension).',
+  ),
+});
 export const Response = z.object({
   ...answerFields,
   file_path: z.string(),

@@ -188,6 +188,46 @@ export class PreciseAnswers {
   }
 
   /**
+   * The precise tier's commit per repository that has a precise index (for the answer's `freshness`: items labelled
+   * "precise" are of that commit, the others of the search tier's).
+   */
+  async tiers(repositoryIds: readonly string[]): Promise<Map<string, { precise_commit: string | null }>> {
+    const commits = await this.precise.commits(repositoryIds);
+    return new Map([...commits].map(([id, commit]) => [id, { precise_commit: commit }]));
+  }
+
+  /**
+   * Which of the search tier's definitions the precise tier confirms: in a file it covers, the compiler defines a
+   * symbol at the definition's name. The others (files it does not cover, names it defines nothing at, locals) are
+   * the search tier's.
+   */
+  async confirmed(rows: readonly SymbolRow[]): Promise<Set<SymbolRow>> {
+    const out = new Set<SymbolRow>();
+    const candidates = rows.filter((r) => r.ordinal >= 0);
+    const indexed = await this.precise.indexed([...new Set(candidates.map((r) => r.repositoryId))]);
+    for (const repositoryId of indexed) {
+      const mine = candidates.filter((r) => r.repositoryId === repositoryId);
+      const defined = await this.precise.definedAt(repositoryId, mine);
+      for (const r of mine) if (defined.has(`${r.path}:${r.line}:${r.column}`)) out.add(r);
+    }
+    return out;
+  }
+
+  /**
+   * File-level edges from the precise tier, between files it covers: a file that references a symbol defined in
+   * another depends on it. `of` "dependents": the files that use what `paths` define; "dependencies": the files
+   * that define what `paths` use. Relationships are not followed.
+   */
+  edges(
+    repositoryId: string,
+    paths: readonly string[],
+    of: 'dependents' | 'dependencies',
+    limit: number,
+  ): Promise<Array<{ path: string; target: string }>> {
+    return this.precise.uses(repositoryId, paths, of, limit);
+  }
+
+  /**
    * `symbols` with the members they override and those that override them (SCIP `is_reference` relationships, which
    * list every member up the hierarchy; one step down), as an editor's "find all references" takes a member.
    */

@@ -19,8 +19,17 @@ const CHUNK = 20_000;
  * A file is answered from the precise tier when the precise index has it and the symbols stage has not re-indexed it
  * since that index's run started (the symbols stage rewrites a file's row only when the file changed).
  */
-const FRESH = `EXISTS (SELECT 1 FROM ${T.files} f JOIN ${T.indexes} i ON i.repository_id = f.repository_id
-  WHERE f.repository_id = o.repository_id AND f.path = o.path AND f.indexed_at <= i.started_at)`;
+const fresh = (o: string) => `EXISTS (SELECT 1 FROM ${T.files} f JOIN ${T.indexes} i ON i.repository_id = f.repository_id
+  WHERE f.repository_id = ${o}.repository_id AND f.path = ${o}.path AND f.indexed_at <= i.started_at)`;
+const FRESH = fresh('o');
+
+/** The file-level edges of the files `$2` at side `side` (`d`: where symbols are defined, `u`: where used), at most `$3`. */
+const uses = (side: 'd' | 'u') => `SELECT DISTINCT u.path, d.path AS target
+  FROM ${T.occurrences} d JOIN ${T.occurrences} u ON u.repository_id = d.repository_id AND u.symbol_id = d.symbol_id
+  WHERE d.repository_id = $1 AND u.repository_id = $1 AND ${side}.path = ANY($2::text[])
+    AND d.roles & 1 = 1 AND u.roles & 1 = 0 AND u.path <> d.path AND ${fresh('d')} AND ${fresh('u')}
+  ORDER BY 1, 2
+  LIMIT $3`;
 
 const SQL = {
   claim: sql(
@@ -128,8 +137,19 @@ const SQL = {
   ),
   indexed: sql(
     'precise.indexed',
-    `SELECT repository_id AS "repositoryId" FROM ${T.indexes} WHERE repository_id = ANY($1::text[]) AND started_at IS NOT NULL`,
+    `SELECT repository_id AS "repositoryId", commit FROM ${T.indexes} WHERE repository_id = ANY($1::text[]) AND started_at IS NOT NULL`,
   ),
+  // Which of the places ($2 paths, $3 1-based lines, $4 columns) of fresh files have a definition occurrence there.
+  definedAt: sql(
+    'precise.defined-at',
+    `SELECT t.path, t.line, t.col AS "column" FROM unnest($2::text[], $3::int[], $4::int[]) AS t(path, line, col)
+     WHERE EXISTS (SELECT 1 FROM ${T.occurrences} o WHERE o.repository_id = $1 AND o.path = t.path AND o.line = t.line - 1
+       AND o.roles & 1 = 1 AND o.col <= t.col AND (t.col < o.end_col OR o.end_line > o.line) AND ${FRESH})`,
+  ),
+  // File-level edges of fresh files: "path" uses a symbol defined in "target" (another file), for the targets $2
+  // (their dependents) or the users $2 (their dependencies).
+  dependents: sql('precise.dependents', uses('d')),
+  dependencies: sql('precise.dependencies', uses('u')),
   freshPaths: sql(
     'precise.fresh-paths',
     `SELECT o.path FROM ${T.documents} o WHERE o.repository_id = $1 AND o.path = ANY($2::text[]) AND ${FRESH}`,
@@ -302,8 +322,36 @@ export class PreciseStore {
 
   /** Which of the repositories have a precise index. */
   async indexed(repositoryIds: readonly string[]): Promise<Set<string>> {
-    if (repositoryIds.length === 0) return new Set();
-    return new Set((await this.db.run<{ repositoryId: string }>(SQL.indexed, [[...repositoryIds]])).rows.map((r) => r.repositoryId));
+    return new Set((await this.commits(repositoryIds)).keys());
+  }
+
+  /** The repositories that have a precise index, each with the commit it was made at (null: not known). */
+  async commits(repositoryIds: readonly string[]): Promise<Map<string, string | null>> {
+    if (repositoryIds.length === 0) return new Map();
+    const { rows } = await this.db.run<{ repositoryId: string; commit: string | null }>(SQL.indexed, [[...repositoryIds]]);
+    return new Map(rows.map((r) => [r.repositoryId, r.commit]));
+  }
+
+  /** Which of `sites` (1-based lines, the column of a definition's name) of fresh files the compiler defines a symbol at, as `path:line:column`. */
+  async definedAt(repositoryId: string, sites: ReadonlyArray<{ path: string; line: number; column: number }>): Promise<Set<string>> {
+    if (sites.length === 0) return new Set();
+    const values = [repositoryId, sites.map((s) => s.path), sites.map((s) => s.line), sites.map((s) => s.column)];
+    const { rows } = await this.db.run<{ path: string; line: number; column: number }>(SQL.definedAt, values);
+    return new Set(rows.map((r) => `${r.path}:${r.line}:${r.column}`));
+  }
+
+  /**
+   * File-level edges between fresh files (at most `limit`): `path` uses (an occurrence that is not a definition) a
+   * symbol defined in `target`. `of` "dependents": the targets are `paths`; "dependencies": the users are.
+   */
+  async uses(
+    repositoryId: string,
+    paths: readonly string[],
+    of: 'dependents' | 'dependencies',
+    limit: number,
+  ): Promise<Array<{ path: string; target: string }>> {
+    if (paths.length === 0) return [];
+    return (await this.db.run<{ path: string; target: string }>(SQL[of], [repositoryId, [...paths], limit])).rows;
   }
 
   /** Which of `paths` the precise tier answers for. */

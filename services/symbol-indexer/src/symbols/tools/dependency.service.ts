@@ -2,12 +2,13 @@ import { posix } from 'node:path';
 import { languageOf } from '@sextant/checkouts';
 import type { AnalyzeChangeImpact, ListRecentFiles, SearchDependencies, ValidateImplementationSpec } from '@sextant/contracts';
 import { hasPackageScope } from '@sextant/parsing';
-import { namesOf, type Scopes } from '@sextant/registry-client';
+import { namesOf, type Scope, type Scopes } from '@sextant/registry-client';
 import { ServiceError } from '@sextant/work';
 import { cmp, repoPath } from '../helpers.js';
 import type { BindingFacts } from '../binding/binding-facts.js';
 import { packageKey, ReferenceBinder } from '../binding/references.js';
 import { TEST_PATH, type SymbolStore } from '../index/symbol.store.js';
+import type { PreciseAnswers, Precision } from '../precise/precise-answers.js';
 
 /** Files reached by one graph walk; past it the answer says truncated. */
 const MAX_FILES = 500;
@@ -17,6 +18,8 @@ const IMPACT_DEPTH = 2;
 const MAX_CYCLES = 20;
 /** A file with at least this many direct dependents is risky to modify. */
 const MANY_DEPENDENTS = 10;
+/** File-level edges read from the precise tier for one step of a walk at most. */
+const PRECISE_EDGES = 4 * MAX_FILES;
 
 const TEST = new RegExp(TEST_PATH);
 
@@ -24,12 +27,23 @@ interface Edge {
   path: string;
   depth: number;
   via: string | null;
+  precision: Precision;
+}
+
+/** One step of a walk: `from` depends on `to` (dependencies) or `to` on `from` (dependents), and which tier says so. */
+interface Step {
+  from: string;
+  to: string;
+  precision: Precision;
 }
 
 /**
  * The file-level tools: the import graph (imports resolved to files at
  * indexing; a Go import names its package directory, which stands for its
- * files), change impact, the check of a proposed change, recent files.
+ * files), change impact, the check of a proposed change, recent files. Where
+ * the precise tier covers both files, its references add edges the imports do
+ * not show (a file that references a symbol defined in another depends on it)
+ * and label the import edges they confirm (ADR 0059).
  */
 export class DependencyService {
   private readonly binder: ReferenceBinder;
@@ -38,6 +52,7 @@ export class DependencyService {
     private readonly store: SymbolStore,
     private readonly scopes: Scopes,
     facts: BindingFacts,
+    private readonly precise: PreciseAnswers,
   ) {
     this.binder = new ReferenceBinder(store, facts);
   }
@@ -49,20 +64,20 @@ export class DependencyService {
     const graph = new Map<string, Set<string>>();
     const link = (from: string, to: string) => (graph.get(from) ?? graph.set(from, new Set()).get(from)!).add(to);
     let truncated = false;
-    const walk = async (step: (frontier: string[]) => Promise<Array<{ from: string; to: string }>>) => {
+    const walk = async (step: (frontier: string[]) => Promise<Step[]>) => {
       const edges: Edge[] = [];
       const seen = new Set([path]);
       let frontier = [path];
       for (let depth = 1; depth <= input.depth && frontier.length > 0; depth++) {
         const next: string[] = [];
-        for (const { from, to } of await step(frontier)) {
+        for (const { from, to, precision } of await step(frontier)) {
           if (seen.has(to) || !keep(to)) continue;
           if (seen.size >= MAX_FILES) {
             truncated = true;
             break;
           }
           seen.add(to);
-          edges.push({ path: to, depth, via: depth === 1 ? null : from });
+          edges.push({ path: to, depth, via: depth === 1 ? null : from, precision });
           next.push(to);
         }
         frontier = next;
@@ -73,28 +88,39 @@ export class DependencyService {
       input.direction === 'dependents'
         ? []
         : await walk(async (frontier) => {
-            const out: Array<{ from: string; to: string }> = [];
-            for (const i of await this.store.importsOf(repository.id, await this.expand(repository.id, frontier))) {
+            const files = await this.expand(repository.id, frontier);
+            const out: Step[] = [];
+            for (const i of await this.store.importsOf(repository.id, files)) {
               if (i.target === null) continue;
               link(i.path, i.target);
-              out.push({ from: i.path, to: i.target });
+              out.push({ from: i.path, to: i.target, precision: 'search' });
             }
-            return out;
+            const precise = await this.precise.edges(repository.id, files, 'dependencies', PRECISE_EDGES);
+            for (const e of precise) link(e.path, e.target);
+            return labelled(
+              out,
+              precise.map((e) => ({ from: e.path, to: e.target })),
+            );
           });
     const dependents =
       input.direction === 'dependencies'
         ? []
         : await walk(async (frontier) => {
-            const out: Array<{ from: string; to: string }> = [];
+            const out: Step[] = [];
             const files = await this.expand(repository.id, frontier);
             for (const i of await this.store.importersOf(repository.id, [...files, ...packagesOf(files)])) {
               link(i.path, i.target!);
-              out.push({ from: i.target!, to: i.path });
+              out.push({ from: i.target!, to: i.path, precision: 'search' });
             }
-            return out;
+            const precise = await this.precise.edges(repository.id, files, 'dependents', PRECISE_EDGES);
+            for (const e of precise) link(e.path, e.target);
+            return labelled(
+              out,
+              precise.map((e) => ({ from: e.target, to: e.path })),
+            );
           });
     return {
-      ...(await this.scopes.answer(scope, new Map())),
+      ...(await this.answer(scope)),
       file_path: path,
       dependents,
       dependencies,
@@ -119,10 +145,15 @@ export class DependencyService {
     // Level by level: the changed files are level 0, the users of a changed symbol level 1; their importers one more.
     // A file that passes what it imports on (`export * from`, a package's index) uses it no more than its importers
     // do: they are at its level, so that a barrel between two packages does not hide the tests behind it.
+    // Where the precise tier covers both files, a file that references a symbol defined in one of the level's files is
+    // at the next level too (after the importers, so that re-exports keep their level); a dependent the precise tier
+    // shows is labelled precise, one only the imports show search.
     let truncated = false;
+    const confirmed = new Set<string>();
     for (const c of changed) depth.set(c, 0);
     for (let level = 0; level < IMPACT_DEPTH && !truncated; level++) {
       let frontier = [...depth].filter(([, d]) => d === level).map(([p]) => p);
+      const users = (await this.precise.edges(repository.id, frontier, 'dependents', PRECISE_EDGES)).map((e) => e.path);
       while (frontier.length > 0 && !truncated) {
         const through: string[] = [];
         for (const i of await this.store.importersOf(repository.id, [...frontier, ...packagesOf(frontier)])) {
@@ -136,9 +167,21 @@ export class DependencyService {
         }
         frontier = through;
       }
+      for (const p of users) {
+        if (!depth.has(p)) {
+          if (depth.size >= MAX_FILES) {
+            truncated = true;
+            break;
+          }
+          depth.set(p, level + 1);
+        }
+        if (depth.get(p) === level + 1) confirmed.add(p);
+      }
     }
     for (const c of changed) depth.delete(c);
-    const dependents = [...depth].map(([path, d]) => ({ path, depth: d })).sort((a, b) => a.depth - b.depth || cmp(a.path, b.path));
+    const dependents = [...depth]
+      .map(([path, d]) => ({ path, depth: d, precision: confirmed.has(path) ? ('precise' as const) : ('search' as const) }))
+      .sort((a, b) => a.depth - b.depth || cmp(a.path, b.path));
     const affectedTests = [...new Set([...changed, ...depth.keys()])].filter((p) => TEST.test(p)).sort(cmp);
     const direct = dependents.filter((d) => d.depth === 1).length;
     const level = dependents.length >= 25 || direct >= MANY_DEPENDENTS ? 'high' : dependents.length >= 5 ? 'medium' : 'low';
@@ -149,12 +192,17 @@ export class DependencyService {
       (unknown > 0 ? `; ${unknown} of the given files ${unknown === 1 ? 'is' : 'are'} not in the index` : '') +
       '.';
     return {
-      ...(await this.scopes.answer(scope, new Map())),
+      ...(await this.answer(scope)),
       dependents,
       affected_tests: affectedTests,
       risk: { level, summary, dependents_count: dependents.length },
       truncated,
     };
+  }
+
+  /** `Scopes.answer` with the repository's precise tier's commit (these tools answer from it where it covers). */
+  private answer(scope: Scope): ReturnType<Scopes['answer']> {
+    return this.scopes.answer(scope, new Map(), (ids) => this.precise.tiers(ids));
   }
 
   async validate(input: ValidateImplementationSpec.Request): Promise<ValidateImplementationSpec.Response> {
@@ -301,4 +349,18 @@ function mostCommon<T>(items: readonly T[]): T | undefined {
   const counts = new Map<T, number>();
   for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+/**
+ * The steps of the import graph, each labelled precise where the precise tier has the same edge, then the precise
+ * tier's edges the imports do not show; the precise ones first, so a file reached both ways is reached by its precise
+ * edge.
+ */
+function labelled(imports: readonly Step[], precise: ReadonlyArray<{ from: string; to: string }>): Step[] {
+  const key = (e: { from: string; to: string }) => `${e.from}\0${e.to}`;
+  const sure = new Set(precise.map(key));
+  const out = imports.map((e): Step => (sure.has(key(e)) ? { ...e, precision: 'precise' } : e));
+  const seen = new Set(out.map(key));
+  out.push(...precise.filter((e) => !seen.has(key(e))).map((e): Step => ({ ...e, precision: 'precise' })));
+  return [...out.filter((e) => e.precision === 'precise'), ...out.filter((e) => e.precision === 'search')];
 }

@@ -59,7 +59,8 @@ export class SymbolService {
       limit: input.limit,
     });
     let rows = found.rows;
-    // Definitions the precise tier resolved (go to definition in a file it covers); the others are the search tier's.
+    // Definitions from the precise tier: those it resolved (go to definition in a file it covers), and below those it
+    // confirms; the others are the search tier's.
     const precise = new Set<SymbolRow>();
     if (input.path !== undefined) {
       // Go to definition: what the name denotes where it is used comes first.
@@ -80,10 +81,12 @@ export class SymbolService {
       const first = new Set(best.map((d) => `${d.path}\0${d.ordinal}`));
       rows = [...best, ...rows.filter((r) => !first.has(`${r.path}\0${r.ordinal}`))].slice(0, input.limit);
     }
+    // Definitions found by name in a file the precise tier covers, where the compiler defines a symbol at the name.
+    for (const r of await this.precise.confirmed(rows.filter((r) => !precise.has(r)))) precise.add(r);
     const repositories = await this.scopes.repositoriesOf(scope, rows);
     const names = namesOf(repositories);
     return {
-      ...(await this.scopes.answer(scope, repositories)),
+      ...(await this.answer(scope, repositories)),
       // Rows of a repository the registry no longer knows (an evicted workspace) are left out.
       definitions: rows
         .filter((row) => repositories.has(row.repositoryId))
@@ -225,7 +228,7 @@ export class SymbolService {
     found = found.filter((r) => repositories.has(r.repositoryId));
     const page = found.slice(0, input.limit);
     return {
-      ...(await this.scopes.answer(scope, repositories)),
+      ...(await this.answer(scope, repositories)),
       definitions: definitions.map((d) => definition(d, namesOf(repositories))),
       references: await this.describe(page, repositories),
       total: found.length,
@@ -451,6 +454,11 @@ export class SymbolService {
   /** Definitions with exactly this name (`Container.name`: in that container), at most `MAX_DEFINITIONS`. */
   private definitionsNamed(name: string, scopeIds: readonly string[] | null): Promise<SymbolRow[]> {
     return this.store.named(name, scopeIds, MAX_DEFINITIONS);
+  }
+
+  /** `Scopes.answer` with each repository's precise tier's commit, for the tools that answer from it where it covers. */
+  private answer(scope: Scope, repositories: ReadonlyMap<string, RegisteredRepository>): ReturnType<Scopes['answer']> {
+    return this.scopes.answer(scope, repositories, (ids) => this.precise.tiers(ids));
   }
 
   /** The wire form of references: repository names, enclosing symbols and snippet lines. */
