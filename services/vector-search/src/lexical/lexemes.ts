@@ -27,6 +27,6 @@ export function lexemes(path: string, symbol: string | null, body: string): stri
 }
 
 /** A token as a `tsvector`/`tsquery` literal. */
-export function quote(token: string): string {
+function quote(token: string): string {
   return `'${token.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
