@@ -11,13 +11,7 @@ export default tseslint.config(
     ignores: ['**/dist/**', '**/node_modules/**', '**/scratch/**'],
   },
   {
-    files: [
-      'libs/*/src/**/*.ts',
-      'services/*/src/**/*.ts',
-      'apps/*/src/**/*.ts',
-      'tests/src/**/*.ts',
-      'bench/src/**/*.ts',
-    ],
+    files: ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts', 'apps/*/src/**/*.ts', 'tests/src/**/*.ts', 'bench/src/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: {
@@ -31,7 +25,11 @@ export default tseslint.config(
         'error',
         {
           allowForKnownSafeCalls: [
-            { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] },
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
           ],
         },
       ],
@@ -80,9 +78,18 @@ export default tseslint.config(
     },
     languageOptions: {
       globals: {
-        process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', fetch: 'readonly', performance: 'readonly',
-        setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
-        AbortController: 'readonly', AbortSignal: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        fetch: 'readonly',
+        performance: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
       },
     },
   },
