@@ -2,7 +2,7 @@
 
 /** The p-quantile (0..1) of already sorted numbers, nearest-rank. */
 export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
 /** p50 and p99 of unsorted samples. */

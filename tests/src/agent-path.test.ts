@@ -133,8 +133,8 @@ async function walk(call: ReturnType<typeof caller>, scope: Record<string, unkno
     'grep_repository',
     { repository: hit.repo, pattern: 'taxFor' },
   );
-  const match = grep.matches[0]!;
-  const line = match.line_matches[0]!;
+  const match = grep.matches[0];
+  const line = match.line_matches[0];
   assert.equal((await open(call, { repo: grep.repo, path: match.path, startLine: line.line_number })).content, line.line);
   return { hit, opened };
 }

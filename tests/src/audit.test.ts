@@ -76,7 +76,7 @@ async function exercise(url: string, server: RunningProcess, databaseUrl: string
   let rows = 0;
   for (let i = 0; i < 150 && rows < TOTAL; i++) {
     if (i > 0) await sleep(100);
-    rows = (await queryOnce<{ n: number }>(databaseUrl, 'SELECT count(*)::int AS n FROM projects.audit_log'))[0]!.n;
+    rows = (await queryOnce<{ n: number }>(databaseUrl, 'SELECT count(*)::int AS n FROM projects.audit_log'))[0].n;
   }
   const rowsAfterMs = performance.now() - waited;
   // Before the stop: embedded mode's Postgres is in the server's process.
@@ -116,15 +116,15 @@ async function checkRecords(databaseUrl: string): Promise<void> {
     databaseUrl,
     `SELECT scope->>'repo' AS repo, octet_length(scope::text) AS bytes FROM projects.audit_log WHERE scope->>'path' = 'a-0.ts'`,
   );
-  assert.match(big!.repo, /^r+…\[truncated \d+ bytes\]$/);
-  const kept = big!.repo.indexOf('…');
-  assert.equal(kept + Number(/(\d+) bytes\]$/.exec(big!.repo)![1]), MB, 'the bytes kept and the bytes it says it left out');
-  assert.ok(big!.bytes < 2_048, `${big!.bytes} bytes`);
+  assert.match(big.repo, /^r+…\[truncated \d+ bytes\]$/);
+  const kept = big.repo.indexOf('…');
+  assert.equal(kept + Number(/(\d+) bytes\]$/.exec(big.repo)![1]), MB, 'the bytes kept and the bytes it says it left out');
+  assert.ok(big.bytes < 2_048, `${big.bytes} bytes`);
   const [largest] = await queryOnce<{ bytes: number }>(
     databaseUrl,
     `SELECT max(octet_length(t::text))::int AS bytes FROM projects.audit_log t`,
   );
-  assert.ok(largest!.bytes < 4_096, `largest row ${largest!.bytes} bytes`);
+  assert.ok(largest.bytes < 4_096, `largest row ${largest.bytes} bytes`);
 }
 
 describe('audit trail under hostile arguments, embedded mode (PGlite)', () => {
@@ -203,7 +203,7 @@ describe('audit trail while the projects service is down, distributed mode', () 
       await sleep(100);
       // The table is made by the projects service's migrations as it starts.
       rows = await queryOnce<{ n: number }>(stack.database.url, 'SELECT count(*)::int AS n FROM projects.audit_log').then(
-        (r) => r[0]!.n,
+        (r) => r[0].n,
         () => 0,
       );
     }
@@ -213,7 +213,7 @@ describe('audit trail while the projects service is down, distributed mode', () 
       stack.database.url,
       `SELECT count(*)::int AS n FROM projects.audit_log WHERE scope->>'path' = 'down\\u0000-${calls - 1}'`,
     );
-    assert.equal(last!.n, 1);
+    assert.equal(last.n, 1);
     assert.equal(await metric('sextant_audit_backlog_bytes'), 0);
   });
 });

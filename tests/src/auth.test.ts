@@ -65,7 +65,7 @@ describe('authentication on HTTP, embedded mode: JWTs of the identity provider a
     const response = await post(sextant.url);
     await expectRefused(response, 401, /Authentication required/);
     const challenge = response.headers.get('www-authenticate')!;
-    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)![1]!;
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)![1];
     const metadata = (await (await fetch(metadataUrl)).json()) as Record<string, unknown>;
     assert.deepEqual(metadata, {
       resource: sextant.url.replace(/\/mcp$/, '') + '/mcp',

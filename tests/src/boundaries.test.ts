@@ -33,7 +33,7 @@ function code(file: string): string {
 
 /** The modules a file's code imports or re-exports (static, dynamic and type imports), as written. */
 function importsOf(file: string): string[] {
-  return [...code(file).matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  return [...code(file).matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]);
 }
 
 /** A library's `@sextant/…` dependencies (dev ones included: a spec's import is the package's too). */

@@ -121,7 +121,7 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
       'hosts',
       'host.docker.internal',
     ]);
-    const bridge = hosts.trim().split(/\s+/)[0]!;
+    const bridge = hosts.trim().split(/\s+/)[0];
     assert.match(bridge, /^\d+\.\d+\.\d+\.\d+$/, `host-gateway is ${hosts}`);
     await collector.start(bridge);
     env = {
@@ -268,7 +268,7 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
           `median ms, compose / npm start: ${Object.keys(composeTimes!)
             .map(
               (tool) =>
-                `${tool} ${composeTimes[tool]!.toFixed(1)} / ${embeddedTimes[tool]!.toFixed(1)} (${(composeTimes[tool]! / embeddedTimes[tool]!).toFixed(2)}×)`,
+                `${tool} ${composeTimes[tool].toFixed(1)} / ${embeddedTimes[tool].toFixed(1)} (${(composeTimes[tool] / embeddedTimes[tool]).toFixed(2)}×)`,
             )
             .join('; ')}`,
         );
@@ -284,7 +284,7 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
     const key = (
       await compose(['run', '--rm', '-T', 'projects', 'node', 'apps/sextant/dist/keys/main.js', 'create', '--name', 'faults', '--admin'])
     ).trim();
-    const containerOf = async (service: string) => (await compose(['ps', '-q', service])).trim().split('\n')[0]!;
+    const containerOf = async (service: string) => (await compose(['ps', '-q', service])).trim().split('\n')[0];
     const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<number> => {
       const started = performance.now();
       while (performance.now() - started < timeoutMs) {
@@ -332,7 +332,7 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
         })
         .then(
           (result) => result.structuredContent as { runId?: string; status?: string; error?: string },
-          (error: Error) => ({ error: error.message }) as { runId?: string; status?: string; error?: string },
+          (error: Error) => ({ error: error.message }),
         );
       await until('the job reports progress', async () => progressed, 60_000);
       const postgres = await containerOf('postgres');

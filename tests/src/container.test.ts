@@ -102,8 +102,8 @@ describe('the container image, built and run for real', { skip: missing && !proc
     ]);
     const lines = out.trim().split('\n');
     assert.deepEqual(lines.slice(0, 2), ['1000', '1000']);
-    assert.match(lines[2]!, /^git version 2\./);
-    assert.match(lines[3]!, /^ripgrep \d+/);
+    assert.match(lines[2], /^git version 2\./);
+    assert.match(lines[3], /^ripgrep \d+/);
     assert.ok(lines.includes('certificates'));
     assert.ok(!lines.includes('app-writable'), 'the root file system is read-only');
     assert.ok(lines.includes('tmp-writable'));
@@ -230,7 +230,7 @@ describe('the container image, built and run for real', { skip: missing && !proc
       const logs = spawnSync(DOCKER, ['logs', container], { encoding: 'utf8' });
       const lines = `${logs.stdout}${logs.stderr}`.trim().split('\n').filter(Boolean);
       assert.equal(lines.length, 1, lines.join('\n'));
-      assert.match(lines[0]!, /"level":"fatal".*SEXTANT_DATA_DIR \/var\/lib\/sextant is owned by uid 0.*may not write it/);
+      assert.match(lines[0], /"level":"fatal".*SEXTANT_DATA_DIR \/var\/lib\/sextant is owned by uid 0.*may not write it/);
       assert.ok(!/\n\s+at /.test(lines.join('\n')), 'no stack trace');
       const stopping = performance.now();
       await docker(['stop', container]);

@@ -174,7 +174,7 @@ describe('embedded mode over Streamable HTTP', () => {
           },
           (res) => {
             let body = '';
-            res.on('data', (c: Buffer) => (body += c));
+            res.on('data', (c: Buffer) => (body += c.toString()));
             res.on('end', () => resolve({ status: res.statusCode!, body }));
           },
         );
@@ -368,7 +368,7 @@ describe('embedded mode against slow, silent and too many clients', () => {
       socket.on('close', () => closed++);
       return socket;
     });
-    let tick = 0;
+    const tick = 0;
     const timer = setInterval(() => sockets.forEach((s) => !s.destroyed && feed(s, tick)), 200);
     await new Promise((r) => setTimeout(r, ms));
     clearInterval(timer);
@@ -460,11 +460,11 @@ describe('npm start, as a user types it', () => {
           const ready = /MCP endpoint ready at (http:\/\/\S+\/mcp)/.exec(output);
           if (ready) {
             clearTimeout(timer);
-            resolve(ready[1]!);
+            resolve(ready[1]);
           }
         };
-        child.stdout!.on('data', onData);
-        child.stderr!.on('data', onData);
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
       });
       const readyMs = performance.now() - started;
       assert.ok(readyMs < 30_000, `ready after ${Math.round(readyMs)} ms`);
@@ -554,8 +554,8 @@ describe('the sextant command line', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     assert.equal(code, 0, output);
     assert.match(output, /^Usage: sextant/);
@@ -589,7 +589,7 @@ describe('Ctrl-C of npm start while it indexes', () => {
         timeoutMs: 60_000,
         processGroup: true,
       });
-      const url = (await run.waitFor(/MCP endpoint ready at (http:\/\/\S+\/mcp)/))[1]!;
+      const url = (await run.waitFor(/MCP endpoint ready at (http:\/\/\S+\/mcp)/))[1];
       const client = await httpClient(url);
       assert.equal((await callTool(client, 'sync_repo', {})).isError, false);
       await client.close();

@@ -60,9 +60,9 @@ describe('EndpointEmbedder against an OpenAI-compatible /v1/embeddings', () => {
     assert.equal(vectors.length, TEXTS.length);
     TEXTS.forEach((text, i) => {
       const expected = fake.vectorOf(text);
-      assert.equal(vectors[i]!.length, 48);
+      assert.equal(vectors[i].length, 48);
       assert.ok(
-        expected.every((v, j) => Math.abs(v - vectors[i]![j]!) < 1e-6),
+        expected.every((v, j) => Math.abs(v - vectors[i][j]) < 1e-6),
         `vector ${i} is the endpoint's vector of text ${i}`,
       );
     });
@@ -165,7 +165,7 @@ describe('search with an embeddings endpoint (embedded)', () => {
     assert.ok(indexedWith > 0, 'the chunks were embedded by the endpoint');
     const found = await callTool<SearchBody>(client, 'search_code', { query: 'invoice total', mode: 'semantic' });
     assert.equal(found.isError, false, JSON.stringify(found.body));
-    assert.equal(found.body.results[0]!.path, 'src/invoice.ts');
+    assert.equal(found.body.results[0].path, 'src/invoice.ts');
     assert.deepEqual(found.body.meta.embeddings, { model: 'nomic-embed-text', kind: 'semantic', dimension: 64 });
     assert.deepEqual([found.body.meta.collection, found.body.meta.mode], ['nomic_embed_text_64', 'semantic']);
     assert.equal(fake.requests.length, indexedWith + 1, 'the query was embedded by the endpoint');
@@ -177,7 +177,7 @@ describe('search with an embeddings endpoint (embedded)', () => {
     fake.fail([{ status: 429, retryAfter: 0 }, { status: 502 }]);
     assert.equal((await sync()).status, 'completed');
     const found = await callTool<SearchBody>(client, 'search_code', { query: 'refund order', mode: 'semantic', topK: 1 });
-    assert.equal(found.body.results[0]!.path, 'src/refund.ts');
+    assert.equal(found.body.results[0].path, 'src/refund.ts');
   });
 
   it('fails the job clearly when the endpoint answers another dimension, and keeps the index as it was', async () => {
@@ -188,7 +188,7 @@ describe('search with an embeddings endpoint (embedded)', () => {
     assert.equal(job.status, 'failed');
     assert.match(job.error_message ?? '', /32-dimension vectors for model nomic-embed-text; EMBEDDINGS_DIMENSIONS is 64/);
     const found = await callTool<SearchBody>(client, 'search_code', { query: 'invoiceTotal', mode: 'lexical', topK: 1 });
-    assert.match(found.body.results[0]!.snippet, /invoiceTotal/, 'the file as last indexed, not half of the new one');
+    assert.match(found.body.results[0].snippet, /invoiceTotal/, 'the file as last indexed, not half of the new one');
   });
 
   it('answers lexically, with a warning, while the endpoint is down, and does not wait for it on every call', async () => {
@@ -197,7 +197,7 @@ describe('search with an embeddings endpoint (embedded)', () => {
     assert.equal(first.isError, false, JSON.stringify(first.body));
     assert.equal(first.body.meta.mode, 'lexical');
     assert.match(first.body.meta.warnings?.join(' ') ?? '', /could not be embedded .*could not be reached.*lexical only/);
-    assert.equal(first.body.results[0]!.path, 'src/webhooks.ts');
+    assert.equal(first.body.results[0].path, 'src/webhooks.ts');
     const started = Date.now();
     const second = await callTool<SearchBody>(client, 'search_code', { query: 'invoice', mode: 'semantic' });
     assert.ok(Date.now() - started < 250, 'the endpoint that just failed is not tried again at once');

@@ -77,8 +77,8 @@ describe('repository identity: a restart merges the rows of one repository writt
         [kept],
         'the indexed row survives',
       );
-      assert.equal(rows[0]!.identity, `file:${repository.path}`);
-      assert.equal(rows[0]!.locator, repository.fileUrl);
+      assert.equal(rows[0].identity, `file:${repository.path}`);
+      assert.equal(rows[0].locator, repository.fileUrl);
       assert.match(second.process.output(), new RegExp(`merged repository ${merged}`), 'the merge is logged');
 
       // The projects service moves the memberships (the registry sends them at start, and again until taken).
@@ -102,7 +102,7 @@ describe('repository identity: a restart merges the rows of one repository writt
         `SELECT count(*)::int AS n FROM "workspace_registry"."repository_merges" WHERE merged_id = $1 AND memberships_moved_at IS NOT NULL`,
         [merged],
       );
-      assert.equal(moved[0]!.n, 1);
+      assert.equal(moved[0].n, 1);
 
       // Both ids and every spelling name the one repository.
       const client = await httpClient(second.url);

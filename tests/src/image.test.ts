@@ -49,8 +49,8 @@ function instructions(): Array<{ op: string; args: string; stage: number }> {
     .filter((line) => line && !line.startsWith('#'))
     .map((line) => {
       const [op, ...rest] = line.split(/\s+/);
-      if (op!.toUpperCase() === 'FROM') stage++;
-      return { op: op!.toUpperCase(), args: rest.join(' '), stage };
+      if (op.toUpperCase() === 'FROM') stage++;
+      return { op: op.toUpperCase(), args: rest.join(' '), stage };
     });
 }
 
@@ -141,7 +141,7 @@ describe('docker-compose.yml', () => {
     assert.ok(validate(compose), JSON.stringify(validate.errors, null, 2));
     // The check can fail: a misspelt key is refused.
     const misspelt = structuredClone(compose) as { services: Record<string, Record<string, unknown>> };
-    misspelt.services.gateway!.depends_onn = {};
+    misspelt.services.gateway.depends_onn = {};
     assert.equal(validate(misspelt), false);
     assert.match(
       validate.errors!.map((e) => `${e.instancePath} ${e.message}`).join('\n'),
@@ -167,14 +167,14 @@ describe('docker-compose.yml', () => {
       built.map(([name, s]) => [name, s.build!.dockerfile]),
       [['gateway', 'deploy/Dockerfile']],
     );
-    assert.deepEqual(compose.services.gateway!.ports, ['127.0.0.1:9100:9100']);
+    assert.deepEqual(compose.services.gateway.ports, ['127.0.0.1:9100:9100']);
   });
 
   it('starts each service once what it needs is healthy, and gives each only the settings it reads', () => {
-    assert.match(compose.services.nats!.image!, /^nats:2\.11(\.\d+)*-alpine$/);
-    assert.match(compose.services.nats!.healthcheck!.test.join(' '), /http:\/\/127\.0\.0\.1:8222\/healthz/);
-    assert.match(compose.services.postgres!.image!, /pgvector/);
-    assert.ok(compose.services.postgres!.healthcheck);
+    assert.match(compose.services.nats.image!, /^nats:2\.11(\.\d+)*-alpine$/);
+    assert.match(compose.services.nats.healthcheck!.test.join(' '), /http:\/\/127\.0\.0\.1:8222\/healthz/);
+    assert.match(compose.services.postgres.image!, /pgvector/);
+    assert.ok(compose.services.postgres.healthcheck);
     for (const [name, service] of sextant) {
       assert.equal(service.depends_on?.nats?.condition, 'service_healthy', name);
       const database = DATABASE.includes(name);
@@ -183,12 +183,12 @@ describe('docker-compose.yml', () => {
       assert.equal('GITCODE_MCP_GITHUB_TOKEN' in (service.environment ?? {}), name === 'git-cache', `${name}: GitHub token`);
       assert.equal('QDRANT_URL' in (service.environment ?? {}), name === 'vector-search', `${name}: QDRANT_URL`);
     }
-    assert.deepEqual(compose.services.jaeger!.profiles, ['tracing']);
+    assert.deepEqual(compose.services.jaeger.profiles, ['tracing']);
   });
 
   it('keeps the data of each stateful service on a volume at the path the image reads', () => {
     for (const name of ['git-cache', 'workspace-registry', 'symbol-indexer', 'vector-search']) {
-      assert.deepEqual(compose.services[name]!.volumes, [`${name}:/var/lib/sextant`]);
+      assert.deepEqual(compose.services[name].volumes, [`${name}:/var/lib/sextant`]);
     }
   });
 });
@@ -216,7 +216,7 @@ function composeSchema() {
 function seconds(duration: string): number {
   const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001 };
   let total = 0;
-  for (const [, n, unit] of duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) total += Number(n) * units[unit!]!;
+  for (const [, n, unit] of duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) total += Number(n) * units[unit];
   return total;
 }
 
@@ -306,7 +306,7 @@ describe('the runtime tree, as user 1000 with only its data directory writable',
       timeoutMs: 60_000,
     });
     running.push(sextant);
-    const url = (await sextant.waitFor(READY.embedded))[1]!;
+    const url = (await sextant.waitFor(READY.embedded))[1];
     const client = await httpClient(url);
     try {
       const job = await client.callTool({ name: 'index_repo', arguments: {} }, undefined, { onprogress: () => undefined });

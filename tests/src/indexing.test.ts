@@ -102,7 +102,7 @@ describe('indexing pipeline (embedded)', () => {
   it('indexes the default workspace, streaming progress that only grows, stage by stage, to an end', async () => {
     const events: ProgressEvent[] = [];
     const result = await client.callTool({ name: 'index_repo', arguments: {} }, undefined, { onprogress: (p) => void events.push(p) });
-    const body = result.structuredContent as unknown as JobBody;
+    const body = result.structuredContent as JobBody;
     assert.equal(result.isError ?? false, false, JSON.stringify(body));
     assert.equal(body.status, 'completed', `the call followed the job to its end: ${JSON.stringify(body)}`);
     assert.equal(body.mode, 'full');
@@ -110,7 +110,7 @@ describe('indexing pipeline (embedded)', () => {
     // Polled: a short stage may fall between two polls, but what arrives is in order, and the two stages each come
     // from 0 to every file, so a label the stages shared went back (issue 39: "539/539 files" then "0/539 files").
     assertJobProgress(events, ['symbols', 'vectors'], sextant.process.output());
-    assert.match(events[0]!.message ?? '', /^Scanning files: \d+ discovered$/);
+    assert.match(events[0].message ?? '', /^Scanning files: \d+ discovered$/);
     assert.match(events.at(-1)!.message ?? '', /^Indexed 301 files, 300 symbols in [\d.]+s$/);
 
     const status = await callTool<{ index_status: string; repo_root: string }>(client, 'index_status', {});
@@ -163,9 +163,9 @@ describe('indexing pipeline (embedded)', () => {
       'list_repositories',
       {},
     );
-    assert.equal(repositories.body.repositories[0]!.behind_head, false);
+    assert.equal(repositories.body.repositories[0].behind_head, false);
     const health = (await (await fetch(sextant.url.replace('/mcp', '/health'))).json()) as { projects: Array<{ file_count: number }> };
-    assert.equal(health.projects[0]!.file_count, 302, '301 + extra.ts + new.ts − file2.ts');
+    assert.equal(health.projects[0].file_count, 302, '301 + extra.ts + new.ts − file2.ts');
   });
 
   it('answers locate_symbol and get_file_outline from the symbol index, as the last sync left it', async () => {
@@ -518,12 +518,12 @@ describe('indexing pipeline: a process killed in the middle of a job', () => {
       assert.deepEqual([after.body.index_status, after.body.interrupted_recovery_report], ['ready', undefined]);
       const projects = ((await (await fetch(second.url.replace('/mcp', '/health'))).json()) as { projects: Array<{ file_count: number }> })
         .projects;
-      assert.equal(projects[0]!.file_count, 201, 'each file once');
+      assert.equal(projects[0].file_count, 201, 'each file once');
       // The symbols the killed job wrote were replaced, not added to: each definition once.
       const found = await callTool<{ definitions: unknown[] }>(c2, 'locate_symbol', { name: 'value7' });
       assert.equal(found.body.definitions.length, 1, JSON.stringify(found.body));
       const symbols = ((await (await fetch(second.url.replace('/mcp', '/health'))).json()) as { projects: Array<{ symbol_count: number }> })
-        .projects[0]!.symbol_count;
+        .projects[0].symbol_count;
       assert.equal(symbols, 200);
       await c2.close();
     } finally {
@@ -605,14 +605,14 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
     const started = await client.callTool({ name: 'index_repository', arguments: { repository: daemon.url('library') } }, undefined, {
       onprogress: (p) => void events.push(p),
     });
-    const body = started.structuredContent as unknown as { runId: string; status: string };
+    const body = started.structuredContent as { runId: string; status: string };
     assert.equal(body.status, 'completed', JSON.stringify(body));
     assertJobProgress(events, ['symbols'], stack.gateway!.process.output());
     let listed = await callTool<{
       repositories: Array<{ url: string | null; indexed_commit: string | null; behind_head: boolean | null }>;
     }>(client, 'list_repositories', {});
-    assert.equal(listed.body.repositories[0]!.url, daemon.url('library').replace(/\/?$/, ''));
-    assert.equal(listed.body.repositories[0]!.behind_head, false);
+    assert.equal(listed.body.repositories[0].url, daemon.url('library').replace(/\/?$/, ''));
+    assert.equal(listed.body.repositories[0].behind_head, false);
 
     remote.commit('main', {
       'lib/part3.ts': 'export const part3 = "three";\n',
@@ -621,22 +621,22 @@ describe('indexing pipeline (distributed: workspace-registry as its own process)
     // Read in the background (never by the call): a round after the push sees it.
     for (let i = 0; i < 200; i++) {
       listed = await callTool(client, 'list_repositories', {});
-      if (listed.body.repositories[0]!.behind_head !== false) break;
+      if (listed.body.repositories[0].behind_head !== false) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    assert.equal(listed.body.repositories[0]!.behind_head, true, 'the branch moved on');
+    assert.equal(listed.body.repositories[0].behind_head, true, 'the branch moved on');
 
     const again = await callTool<{ runId: string }>(client, 'index_repository', { repository: daemon.url('library') });
     const done = await waitForJob(client, again.body.runId);
     assert.equal(done.status, 'completed', done.error_message ?? '');
     assert.equal(done.stats.files_indexed, 2, 'only the two files the commit touched');
     listed = await callTool(client, 'list_repositories', {});
-    assert.equal(listed.body.repositories[0]!.behind_head, false);
+    assert.equal(listed.body.repositories[0].behind_head, false);
   });
 
   it('lets git-cache and projects find the registered repository by name over NATS', async () => {
     const listed = await callTool<{ repositories: Array<{ id: string; name: string }> }>(client, 'list_repositories', {});
-    const library = listed.body.repositories[0]!;
+    const library = listed.body.repositories[0];
     const grep = await callTool<{ matches: Array<{ path: string }> }>(client, 'grep_repository', {
       repository: library.name,
       pattern: 'fresh',
@@ -780,9 +780,9 @@ describe('indexing pipeline: the database goes away in the middle of a job', () 
         else await new Promise((r) => setTimeout(r, 100));
       }
       assert.equal(done?.status, 'completed', JSON.stringify(done));
-      assert.ok(done!.retry_count >= 1, 'the job was started over');
+      assert.ok(done.retry_count >= 1, 'the job was started over');
       const rows = await queryOnce<{ n: number }>(stack.database.url, 'SELECT count(*)::int AS n FROM workspace_registry.files');
-      assert.equal(rows[0]!.n, 6_001, 'each file once');
+      assert.equal(rows[0].n, 6_001, 'each file once');
       await client.close();
     } finally {
       await stack.stop();
@@ -810,12 +810,12 @@ describe('indexing pipeline: a 50,000-file repository', () => {
         timeout: 300_000,
         onprogress: (p) => void events.push(p),
       });
-      const body = answer.structuredContent as unknown as JobBody;
+      const body = answer.structuredContent as JobBody;
       assert.equal(body.status, 'completed', JSON.stringify(body));
       const job = await callTool<JobStatusBody>(client, 'get_index_job_status', { runId: body.job_id });
       assert.equal(job.body.stats.files_indexed, 50_001);
       const rows = await queryOnce<{ n: number }>(stack.database.url, 'SELECT count(*)::int AS n FROM workspace_registry.files');
-      assert.equal(rows[0]!.n, 50_001);
+      assert.equal(rows[0].n, 50_001);
       // Discovery reported files found while it walked (its messages count them), not once at the end.
       const counts = events
         .map((e) => /^Scanning files: (\d+) discovered$/.exec(e.message ?? '')?.[1])
@@ -868,7 +868,7 @@ describe('indexing pipeline: NATS restarts in the middle of a distributed job', 
         },
       });
       await restart;
-      const body = answer.structuredContent as unknown as JobBody;
+      const body = answer.structuredContent as JobBody;
       assert.equal(body.status, 'completed', JSON.stringify(body));
       const job = await callTool<JobStatusBody>(client, 'get_index_job_status', { runId: body.job_id });
       assert.equal(job.body.stats.files_indexed, 6_001);

@@ -15,7 +15,6 @@ import { after, before, describe, it } from 'node:test';
 import { repoPath } from '@sextant/testing';
 import { parseAllDocuments } from 'yaml';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
 
 const require = createRequire(import.meta.url);
@@ -157,13 +156,13 @@ describe('Kubernetes manifests (k8s/)', () => {
         // A StatefulSet is a sharded service: its pod ordinal is its shard, and it has as many shards as pods.
         const shard = container.env.find((e: { name: string }) => e.name === 'SEXTANT_SHARD');
         assert.equal(shard?.value, 'auto', `${name}: SEXTANT_SHARD from the pod's ordinal`);
-        assert.ok(config.SEXTANT_SHARDS!.split(',').includes(`${name}=${workload.spec.replicas}`), `${name}: as many shards as pods`);
+        assert.ok(config.SEXTANT_SHARDS.split(',').includes(`${name}=${workload.spec.replicas}`), `${name}: as many shards as pods`);
         assert.equal(hpa, undefined, `${name}: shards are scaled with SEXTANT_SHARDS, not by an HPA`);
       }
     }
     const sharded = workloads.filter((w) => w.kind === 'StatefulSet').map((w) => w.metadata.name);
     assert.deepEqual(sharded.sort(), ['git-cache', 'symbol-indexer', 'vector-search'], 'the services that clone are sharded');
-    assert.equal(config.SEXTANT_SHARDS!.split(',').length, sharded.length, 'SEXTANT_SHARDS names only StatefulSets');
+    assert.equal(config.SEXTANT_SHARDS.split(',').length, sharded.length, 'SEXTANT_SHARDS names only StatefulSets');
   });
 
   it('secrets stay out of the base and reach only the services that read them', () => {
@@ -193,7 +192,7 @@ describe('Kubernetes manifests (k8s/)', () => {
         'vector-search': ['DATABASE_URL<-sextant-database'],
       };
       // Every process signs its bus requests.
-      const own = [...expected[workload.metadata.name]!, 'SEXTANT_BUS_SECRET<-sextant-bus'];
+      const own = [...expected[workload.metadata.name], 'SEXTANT_BUS_SECRET<-sextant-bus'];
       assert.deepEqual(secrets.sort(), own.sort(), workload.metadata.name);
       for (const e of env) assert.doesNotMatch(e.value ?? '', /postgres:\/\/|password|token/i, `${workload.metadata.name} ${e.name}`);
     }

@@ -36,7 +36,7 @@ function expected(model: TinyModel, text: string): Float32Array {
     3,
   ];
   const sum = new Float32Array(model.dimension);
-  for (const id of ids) model.table[id]!.forEach((v, j) => (sum[j]! += v / ids.length));
+  for (const id of ids) model.table[id].forEach((v, j) => (sum[j] += v / ids.length));
   const norm = Math.hypot(...sum);
   return sum.map((v) => v / norm);
 }
@@ -62,8 +62,8 @@ describe('a local ONNX embedding model (EMBEDDINGS_MODEL_DIR)', () => {
     texts.forEach((text, i) => {
       const want = expected(model, text);
       assert.ok(
-        want.every((v, j) => Math.abs(v - vectors[i]![j]!) < 1e-5),
-        `${text}: ${Array.from(vectors[i]!).slice(0, 4)} vs ${Array.from(want).slice(0, 4)}`,
+        want.every((v, j) => Math.abs(v - vectors[i][j]) < 1e-5),
+        `${text}: ${Array.from(vectors[i]).slice(0, 4).join(',')} vs ${Array.from(want).slice(0, 4).join(',')}`,
       );
     });
   });
@@ -104,7 +104,7 @@ describe('a local ONNX embedding model (EMBEDDINGS_MODEL_DIR)', () => {
         );
         assert.equal(found.isError, false, JSON.stringify(found.body));
         assert.deepEqual([found.body.meta.collection, found.body.meta.mode], ['tiny_minilm_16', 'semantic']);
-        assert.equal(found.body.results[0]!.path, 'src/invoice.ts');
+        assert.equal(found.body.results[0].path, 'src/invoice.ts');
       } finally {
         await client.close();
       }

@@ -246,7 +246,7 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       urls.remote = daemon.url('api-remote');
       await indexInto('api', { repository: urls.remote }, urls.remote);
       for (const name of ['web', 'api']) {
-        await indexInto(name, { repository: urls[name] }, urls[name]!);
+        await indexInto(name, { repository: urls[name] }, urls[name]);
         // Workspaces are directories of the server: one per project too.
         dirs[name] = workingRepository(allowedRoot, `${name}-dir`);
         await indexInto(name, { repository: `${name}-dir`, localPath: dirs[name] }, dirs[name]);
@@ -292,8 +292,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         return [...new Set(answer.body.results.map((r) => r.repo))].sort();
       };
       const nameOf = (url: string) => url.slice('file://'.length);
-      assert.deepEqual(await everywhere(reader), [nameOf(urls.web!)]);
-      assert.deepEqual(await everywhere(admin), [nameOf(urls.api!), nameOf(urls.web!), urls.remote!.replace(/\.git$/, '')].sort());
+      assert.deepEqual(await everywhere(reader), [nameOf(urls.web)]);
+      assert.deepEqual(await everywhere(admin), [nameOf(urls.api), nameOf(urls.web), urls.remote.replace(/\.git$/, '')].sort());
       // list_repositories: only its own.
       const listed = async (client: Client) => {
         const answer = await callTool<{ repositories: Array<{ url: string | null; repo_root: string | null }> }>(
@@ -328,15 +328,15 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       // ...but it cannot be placed in the caller's project: that would read it.
       const place = (who: string, repository: string) =>
         call(who, 'add_repository_to_project', { project: 'web', repository_id: repository });
-      assert.equal((await place('maintainer of web', urls.api!)).error, 'not_found');
-      assert.equal((await place('maintainer of web', ids.api!)).error, 'not_found');
-      assert.equal((await place('maintainer of web', dirs.api!)).error, 'not_found');
+      assert.equal((await place('maintainer of web', urls.api)).error, 'not_found');
+      assert.equal((await place('maintainer of web', ids.api)).error, 'not_found');
+      assert.equal((await place('maintainer of web', dirs.api)).error, 'not_found');
       // One it reads but does not maintain: forbidden (it knows it exists).
       assert.equal((await index('user in team-web', { repository: urls.api })).error, 'forbidden');
-      assert.equal((await place('user in team-web', urls.api!)).error, 'forbidden');
+      assert.equal((await place('user in team-web', urls.api)).error, 'forbidden');
       // A URL it registers itself is in no project: it may place it in its own.
       assert.equal((await index('maintainer of web', { repository: urls.loose })).error, undefined);
-      assert.equal((await place('maintainer of web', urls.loose!)).error, undefined);
+      assert.equal((await place('maintainer of web', urls.loose)).error, undefined);
       assert.equal(
         (await call('maintainer of web', 'remove_repository_from_project', { project: 'web', repository_id: urls.loose })).error,
         undefined,
@@ -393,7 +393,7 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       for (const { tool, fields } of SCOPED_TOOLS) {
         const rest = restOf(tool, fields);
         for (const [who, reads] of Object.entries(READS)) {
-          if (!ALLOWED[who]!.has(tool.access)) continue; // refused before its input: the matrix above
+          if (!ALLOWED[who].has(tool.access)) continue; // refused before its input: the matrix above
           const client = clients.get(who)!;
           for (const field of fields) {
             for (const [form, value] of TOOL_FORMS[`${tool.name}.${field}`] ?? FORMS[field]) {
@@ -441,8 +441,8 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
       const linked = join(tmpdir(), `sextant-permissions-link-${randomUUID()}`);
       symlinkSync(repositories, linked);
       const hidden: Array<[string, string, string]> = [
-        ['file://', urls.api!, `file://${join(repositories, 'nope-repo.git')}`],
-        ['git://', urls.remote!, daemon.url('nope-remote')],
+        ['file://', urls.api, `file://${join(repositories, 'nope-repo.git')}`],
+        ['git://', urls.remote, daemon.url('nope-remote')],
       ];
       const FIELDS: Array<[string, Record<string, unknown>, string, (url: string) => unknown]> = [];
       for (const { tool, fields: scoped } of SCOPED_TOOLS) {
@@ -508,7 +508,7 @@ describe('permissions: every tool × every kind of caller, and the projects a ca
         const answers = [];
         for (const path of [registered, unregistered, absent])
           answers.push(alike(await errorOf(reader, tool, { ...rest, workspace: path })));
-        assert.equal(answers[0]!.error, 'workspace_not_registered', `${tool}: ${JSON.stringify(answers[0])}`);
+        assert.equal(answers[0].error, 'workspace_not_registered', `${tool}: ${JSON.stringify(answers[0])}`);
         assert.deepEqual(answers[1], answers[0], `${tool}: an unregistered directory under an allowed root`);
         assert.deepEqual(answers[2], answers[0], `${tool}: a path that does not exist`);
       }

@@ -157,7 +157,7 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
     assert.equal(job.status, 'completed', job.error_message ?? '');
     assert.equal(job.warnings, undefined);
     const listed = await callTool<{ repositories: Array<{ name: string }> }>(client, 'list_repositories', {});
-    repo = listed.body.repositories[0]!.name;
+    repo = listed.body.repositories[0].name;
 
     // Cart.add at its definition: the two chained calls on a Cart and the call on make()'s result; not Wallet's add.
     assert.deepEqual(await references({ path: 'src/cart.ts', line: 5, column: 2 }), [
@@ -211,7 +211,7 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
     const job = await index();
     assert.equal(job.status, 'completed', job.error_message ?? '');
     assert.equal(job.warnings?.length, 1, JSON.stringify(job.warnings));
-    assert.match(job.warnings[0]!, /No precise .* index was made .*malformed or over a limit.*\(invalid_index\)/);
+    assert.match(job.warnings[0], /No precise .* index was made .*malformed or over a limit.*\(invalid_index\)/);
     const found = await references({ path: 'src/cart.ts', line: 5, column: 2 });
     assert.ok(found.includes('src/more.ts:2:27:precise'), found.join(' '));
     // The search tier's answer for the changed file, at its new lines.

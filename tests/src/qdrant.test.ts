@@ -75,7 +75,7 @@ describe('search_code over Qdrant (embedded, VECTOR_STORE=qdrant)', () => {
     );
     assert.equal((retry.vectors.dense as number[]).length, 256);
     const sparse = retry.vectors.lexical as { indices: number[]; values: number[] };
-    assert.ok(sparse.indices.includes(termIndex(tokenize('webhooks')[0]!)), 'its words are in the sparse vector');
+    assert.ok(sparse.indices.includes(termIndex(tokenize('webhooks')[0])), 'its words are in the sparse vector');
     assert.equal(sparse.indices.length, sparse.values.length);
   });
 
@@ -83,12 +83,12 @@ describe('search_code over Qdrant (embedded, VECTOR_STORE=qdrant)', () => {
     const before = qdrant.exchanges.length;
     const found = await search({ query: 'where do we retry failed webhooks?' });
     assert.equal(found.isError, false, JSON.stringify(found.body));
-    assert.equal(found.body.results[0]!.path, 'src/webhooks/retry.ts');
+    assert.equal(found.body.results[0].path, 'src/webhooks/retry.ts');
     assert.deepEqual([found.body.meta.mode, found.body.meta.collection], ['hybrid', COLLECTION]);
     const queries = qdrant.exchanges.slice(before).filter((e) => e.operation === 'query_points');
     if (!process.env.TEST_QDRANT_URL) {
       assert.equal(queries.length, 1);
-      const body = queries[0]!.body as { prefetch: Array<{ using: string }>; query: { rrf: { k: number; weights: number[] } } };
+      const body = queries[0].body as { prefetch: Array<{ using: string }>; query: { rrf: { k: number; weights: number[] } } };
       assert.deepEqual(
         body.prefetch.map((p) => p.using),
         ['lexical', 'dense'],
@@ -96,7 +96,7 @@ describe('search_code over Qdrant (embedded, VECTOR_STORE=qdrant)', () => {
       assert.deepEqual(body.query.rrf, { k: 61, weights: [1, 0.5] });
     }
     const lexical = await search({ query: 'InvoiceService taxFor', mode: 'lexical' });
-    assert.equal(lexical.body.results[0]!.path, 'src/billing/invoice.ts');
+    assert.equal(lexical.body.results[0].path, 'src/billing/invoice.ts');
     const semantic = await search({ query: 'retry failed webhooks', mode: 'semantic' });
     assert.equal(semantic.body.meta.mode, 'semantic');
     assert.ok(semantic.body.results.some((r) => r.path === 'src/webhooks/retry.ts'));
@@ -119,7 +119,7 @@ describe('search_code over Qdrant (embedded, VECTOR_STORE=qdrant)', () => {
     commitAll(shop);
     await indexed(client, 'sync_repo', {});
     const dlq = await search({ query: 'dead letter queue' });
-    assert.equal(dlq.body.results[0]!.path, 'src/webhooks/dead-letter.ts');
+    assert.equal(dlq.body.results[0].path, 'src/webhooks/dead-letter.ts');
     const invoice = await search({ query: 'InvoiceService taxFor', mode: 'lexical' });
     assert.ok(!invoice.body.results.some((r) => r.path === 'src/billing/invoice.ts'));
     if (!process.env.TEST_QDRANT_URL) {
@@ -129,7 +129,7 @@ describe('search_code over Qdrant (embedded, VECTOR_STORE=qdrant)', () => {
 
   it('returns points an older indexer wrote without `repo` as "(unknown)", with a warning', async (t) => {
     if (process.env.TEST_QDRANT_URL) return t.skip('seeds the fake');
-    const word = tokenize('zorblaxify')[0]!;
+    const word = tokenize('zorblaxify')[0];
     qdrant.seed(COLLECTION, [
       {
         id: 900_000_001,

@@ -30,20 +30,20 @@ export interface ProgressEvent {
 export function assertJobProgress(events: readonly ProgressEvent[], stages: readonly string[], output: string): void {
   const shown = JSON.stringify(events.map((e) => [e.progress, e.message]));
   assert.ok(events.length >= 2, `${events.length} notifications`);
-  for (let i = 1; i < events.length; i++) assert.ok(events[i]!.progress > events[i - 1]!.progress, `progress increases: ${shown}`);
+  for (let i = 1; i < events.length; i++) assert.ok(events[i].progress > events[i - 1].progress, `progress increases: ${shown}`);
   assert.equal(events.at(-1)!.progress, 100);
   // Scanning is 0, stage i is 1 + i, Finalizing and the end follow.
   const places = events.map((e) => {
     const message = e.message ?? '';
     if (message.startsWith('Scanning files: ')) return { place: 0, files: 0 };
     const stage = /^([\w-]+): (\d+)\/(\d+) files(, \d+ \w+)*$/.exec(message);
-    if (stage && stages.includes(stage[1]!)) return { place: 1 + stages.indexOf(stage[1]!), files: Number(stage[2]) };
+    if (stage && stages.includes(stage[1])) return { place: 1 + stages.indexOf(stage[1]), files: Number(stage[2]) };
     if (message === 'Finalizing index...') return { place: stages.length + 1, files: 0 };
     if (message.startsWith('Indexed ')) return { place: stages.length + 2, files: 0 };
     return assert.fail(`a message naming no stage (${message}): ${shown}`);
   });
   for (let i = 1; i < places.length; i++) {
-    const [before, now] = [places[i - 1]!, places[i]!];
+    const [before, now] = [places[i - 1], places[i]];
     assert.ok(now.place > before.place || (now.place === before.place && now.files >= before.files), `stages in order: ${shown}`);
   }
   for (const [i, stage] of stages.entries())

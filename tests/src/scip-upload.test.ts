@@ -304,7 +304,7 @@ describe('SCIP uploads (POST /scip, sextant scip upload)', () => {
 
   it('leaves nothing in transit, and keeps each upload in the audit trail with its outcome', async () => {
     const count = async (table: string) =>
-      (await queryOnce<{ n: number }>(fixture.database.url, `SELECT count(*)::int AS n FROM symbol_indexer.${table}`))[0]!.n;
+      (await queryOnce<{ n: number }>(fixture.database.url, `SELECT count(*)::int AS n FROM symbol_indexer.${table}`))[0].n;
     assert.equal(await count('scip_uploads'), 0, 'uploads finished, refused or cancelled are gone');
     assert.equal(await count('scip_upload_parts'), 0);
     const deadline = Date.now() + 10_000;

@@ -83,7 +83,7 @@ describe('search_code and ask_code (embedded)', () => {
   it('finds code by what it does, hybrid by default, and says what it searched', async () => {
     const found = await callTool<SearchBody>(client, 'search_code', { query: 'where do we retry failed webhooks?' });
     assert.equal(found.isError, false, JSON.stringify(found.body));
-    const top = found.body.results[0]!;
+    const top = found.body.results[0];
     assert.deepEqual(
       [top.repo, top.path, top.symbol, top.language],
       ['shop', 'src/webhooks/retry.ts', 'retryFailedWebhooks', 'typescript'],
@@ -100,12 +100,12 @@ describe('search_code and ask_code (embedded)', () => {
       meta.freshness?.map((f) => [f.repo, f.behind_head]),
       [['shop', false]],
     );
-    for (let i = 1; i < found.body.results.length; i++) assert.ok(found.body.results[i - 1]!.score >= found.body.results[i]!.score);
+    for (let i = 1; i < found.body.results.length; i++) assert.ok(found.body.results[i - 1].score >= found.body.results[i].score);
   });
 
   it('answers each mode alone, takes `term` and `limit`, and cuts long definitions into pieces that do not overlap in one answer', async () => {
     const lexical = await callTool<SearchBody>(client, 'search_code', { term: 'InvoiceService taxFor', mode: 'lexical', limit: 3 });
-    assert.equal(lexical.body.results[0]!.path, 'src/billing/invoice.ts');
+    assert.equal(lexical.body.results[0].path, 'src/billing/invoice.ts');
     assert.ok(lexical.body.results.length <= 3);
     // The dense side meets a word in another form (trigrams of the built-in embedder).
     const semantic = await callTool<SearchBody>(client, 'search_code', { query: 'invoicing totals', mode: 'semantic', topK: 3 });
@@ -126,7 +126,7 @@ describe('search_code and ask_code (embedded)', () => {
     for (const p of pieces) assert.equal(p.symbol, 'bigComputation');
     const sorted = [...pieces].sort((a, b) => a.startLine - b.startLine);
     for (let i = 1; i < sorted.length; i++)
-      assert.ok(sorted[i]!.startLine > sorted[i - 1]!.endLine, 'no two overlapping pieces in one answer');
+      assert.ok(sorted[i].startLine > sorted[i - 1].endLine, 'no two overlapping pieces in one answer');
   });
 
   it('searches docs by heading and config by key, and filters by pathPrefix', async () => {
@@ -135,7 +135,7 @@ describe('search_code and ask_code (embedded)', () => {
     assert.ok(docs.body.results.every((r) => r.path.startsWith('docs/')));
     assert.equal(docs.body.meta.pathPrefix, 'docs/');
     const config = await callTool<SearchBody>(client, 'search_code', { query: 'database host port', pathPrefix: 'config/' });
-    assert.equal(config.body.results[0]!.path, 'config/app.yaml');
+    assert.equal(config.body.results[0].path, 'config/app.yaml');
   });
 
   it('scopes: scope wins over repo; several repositories; a project; all only where allowed; unknown names fail clearly', async () => {
@@ -147,7 +147,7 @@ describe('search_code and ask_code (embedded)', () => {
     });
     assert.deepEqual(tools.body.meta.scope, { type: 'repo', repos: ['tools'] });
     assert.ok(tools.body.results.every((r) => r.repo === 'tools'));
-    assert.equal(tools.body.results[0]!.symbol, 'RetryWithBackoff');
+    assert.equal(tools.body.results[0].symbol, 'RetryWithBackoff');
     const legacy = await callTool<SearchBody>(client, 'search_code', { query: 'retry with backoff', repository: 'tools' });
     assert.deepEqual(legacy.body.meta.scope, { type: 'repo', repos: ['tools'] });
     const both = await callTool<SearchBody>(client, 'search_code', {
@@ -191,7 +191,7 @@ describe('search_code and ask_code (embedded)', () => {
     assert.deepEqual([meta.topK, meta.minScore, meta.collection], [5, 0, 'sextant_hashing_v1_256']);
     assert.equal(meta.contextsUsed, evidences.length);
     assert.ok(meta.totalMatches >= evidences.length);
-    assert.equal(evidences[0]!.path, 'src/webhooks/retry.ts');
+    assert.equal(evidences[0].path, 'src/webhooks/retry.ts');
     const cited = [...answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
     assert.deepEqual(
       cited,
@@ -212,7 +212,7 @@ describe('search_code and ask_code (embedded)', () => {
     commitAll(shop);
     await indexed(client, 'sync_repo', {});
     const dlq = await callTool<SearchBody>(client, 'search_code', { query: 'dead letter queue' });
-    assert.equal(dlq.body.results[0]!.path, 'src/webhooks/dead-letter.ts');
+    assert.equal(dlq.body.results[0].path, 'src/webhooks/dead-letter.ts');
     const invoice = await callTool<SearchBody>(client, 'search_code', { query: 'InvoiceService taxFor', mode: 'lexical' });
     assert.ok(!invoice.body.results.some((r) => r.path === 'src/billing/invoice.ts'), 'the deleted file is no longer found');
   });
@@ -320,8 +320,8 @@ describe('ask_code with a chat model, and a server without a default workspace',
     assert.equal(asked.body.answer, 'Webhooks are retried with exponential backoff [1], up to five attempts [1].');
     const sent = model.requests.at(-1)!;
     assert.equal(sent.model, 'fake-model');
-    assert.match(sent.messages[1]!.content, /\[1\] shop:src\/webhooks\/retry\.ts/);
-    assert.ok(!/\[4\]/.test(sent.messages[1]!.content), 'topK 3: three pieces of evidence');
+    assert.match(sent.messages[1].content, /\[1\] shop:src\/webhooks\/retry\.ts/);
+    assert.ok(!/\[4\]/.test(sent.messages[1].content), 'topK 3: three pieces of evidence');
   });
 
   it('answers extractively, with a warning, when the model is down', async () => {
@@ -337,7 +337,7 @@ describe('ask_code with a chat model, and a server without a default workspace',
   it('searches all repositories where allowed, and asks for a scope when nothing says which', async () => {
     const all = await callTool<SearchBody>(client, 'search_code', { query: 'retry failed webhooks', scope: { type: 'all' } });
     assert.equal(all.isError, false, JSON.stringify(all.body));
-    assert.deepEqual([all.body.meta.scope, all.body.results[0]!.repo], [{ type: 'all' }, 'shop']);
+    assert.deepEqual([all.body.meta.scope, all.body.results[0].repo], [{ type: 'all' }, 'shop']);
     await expectToolError(client, 'search_code', { query: 'retry' }, 'invalid_input', 'scope');
   });
 });
@@ -368,13 +368,13 @@ describe('search_code and ask_code (distributed: vector-search as its own proces
   it('indexes in its own process and answers over NATS, with an exact dense scan where Postgres has no pgvector', async () => {
     const found = await callTool<SearchBody>(client, 'search_code', { query: 'retry failed webhooks', repo: 'shop' });
     assert.equal(found.isError, false, JSON.stringify(found.body));
-    assert.deepEqual([found.body.results[0]!.path, found.body.meta.scope], ['src/webhooks/retry.ts', { type: 'repo', repos: ['shop'] }]);
+    assert.deepEqual([found.body.results[0].path, found.body.meta.scope], ['src/webhooks/retry.ts', { type: 'repo', repos: ['shop'] }]);
     const [collection] = await queryOnce<{ name: string; vectors: string }>(
       stack.database.url,
       'SELECT name, vectors FROM vector_search.collections',
     );
     const extension = await queryOnce(stack.database.url, "SELECT 1 FROM pg_extension WHERE extname = 'vector'");
-    assert.deepEqual([collection!.name, collection!.vectors], ['sextant_hashing_v1_256', extension.length > 0 ? 'pgvector' : 'array']);
+    assert.deepEqual([collection.name, collection.vectors], ['sextant_hashing_v1_256', extension.length > 0 ? 'pgvector' : 'array']);
     const semantic = await callTool<SearchBody>(client, 'search_code', { query: 'invoice tax', repo: 'shop', mode: 'semantic', topK: 3 });
     assert.ok(
       semantic.body.results.some((r) => r.path === 'src/billing/invoice.ts'),

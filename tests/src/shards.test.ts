@@ -40,7 +40,7 @@ describe('git-cache sharded by repository (SEXTANT_SHARDS=git-cache=4)', () => {
       GIT_CACHE_DIR: cacheDir,
       GIT_ALLOW_FILE_URLS: 'true',
     });
-  const metrics = async (index: number) => (await fetch(`http://127.0.0.1:${shards[index]!.port}/metrics`)).text();
+  const metrics = async (index: number) => (await fetch(`http://127.0.0.1:${shards[index].port}/metrics`)).text();
   const clones = async (index: number) => sample(await metrics(index), 'sextant_clone_cache_events_total{cache="clones",event="clones"}');
 
   before(async () => {
@@ -90,7 +90,7 @@ describe('git-cache sharded by repository (SEXTANT_SHARDS=git-cache=4)', () => {
   });
 
   it('a restarted shard takes up the clones on its volume instead of cloning again', async () => {
-    const shard = shards[0]!;
+    const shard = shards[0];
     shard.process.child.kill('SIGTERM');
     assert.equal(await shard.process.exited, 0);
     shard.process = await startShard(0, shard.port, shard.cacheDir);
@@ -158,7 +158,7 @@ describe('the symbol indexer sharded by repository (SEXTANT_SHARDS=symbol-indexe
     );
     names.forEach((name, i) => {
       const holders = [0, 1].filter((index) =>
-        cloned[index]!.some((entry) => entry.includes(`_${name}.git_`) || entry.includes(`_${name}_`)),
+        cloned[index].some((entry) => entry.includes(`_${name}.git_`) || entry.includes(`_${name}_`)),
       );
       assert.deepEqual(holders, [expected[i]], `${name}: cloned by shard ${expected[i]} alone`);
     });

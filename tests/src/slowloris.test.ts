@@ -13,7 +13,7 @@ import { authenticatedSextant, runKeys, type Authenticated } from './auth-fixtur
 
 function summarize(samples: number[]): { n: number; p50: number; p99: number; max: number } {
   const sorted = samples.filter((ms) => !Number.isNaN(ms)).sort((a, b) => a - b);
-  const at = (q: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1));
+  const at = (q: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(1));
   return { n: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 

@@ -58,12 +58,12 @@ describe('stdio, spoken by hand', () => {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, SEXTANT_DATA_DIR: dataDir },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const replies = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    const replies = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     let stderr = '';
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const send = async (message: object) => {
-      child.stdin!.write(`${JSON.stringify(message)}\n`);
+      child.stdin.write(`${JSON.stringify(message)}\n`);
       const { value } = await replies.next();
       return JSON.parse(value as string) as { id: number; result?: unknown; error?: { code: number; message: string } };
     };
@@ -93,7 +93,7 @@ describe('stdio, spoken by hand', () => {
       assert.match(last.msg, /SEXTANT_DATA_DIR/);
       assert.equal(last.stack, undefined, 'no stack trace for a busy data directory');
     } finally {
-      first.child.stdin!.end();
+      first.child.stdin.end();
       await first.exited;
     }
   });

@@ -583,7 +583,7 @@ describe('symbol tools (embedded)', () => {
     assert.equal(await first({ name: 'New', path: 'cmd/main.go', line: 5 }), 'store/store.go:5');
     assert.equal(await first({ name: 'New', path: 'store/helpers.go', line: 3 }), 'store/store.go:5');
     // A parameter hides the imported `add`: the index holds no locals, the file is parsed for them at the question.
-    const shadowing = FILES['src/cart.ts']!.split('\n')[10]!;
+    const shadowing = FILES['src/cart.ts'].split('\n')[10];
     assert.equal(
       await first({ name: 'add', path: 'src/cart.ts', line: 11, column: shadowing.lastIndexOf('add') }),
       'src/cart.ts:11 shadow',
@@ -594,15 +594,15 @@ describe('symbol tools (embedded)', () => {
       line: 11,
       column: shadowing.lastIndexOf('add'),
     });
-    assert.equal(parameter.body.definitions[0]!.kind, 'variable');
+    assert.equal(parameter.body.definitions[0].kind, 'variable');
     assert.ok(parameter.body.definitions.length > 1, 'the definitions of the name follow');
-    assert.equal(parameter.body.definitions[0]!.signature, shadowing);
+    assert.equal(parameter.body.definitions[0].signature, shadowing);
     await expectToolError(client, 'locate_symbol', { name: 'add', path: 'src/cart.ts' }, 'invalid_input', 'line');
   });
 
   it('finds the references of a parameter at its declaration or a use, in its file', async () => {
     // `function shadow(add: number) { return add; }`: the parameter hides every `add` of the index.
-    const line = FILES['src/cart.ts']!.split('\n')[10]!;
+    const line = FILES['src/cart.ts'].split('\n')[10];
     for (const column of [line.indexOf('add'), line.lastIndexOf('add')]) {
       const found = await callTool<
         Omit<Refs, 'definitions'> & { definitions: Array<{ name: string; kind: string; line: number; container: string | null }> }
@@ -823,10 +823,10 @@ describe('symbol tools (embedded)', () => {
     assert.equal(recent.body.files.length, 2);
     // The sync test above re-indexed other.ts last.
     assert.deepEqual(
-      [recent.body.files[0]!.repo, recent.body.files[0]!.path, recent.body.files[0]!.language],
+      [recent.body.files[0].repo, recent.body.files[0].path, recent.body.files[0].language],
       ['shop', 'src/other.ts', 'typescript'],
     );
-    assert.ok(Date.parse(recent.body.files[0]!.indexed_at) >= Date.parse(recent.body.files[1]!.indexed_at));
+    assert.ok(Date.parse(recent.body.files[0].indexed_at) >= Date.parse(recent.body.files[1].indexed_at));
   });
 
   it('finds top-level definitions of a Go package or a Python module by qualified name, and tells embedding apart', async () => {

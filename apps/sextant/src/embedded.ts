@@ -31,7 +31,7 @@ export interface Embedded {
 export function withFlags(env: NodeJS.ProcessEnv, argv: readonly string[]): NodeJS.ProcessEnv {
   const values = (flag: string) =>
     argv.flatMap((arg, i) =>
-      arg === flag && argv[i + 1] ? [argv[i + 1]!] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [],
+      arg === flag && argv[i + 1] ? [argv[i + 1]] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [],
     );
   const workspace = values('--workspace').at(-1);
   const roots = values('--allowed-root');

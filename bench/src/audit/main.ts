@@ -74,7 +74,7 @@ async function run(mode: string, url: string, server: RunningProcess, databaseUr
   let rows = 0;
   for (let i = 0; i < 600 && rows < TOTAL; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 100));
-    rows = (await queryOnce<{ n: number }>(databaseUrl, 'SELECT count(*)::int AS n FROM projects.audit_log'))[0]!.n;
+    rows = (await queryOnce<{ n: number }>(databaseUrl, 'SELECT count(*)::int AS n FROM projects.audit_log'))[0].n;
   }
   const rowsMs = performance.now() - waited;
   const [largest] = await queryOnce<{ bytes: number }>(

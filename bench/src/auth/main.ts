@@ -59,7 +59,7 @@ async function inProcess(idp: TestIdentityProvider): Promise<{ first: { p50: num
   for (const header of fresh) first.push(await check(header));
   // The same token again, as an agent sends it on every call.
   const again: number[] = [];
-  for (let i = 0; i < 20_000; i++) again.push(await check(fresh[i % fresh.length]!));
+  for (let i = 0; i < 20_000; i++) again.push(await check(fresh[i % fresh.length]));
   return { first: summarize(first), again: summarize(again) };
 }
 
@@ -134,7 +134,7 @@ async function scopedSearch(
       );
     }
     await callTool(admin, 'create_project', { name: 'big', repository_ids: urls.slice(0, REPOSITORIES) });
-    await callTool(admin, 'create_project', { name: 'other', repository_ids: [urls[REPOSITORIES]!] });
+    await callTool(admin, 'create_project', { name: 'other', repository_ids: [urls[REPOSITORIES]] });
     reader = await httpClient(sextant.url, { bearer: key('--name', 'big-reader', '--projects', 'big') });
     const search = { query: 'handler', scope: { type: 'project', project: 'big' } };
     /** p50 of two kinds of call, alternated (so warm-up and machine noise fall on both alike). */
@@ -182,7 +182,7 @@ async function scopedSearch(
       () => callTool(readerClient, 'grep_repository', { repository: missingName, pattern: 'x' }),
     );
     // Probing by URL: the other project's repository against a URL no repository answers at (a failed clone each time).
-    const hiddenUrl = urls[REPOSITORIES]!;
+    const hiddenUrl = urls[REPOSITORIES];
     const missingUrl = hiddenUrl.replace(/\.git$/, '-missing.git');
     const byUrl = (repository: string) =>
       callTool<{ error: string; message: string }>(readerClient, 'grep_repository', { repository, pattern: 'x' });

@@ -270,9 +270,9 @@ async function main(): Promise<void> {
       const before = await Promise.all(target.processes.map((p) => cpuMs(p.pid)));
       throughput.push(await concurrent(target, CONCURRENT_CALLS));
       const after = await Promise.all(target.processes.map((p) => cpuMs(p.pid)));
-      const micros = target.processes.map((_, i) => ((after[i]! - before[i]!) * 1000) / CONCURRENT_CALLS);
+      const micros = target.processes.map((_, i) => ((after[i] - before[i]) * 1000) / CONCURRENT_CALLS);
       cpuMicros.push(micros);
-      const perCall = target.processes.map((p, i) => `${p.name} ${micros[i]!.toFixed(0)}`);
+      const perCall = target.processes.map((p, i) => `${p.name} ${micros[i].toFixed(0)}`);
       cpu.push(`  ${target.label.padEnd(32)} ${perCall.join(', ')} µs/call`);
     }
     const gateway = targets[2];
@@ -283,13 +283,13 @@ async function main(): Promise<void> {
     const rss: number[] = [];
     for (let i = 0; i < 10; i++) {
       await concurrent(gateway, LEAK_CALLS / 10);
-      heap.push([((i + 1) * LEAK_CALLS) / 10, await heapAfterGc(gateway.processes[0]!, i + 1)]);
+      heap.push([((i + 1) * LEAK_CALLS) / 10, await heapAfterGc(gateway.processes[0], i + 1)]);
       rss.push(await rssBytes(gateway.gatewayPid));
     }
     const figures: Figures[] = targets.map((_, i) => ({ ...latency[i], callsPerSecond: throughput[i] }));
     figures[2].rssStartMb = summarize(rss.slice(0, 3)).p50 / 2 ** 20;
     figures[2].rssEndMb = summarize(rss.slice(-3)).p50 / 2 ** 20;
-    figures[2].heapStartMb = heap[0]![1] / 2 ** 20;
+    figures[2].heapStartMb = heap[0][1] / 2 ** 20;
     figures[2].heapEndMb = heap.at(-1)![1] / 2 ** 20;
     figures[2].heapBytesPerCall = slope(heap);
     for (const [i, target] of targets.entries()) console.log(row(target.label, figures[i]));
@@ -324,7 +324,7 @@ function report([a, b, c]: Figures[], cpuMicros: number[][]): void {
     distributed_calls_ratio: c.callsPerSecond / a.callsPerSecond,
     embedded_calls_ratio: b.callsPerSecond / a.callsPerSecond,
     heap_bytes_per_call: c.heapBytesPerCall,
-    cpu_us_per_call: { floor: cpuMicros[0]![0], embedded: cpuMicros[1]![0], gateway: cpuMicros[2]![0], projects: cpuMicros[2]![1] },
+    cpu_us_per_call: { floor: cpuMicros[0][0], embedded: cpuMicros[1][0], gateway: cpuMicros[2][0], projects: cpuMicros[2][1] },
   };
   console.log(`\nbench_gateway_result ${JSON.stringify(result)}`);
 }

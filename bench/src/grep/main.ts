@@ -173,8 +173,8 @@ async function warm(repos: CorpusRepository[], daemon: GitDaemon, patterns: Patt
       for (const [i, mode] of modes.entries()) {
         let answer = { matches: 0, truncated: false };
         const t = await timed(async () => (answer = await grep(mode.call, url, pattern)));
-        samples.modes[i]!.push(t);
-        samples.overhead[i]!.push(t - rg);
+        samples.modes[i].push(t);
+        samples.overhead[i].push(t - rg);
         if (answer.truncated) truncated++;
         else if (answer.matches !== expected) mismatched++;
       }
@@ -260,11 +260,11 @@ async function main(): Promise<void> {
     const lean = [leanCaller(embedded.url), leanCaller(gateway.url), leanCaller(refreshing.url)];
     const sdkClient = await httpClient(gateway.url);
     const modes: Mode[] = [
-      { label: 'embedded', call: lean[0]! },
-      { label: 'NATS', call: lean[1]! },
+      { label: 'embedded', call: lean[0] },
+      { label: 'NATS', call: lean[1] },
       { label: 'NATS, SDK client', call: sdkCaller(sdkClient) },
     ];
-    const refreshCaller = lean[2]!;
+    const refreshCaller = lean[2];
     // The targets are for the two deployments; the SDK row (same deployment as NATS) is for information.
     const targeted = modes.slice(0, 2);
 
@@ -276,8 +276,8 @@ async function main(): Promise<void> {
     const rg = summarize(samples.rg);
     console.log(`  ${'bare rg'.padEnd(34)} p50 ${ms(rg.p50)}   p99 ${ms(rg.p99)}`);
     for (const [i, mode] of modes.entries()) {
-      const s = summarize(samples.modes[i]!);
-      const o = summarize(samples.overhead[i]!);
+      const s = summarize(samples.modes[i]);
+      const o = summarize(samples.overhead[i]);
       console.log(
         `  ${`grep_repository, ${mode.label}`.padEnd(34)} p50 ${ms(s.p50)}   p99 ${ms(s.p99)}   over rg: p50 ${ms(o.p50)}  p99 ${ms(o.p99)}`,
       );
@@ -288,7 +288,7 @@ async function main(): Promise<void> {
 
     const stress = [...repos].sort((a, b) => b.bytes - a.bytes).slice(0, 3);
     for (const repo of stress) {
-      const result = await modes[1]!.call('grep_repository', {
+      const result = await modes[1].call('grep_repository', {
         repository: daemon.url(repo.path).replace(/\.git$/, ''),
         pattern: 'e',
         max_matches: MAX_MATCHES,
@@ -300,23 +300,23 @@ async function main(): Promise<void> {
     console.log(`\nmemory: git-cache process (distributed) RSS ${(mem.rss / MB).toFixed(0)} MB, peak ${(mem.peak / MB).toFixed(0)} MB`);
 
     console.log('\nrefresh: open_file on a cached, unchanged repository');
-    const fetched = await refresh(repos, daemon, modes[0]!.call, refreshCaller);
+    const fetched = await refresh(repos, daemon, modes[0].call, refreshCaller);
     const refreshCost = fetched.with - fetched.without;
     console.log(`  p50 refreshing on every call ${ms(fetched.with)}, without ${ms(fetched.without)} → refresh ${ms(refreshCost)}`);
-    const remote = bareRemote(daemon, repos[0]!);
+    const remote = bareRemote(daemon, repos[0]);
     console.log(
       `  the same remote, bare git: ls-remote ${ms(remote.lsRemote)}, fetch --depth 1 of the unchanged branch ${ms(remote.fetch)}`,
     );
 
     console.log('\ntargets:');
     for (const [i, mode] of targeted.entries()) {
-      const p50 = summarize(samples.modes[i]!).p50;
+      const p50 = summarize(samples.modes[i]).p50;
       const bound = 1.2 * rg.p50 + 2;
       console.log(verdict(p50 <= bound, `warm p50 ${mode.label} ≤ 1.2 × bare rg + 2 ms`, `${p50.toFixed(1)} ms vs ${bound.toFixed(1)} ms`));
     }
     console.log(verdict(refreshCost <= 50, 'refresh of an unchanged cached repository ≤ 50 ms', `${refreshCost.toFixed(1)} ms`));
     for (const [i, mode] of targeted.entries()) {
-      const ratio = coldTotals[i + 1]! / coldTotals[0]!;
+      const ratio = coldTotals[i + 1] / coldTotals[0];
       console.log(
         verdict(
           ratio <= 1.3,

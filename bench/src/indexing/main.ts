@@ -45,7 +45,7 @@ async function floor(dir: string): Promise<number> {
   let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
-      while (next < paths.length) await readFile(join(dir, paths[next++]!)).catch(() => undefined);
+      while (next < paths.length) await readFile(join(dir, paths[next++])).catch(() => undefined);
     }),
   );
   return performance.now() - started;
@@ -78,7 +78,7 @@ async function pollLatency(call: ToolCaller, count: number): Promise<number[]> {
 
 async function main(): Promise<void> {
   const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
-  await buildCorpus(corpusRoot);
+  buildCorpus(corpusRoot);
   const { dir, files } = buildMonorepo(corpusRoot);
   console.log(`bench/indexing: one repository of ${files} files (${dir}); ${SYNCS} one-file syncs per mode`);
   const floorMs = Math.min(await floor(dir), await floor(dir));
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
       timeoutMs: 60_000,
     });
     processes.push(embedded);
-    const embeddedCall = leanCaller((await embedded.waitFor(READY.embedded))[1]!);
+    const embeddedCall = leanCaller((await embedded.waitFor(READY.embedded))[1]);
     const first = await fullIndex(embeddedCall); // the first index: nothing known, every file read (page cache warm from the floor)
     const warm = await fullIndex(embeddedCall); // forced again: content the manifest knows and git vouches for is not read
     const embeddedSyncs = await syncs(embeddedCall, dir);

@@ -182,7 +182,7 @@ class Draw {
     return min + Math.floor(this.next() * (max - min + 1));
   }
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)]!;
+    return items[Math.floor(this.next() * items.length)];
   }
   normal(): number {
     const u = Math.max(this.next(), 1e-12);
@@ -206,7 +206,7 @@ function repositorySizes(shape: OrgShape): number[] {
 }
 
 function camel(...parts: string[]): string {
-  return parts.map((p, i) => (i === 0 ? p : p[0]!.toUpperCase() + p.slice(1))).join('');
+  return parts.map((p, i) => (i === 0 ? p : p[0].toUpperCase() + p.slice(1))).join('');
 }
 function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -215,7 +215,7 @@ function snake(name: string): string {
 /** One source file: a few functions and a class named from the vocabulary, calling library functions. */
 function sourceFile(draw: Draw, language: Language, area: string, calls: readonly string[], names: string[]): string {
   const functions = Array.from({ length: draw.int(2, 6) }, () => camel(draw.pick(VERBS), draw.pick(NOUNS), area));
-  const klass = `${draw.pick(NOUNS)}${area[0]!.toUpperCase()}${area.slice(1)}${draw.pick(['Service', 'Store', 'Client', 'Handler'])}`;
+  const klass = `${draw.pick(NOUNS)}${area[0].toUpperCase()}${area.slice(1)}${draw.pick(['Service', 'Store', 'Client', 'Handler'])}`;
   names.push(...functions, klass);
   const comment = () => Array.from({ length: draw.int(5, 14) }, () => draw.pick(WORDS)).join(' ');
   const call = () => draw.pick(calls);
@@ -267,7 +267,7 @@ function sourceFile(draw: Draw, language: Language, area: string, calls: readonl
     case 'go':
       lines.push(`package ${area}`, '', `import "example.com/org/platform"`, '');
       for (const f of functions) {
-        const g = f[0]!.toUpperCase() + f.slice(1);
+        const g = f[0].toUpperCase() + f.slice(1);
         lines.push(`// ${g} ${comment()}`, `func ${g}(input map[string]string, limit int) []string {`);
         lines.push(...body('\t', f).map((l) => l.replace(/^\t(\w)/, (_m, c: string) => `\tplatform.${c.toUpperCase()}`).replace(/;$/, '')));
         lines.push('\tout := []string{}', '\tfor k := range input {', '\t\tout = append(out, k)', '\t}', '\treturn out', '}', '');
@@ -339,8 +339,8 @@ export function buildOrg(root: string, shape: OrgShape): OrgCorpus {
   sizes.forEach((size, r) => {
     const language = r === 0 ? 'typescript' : draw.language();
     const name = r === 0 ? 'platform' : `${draw.pick(AREAS)}-${String(r).padStart(4, '0')}`;
-    const area = name.split('-')[0]!;
-    const calls = LIBRARY.filter(() => draw.float() < 0.4).concat(LIBRARY[r % LIBRARY.length]!);
+    const area = name.split('-')[0];
+    const calls = LIBRARY.filter(() => draw.float() < 0.4).concat(LIBRARY[r % LIBRARY.length]);
     const tree: Array<[string, string]> = [['README.md', `# ${name}\n\nThe ${area} ${language} service of the org. ${WORDS.join(' ')}.\n`]];
     if (r === 0) tree.push(['src/index.ts', libraryFile()]);
     const names: string[] = [];
@@ -350,7 +350,7 @@ export function buildOrg(root: string, shape: OrgShape): OrgCorpus {
       tree.push([['src', ...dirs, file].join('/'), sourceFile(draw, language, area, [...new Set(calls)], names)]);
     }
     // A stable sample of each repository's own names: the local symbol queries.
-    if (names.length > 0) localNames.push(names[Math.floor(names.length / 2)]!);
+    if (names.length > 0) localNames.push(names[Math.floor(names.length / 2)]);
     files += tree.length;
     for (const [, content] of tree) bytes += Buffer.byteLength(content);
     if (!reuse) writeRepository(join(root, `${name}.git`), tree);

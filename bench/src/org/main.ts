@@ -147,7 +147,7 @@ async function main(): Promise<void> {
   const daemon = await GitDaemon.start(root, previous?.port);
   // The first repository, checked out: the one local workspace of the org.
   const local = join(work, 'checkout');
-  if (!previous) execFileSync('git', ['clone', '-q', join(root, `${corpus.repositories[0]!.name}.git`), local]);
+  if (!previous) execFileSync('git', ['clone', '-q', join(root, `${corpus.repositories[0].name}.git`), local]);
   const passed = Object.fromEntries(PASSED.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
   const sextant = await startEmbedded({
     SEXTANT_DATA_DIR: work,
@@ -177,12 +177,12 @@ async function main(): Promise<void> {
       await Promise.all(
         Array.from({ length: IN_FLIGHT }, async () => {
           while (next < corpus.repositories.length) {
-            const { name } = corpus.repositories[next++]!;
+            const { name } = corpus.repositories[next++];
             // The first (the org's library) as a local workspace, as a developer's checkout is: `index_status` takes one.
             await must(
               call,
               'index_repository',
-              name === corpus.repositories[0]!.name ? { localPath: local } : { repository: daemon.url(name) },
+              name === corpus.repositories[0].name ? { localPath: local } : { repository: daemon.url(name) },
             );
           }
         }),
@@ -203,7 +203,7 @@ async function main(): Promise<void> {
       const { rows: totals } = await db.query<{ files: number; indexed: number }>(
         `SELECT coalesce(sum(file_count), 0)::int AS files, count(*) FILTER (WHERE status = 'ready')::int AS indexed FROM "workspace_registry"."repositories"`,
       );
-      const indexedFiles = totals[0]!.files;
+      const indexedFiles = totals[0].files;
       // Where a job's time goes: queued (created → started), run (started → completed), and the registry's own stages.
       const { rows: phases } = await db.query<{ queued: number; run: number; discovery: number; finalizing: number }>(
         `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at) * 1000)::float AS queued,
@@ -219,9 +219,9 @@ async function main(): Promise<void> {
       );
       console.log(
         `index all (register → every job ended)   ${(indexMs / 1000).toFixed(1)} s, ${indexedFiles} files indexed, ${((indexedFiles / indexMs) * 1000).toFixed(0)} files/s; ` +
-          `jobs ${JSON.stringify(counts)}, repositories indexed ${totals[0]!.indexed}`,
+          `jobs ${JSON.stringify(counts)}, repositories indexed ${totals[0].indexed}`,
       );
-      const p = phases[0]!;
+      const p = phases[0];
       console.log(
         `a job, median                            run ${p.run.toFixed(0)} ms (Discovery ${p.discovery.toFixed(0)} ms, Finalizing ${p.finalizing.toFixed(0)} ms, the stages the rest)`,
       );
@@ -293,7 +293,7 @@ async function main(): Promise<void> {
     for (const t of tables.slice(0, 8)) {
       const { rows: counted } = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${t.qualified}`);
       console.log(
-        `  ${t.name.padEnd(48)}${((Number(t.bytes) * scale) / 2 ** 20).toFixed(1).padStart(8)} MB  ${Math.round(Number(counted[0]!.n) * scale)} rows`,
+        `  ${t.name.padEnd(48)}${((Number(t.bytes) * scale) / 2 ** 20).toFixed(1).padStart(8)} MB  ${Math.round(Number(counted[0].n) * scale)} rows`,
       );
     }
 
@@ -304,8 +304,8 @@ async function main(): Promise<void> {
     for (const r of corpus.repositories) {
       if (r === corpus.repositories[0]) continue; // the local workspace: its path, not a URL, is its key
       const shard = shardOf(repositoryShardKey(daemon.url(r.name)), 2);
-      repositoriesOf[shard]! += 1;
-      filesOf[shard]! += r.files;
+      repositoriesOf[shard] += 1;
+      filesOf[shard] += r.files;
     }
     const spread = (parts: number[]) => Math.max(...parts.map((p) => Math.abs(p / (parts.reduce((a, b) => a + b, 0) / parts.length) - 1)));
     console.log(`2 shards (computed from shardOf)         repositories ${repositoriesOf.join(' / ')}, files ${filesOf.join(' / ')}`);

@@ -62,7 +62,7 @@ export async function shards(org: Org, inFlight: number): Promise<void> {
     await Promise.all(
       Array.from({ length: inFlight }, async () => {
         while (next < org.repositories.length) {
-          const { name } = org.repositories[next++]!;
+          const { name } = org.repositories[next++];
           const answer = await call('index_repository', { repository: daemon.url(name) });
           if (answer.isError) throw new Error(`index_repository ${name}: ${JSON.stringify(answer.body)}`);
         }
@@ -72,7 +72,7 @@ export async function shards(org: Org, inFlight: number): Promise<void> {
       const { rows } = await client.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM "workspace_registry"."jobs" WHERE status IN ('pending', 'running')`,
       );
-      if (rows[0]!.n === 0) break;
+      if (rows[0].n === 0) break;
       await new Promise((r) => setTimeout(r, 1_000));
     }
     const seconds = (performance.now() - started) / 1000;
@@ -99,8 +99,8 @@ export async function shards(org: Org, inFlight: number): Promise<void> {
     for (const service of ['symbol-indexer', 'vector-search']) {
       for (const measure of ['repositories', 'files', 'cpuMs'] as const) {
         const parts = [0, 1].map((i) => byWorker.get(`${service} shard ${i}`)?.[measure] ?? 0);
-        const mean = (parts[0]! + parts[1]!) / 2;
-        const spread = mean === 0 ? 1 : Math.abs(parts[0]! / mean - 1);
+        const mean = (parts[0] + parts[1]) / 2;
+        const spread = mean === 0 ? 1 : Math.abs(parts[0] / mean - 1);
         const what = measure === 'cpuMs' ? 'CPU time' : measure;
         console.log(
           verdict(

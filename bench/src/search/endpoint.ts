@@ -29,7 +29,7 @@ async function rawThroughput(url: string, model: string, texts: readonly string[
   const started = performance.now();
   const loop = async (offset: number) => {
     for (let i = offset; performance.now() < until; i += BATCH * IN_FLIGHT) {
-      const input = Array.from({ length: BATCH }, (_, j) => texts[(i + j) % texts.length]!);
+      const input = Array.from({ length: BATCH }, (_, j) => texts[(i + j) % texts.length]);
       const res = await fetch(`${url}/embeddings`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -46,7 +46,7 @@ async function rawThroughput(url: string, model: string, texts: readonly string[
 
 async function main(): Promise<void> {
   const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
-  await buildCorpus(corpusRoot);
+  buildCorpus(corpusRoot);
   const repository = join(corpusRoot, 'npm', PACKAGE);
   const sample = readFileSync(join(corpusRoot, 'npm', 'lodash', 'lodash.js'), 'utf8');
   const texts = Array.from({ length: 512 }, (_, i) => sample.slice(i * 1_500, i * 1_500 + 1_500)).filter(Boolean);

@@ -118,9 +118,9 @@ async function annRecall(
     const { rows: collections } = await client.query<{ name: string; vectors: string; dimension: number }>(
       `SELECT name, vectors, dimension FROM "vector_search"."collections"`,
     );
-    if (collections.length !== 1 || collections[0]!.vectors !== 'local')
+    if (collections.length !== 1 || collections[0].vectors !== 'local')
       throw new Error(`expected one local collection: ${JSON.stringify(collections)}`);
-    const { name, dimension } = collections[0]!;
+    const { name, dimension } = collections[0];
     const table = `"vector_search"."chunks_${name}"`;
     const { rows } = await client.query<{ key: string; repository_id: string; embedding: Buffer }>(
       `SELECT key::text AS key, repository_id, embedding FROM ${table}`,
@@ -138,7 +138,7 @@ async function annRecall(
             `SELECT count(*)::int AS count, coalesce(sum(key), 0)::text AS sum FROM ${table} WHERE repository_id = $1`,
             [id],
           );
-          return { count: t[0]!.count, sum: BigInt(t[0]!.sum) };
+          return { count: t[0].count, sum: BigInt(t[0].sum) };
         },
         page: () => Promise.reject(new Error('the saved index does not match Postgres: save it first (stop the service)')),
       },
@@ -153,12 +153,12 @@ async function annRecall(
       const scores = new Float32Array(keys.length);
       for (let i = 0; i < keys.length; i++) {
         let sum = 0;
-        for (let d = 0, o = i * dimension; d < dimension; d++) sum += all[o + d]! * vector[d]!;
+        for (let d = 0, o = i * dimension; d < dimension; d++) sum += all[o + d] * vector[d];
         scores[i] = sum;
       }
       const truth = new Set(
         Array.from(scores.keys())
-          .sort((a, b) => scores[b]! - scores[a]!)
+          .sort((a, b) => scores[b] - scores[a])
           .slice(0, 10)
           .map((i) => keys[i]),
       );
@@ -186,7 +186,7 @@ async function sampledSymbols(url: string, n: number): Promise<string[]> {
   try {
     const { rows: tables } = await client.query<{ name: string }>(`SELECT name FROM "vector_search"."collections"`);
     const { rows } = await client.query<{ symbol: string }>(
-      `SELECT DISTINCT ON (md5(symbol)) symbol FROM "vector_search"."chunks_${tables[0]!.name}"
+      `SELECT DISTINCT ON (md5(symbol)) symbol FROM "vector_search"."chunks_${tables[0].name}"
        WHERE symbol IS NOT NULL AND length(symbol) > 3 ORDER BY md5(symbol) LIMIT $1`,
       [n],
     );
@@ -198,7 +198,7 @@ async function sampledSymbols(url: string, n: number): Promise<string[]> {
 
 async function main(): Promise<void> {
   const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
-  await buildCorpus(corpusRoot);
+  buildCorpus(corpusRoot);
   const { dir, files } = buildMonorepo(corpusRoot);
   console.log(`bench/search: ${dir}: ${files} files`);
   // A short data directory: the embedded Postgres socket lives in it (Unix socket paths are short).

@@ -117,7 +117,7 @@ function options(args: readonly string[]): { setsRoot: string | undefined; onlyS
     console.error('usage: npm run bench:search-quality [-- --sets DIR [--only-sets]] [--store local|postgres]');
     process.exit(2);
   }
-  return { setsRoot, onlySets: args.includes('--only-sets'), store: store! };
+  return { setsRoot, onlySets: args.includes('--only-sets'), store: store };
 }
 
 const fmt = (s: Scores) => `${s.recall.toFixed(3)} ${s.mrr.toFixed(3)}`;
@@ -142,9 +142,9 @@ async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Pro
         floor: score(queries, pick(floor), Infinity),
         ...Object.fromEntries(Object.entries(modes).map(([mode, ranked]) => [mode, score(queries, pick(ranked))])),
       } as Record<string, Scores>;
-      if (leaks) for (const [k, v] of Object.entries(row)) totals[k] = [totals[k]![0] + v.recall, totals[k]![1] + v.mrr];
+      if (leaks) for (const [k, v] of Object.entries(row)) totals[k] = [totals[k][0] + v.recall, totals[k][1] + v.mrr];
       for (const measure of ['recall', 'mrr'] as const) {
-        const [ours, floor] = [row.hybrid![measure], row.floor![measure]];
+        const [ours, floor] = [row.hybrid[measure], row.floor[measure]];
         if (ours < floor)
           below.push(
             `${set.name}${leaks ? '' : ' (no leak)'} ${measure === 'recall' ? 'R@10' : 'MRR'} ${ours.toFixed(4)} < ${floor.toFixed(4)}`,
@@ -152,12 +152,12 @@ async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Pro
         else closest = Math.min(closest, ours - floor);
       }
       console.log(
-        `${(leaks ? set.name : `  no leak`).padEnd(9)} ${String(queries.length).padStart(7)}  ${fmt(row.floor!)}  ${fmt(row.lexical!)}  ${fmt(row.semantic!)}  ${fmt(row.hybrid!)}  ${fmt(row.all!)}`,
+        `${(leaks ? set.name : `  no leak`).padEnd(9)} ${String(queries.length).padStart(7)}  ${fmt(row.floor)}  ${fmt(row.lexical)}  ${fmt(row.semantic)}  ${fmt(row.hybrid)}  ${fmt(row.all)}`,
       );
     }
   }
   const n = sets.length;
-  const mean = (k: string) => ({ recall: totals[k]![0] / n, mrr: totals[k]![1] / n });
+  const mean = (k: string) => ({ recall: totals[k][0] / n, mrr: totals[k][1] / n });
   console.log(
     `${'mean'.padEnd(9)} ${''.padStart(7)}  ${fmt(mean('floor'))}  ${fmt(mean('lexical'))}  ${fmt(mean('semantic'))}  ${fmt(mean('hybrid'))}  ${fmt(mean('all'))}`,
   );
@@ -180,7 +180,7 @@ async function main(): Promise<void> {
     );
   }
   const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
-  if (!onlySets) await buildCorpus(corpusRoot);
+  if (!onlySets) buildCorpus(corpusRoot);
   const work = mkdtempSync(join(tmpdir(), 'sxq-'));
   const self = join(work, 'sextant');
   if (!onlySets) execFileSync('git', ['clone', '-q', '--no-local', repoPath('.'), self]);

@@ -69,10 +69,10 @@ export function score(queries: readonly RetrievalQuery[], ranked: ReadonlyArray<
   let recall = 0;
   let mrr = 0;
   queries.forEach((q, i) => {
-    const top = ranked[i]!.slice(0, 10);
+    const top = ranked[i].slice(0, 10);
     const truth = new Set(q.files);
     recall += top.filter((f) => truth.has(f)).length / truth.size;
-    const first = ranked[i]!.slice(0, mrrAt).findIndex((f) => truth.has(f));
+    const first = ranked[i].slice(0, mrrAt).findIndex((f) => truth.has(f));
     mrr += first < 0 ? 0 : 1 / (first + 1);
   });
   return { recall: recall / queries.length, mrr: mrr / queries.length };

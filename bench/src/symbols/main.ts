@@ -110,7 +110,7 @@ async function poolOnly(dir: string, files: ReturnType<typeof parseable>): Promi
     // As many files in flight as the stage keeps (two per thread).
     const lane = async () => {
       for (let i = next++; i < files.length; i = next++) {
-        const outcome = await pool.parse(join(dir, files[i]!.path), files[i]!.language);
+        const outcome = await pool.parse(join(dir, files[i].path), files[i].language);
         if (!('skipped' in outcome)) bytes += outcome.bytes;
       }
     };
@@ -228,7 +228,7 @@ const line = (p50s: ReadonlyMap<string, number>) => [...p50s].map(([tool, p50]) 
 
 async function main(): Promise<void> {
   const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
-  await buildCorpus(corpusRoot);
+  buildCorpus(corpusRoot);
   const { dir, files: total, languages } = buildSymbolsRepository(corpusRoot, buildMonorepo(corpusRoot).dir);
   const files = parseable(dir);
   const megabytes = files.reduce((n, f) => n + f.bytes, 0) / 2 ** 20;
@@ -274,7 +274,7 @@ async function main(): Promise<void> {
       timeoutMs: 60_000,
     });
     processes.push(embedded);
-    const call = leanCaller((await embedded.waitFor(READY.embedded))[1]!);
+    const call = leanCaller((await embedded.waitFor(READY.embedded))[1]);
     const full = await fullIndex(call);
     const seconds = full.elapsedMs / 1000;
     const perCore = megabytes / seconds / cores;

@@ -99,7 +99,7 @@ const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
  * This repository at a commit (`--commit <rev>`, else its last), extracted once: a fixed corpus, so that runs of
  * different builds compare (the working tree's edits are left out).
  */
-const COMMIT = process.argv.includes('--commit') ? process.argv[process.argv.indexOf('--commit') + 1]! : 'HEAD';
+const COMMIT = process.argv.includes('--commit') ? process.argv[process.argv.indexOf('--commit') + 1] : 'HEAD';
 let snapshot: string | undefined;
 function headSnapshot(): string {
   if (snapshot === undefined) {
@@ -258,11 +258,11 @@ function languageService(dir: string, files: readonly string[]): ts.LanguageServ
     getCurrentDirectory: () => dir,
     getCompilationSettings: () => options,
     getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
-    fileExists: ts.sys.fileExists,
-    readFile: ts.sys.readFile,
-    readDirectory: ts.sys.readDirectory,
-    directoryExists: ts.sys.directoryExists,
-    getDirectories: ts.sys.getDirectories,
+    fileExists: (path) => ts.sys.fileExists(path),
+    readFile: (path, encoding) => ts.sys.readFile(path, encoding),
+    readDirectory: (...args) => ts.sys.readDirectory(...args),
+    directoryExists: (path) => ts.sys.directoryExists(path),
+    getDirectories: (path) => ts.sys.getDirectories(path),
   };
   return ts.createLanguageService(host, ts.createDocumentRegistry());
 }
@@ -532,10 +532,8 @@ async function grepCheck(call: ToolCaller, oracle: Oracle, dir: string): Promise
       { name, limit: 1000 },
     );
     if (answer.isError || answer.body.definitions.length !== 1) throw new Error(`find_references ${name}: ${JSON.stringify(answer.body)}`);
-    const definition = answer.body.definitions[0]!;
-    const column = readFileSync(join(dir, definition.path), 'utf8')
-      .split('\n')
-      [definition.line - 1]!.search(new RegExp(`\\b${name}\\b`));
+    const definition = answer.body.definitions[0];
+    const column = readFileSync(join(dir, definition.path), 'utf8').split('\n')[definition.line - 1].search(new RegExp(`\\b${name}\\b`));
     const truth = new Set((await oracle.references({ path: definition.path, line: definition.line, column })).map((s) => s.path));
     const grep = new Set(git(dir, 'grep', '-lw', name, '--', '*.ts').split('\n').filter(Boolean));
     for (const files of [truth, grep]) files.delete(definition.path);
@@ -573,7 +571,7 @@ const EXPLAIN = process.env.ORACLE_EXPLAIN;
 function explain(dir: string, d: Definition, mine: ReadonlySet<string>, truth: ReadonlyMap<string, unknown>): void {
   const line = (key: string) => {
     const [path, n] = key.split(':');
-    return `${key}  ${(readFileSync(join(dir, path!), 'utf8').split('\n')[Number(n) - 1] ?? '').trim().slice(0, 120)}`;
+    return `${key}  ${(readFileSync(join(dir, path), 'utf8').split('\n')[Number(n) - 1] ?? '').trim().slice(0, 120)}`;
   };
   const extra = [...mine].filter((k) => !truth.has(k));
   const missed = [...truth.keys()].filter((k) => !mine.has(k));
@@ -607,7 +605,7 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'sextant-bench-oracle-'));
   const total: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
   const totalLocals: Scores = { precision: [], recall: [], hits: 0, nameHits: 0, asked: 0, byKind: new Map() };
-  const name = process.argv.includes('--language') ? process.argv[process.argv.indexOf('--language') + 1]! : 'typescript';
+  const name = process.argv.includes('--language') ? process.argv[process.argv.indexOf('--language') + 1] : 'typescript';
   const language = LANGUAGES[name];
   if (!language) throw new Error(`--language: one of ${Object.keys(LANGUAGES).join(', ')}`);
   console.log(`bench/symbols/oracle (${name}, ${tier} tier): ${SAMPLE} definitions per project, ${language.label} as the oracle`);
@@ -630,7 +628,7 @@ async function main(): Promise<void> {
         timeoutMs: 60_000,
       });
       try {
-        const call = leanCaller((await sextant.waitFor(READY.embedded))[1]!);
+        const call = leanCaller((await sextant.waitFor(READY.embedded))[1]);
         await fullIndex(call);
         if (tier === 'precise') preciseCost(sextant.output(), dir, files);
         labelled.clear();

@@ -16,7 +16,7 @@ const { dir, files, what } = workerData as {
 };
 const grammars = new Grammars();
 for (const language of new Set(files.map((f) => f.language))) await grammars.get(language);
-parentPort!.once('message', async () => {
+async function work(): Promise<void> {
   let bytes = 0;
   for (const file of files) {
     const grammar = await grammars.get(file.language);
@@ -39,5 +39,13 @@ parentPort!.once('message', async () => {
     bytes += file.bytes;
   }
   parentPort!.postMessage(bytes);
+}
+// A failure is rethrown as an uncaught exception, which ends this thread, as the unhandled rejection did before.
+parentPort!.once('message', () => {
+  work().catch((error: unknown) => {
+    setImmediate(() => {
+      throw error;
+    });
+  });
 });
 parentPort!.postMessage('ready');

@@ -154,7 +154,7 @@ describe('checkouts', () => {
       git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
       const first = await collect(walkFiles(runner, repo, { maxFileBytes: 1_000, includeUntracked: true }));
       // What an earlier walk recorded, with an mtime no file has: a file not looked at keeps it.
-      const entries = new Map(first.map((f) => [f.path, { size: f.size, hash: f.hash as string | null, mtimeMs: 1 }]));
+      const entries = new Map(first.map((f) => [f.path, { size: f.size, hash: f.hash, mtimeMs: 1 }]));
       writeTree(repo, { 'm/1.ts': 'export const m1 = "changed";\n', 'new.ts': 'export const n = 0;\n' });
       rmSync(join(repo, 'm/2.ts'));
       const texts = new Set(first.map((f) => f.hash));
@@ -537,9 +537,9 @@ describe('checkouts', () => {
           [false, true, true],
         );
         // A taken-up clone answers its repository without cloning; the evicted one is cloned again.
-        assert.equal(await second.withCheckout(locators[2]!, undefined, async (c) => c.dir), dirs[2]);
+        assert.equal(await second.withCheckout(locators[2], undefined, async (c) => c.dir), dirs[2]);
         assert.equal(second.stats().clones, 0);
-        await second.withCheckout(locators[0]!, undefined, async () => undefined);
+        await second.withCheckout(locators[0], undefined, async () => undefined);
         assert.equal(second.stats().clones, 1);
         await second.stop();
       } finally {

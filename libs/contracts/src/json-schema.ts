@@ -23,7 +23,7 @@ function withoutDialect(schema: JsonSchema): JsonSchema {
 
 /** JSON Schema (draft-07) of what a client sends; aliases and defaults as the client sees them. */
 export function inputJsonSchema(tool: ToolContract): JsonSchema {
-  return withAliases(z.toJSONSchema(tool.input, { ...OPTIONS, io: 'input' }) as JsonSchema, tool.aliases);
+  return withAliases(z.toJSONSchema(tool.input, { ...OPTIONS, io: 'input' }), tool.aliases);
 }
 
 /**
@@ -42,9 +42,10 @@ function withAliases(schema: JsonSchema, aliases: Readonly<Record<string, string
   if (byField.size === 0) return schema;
   const quoted = (names: readonly string[]) => names.map((n) => `\`${n}\``).join(' or ');
   for (const [field, names] of byField) {
-    const { default: _default, description, ...type } = properties[field]!;
+    const { default: _default, description, ...type } = properties[field];
     if (required.includes(field)) {
       const also = `Required: as \`${field}\` or as ${quoted(names)}.`;
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a schema's description is text; JsonSchema types its values loosely.
       properties[field] = { ...properties[field], description: description ? `${String(description)} ${also}` : also };
     }
     for (const alias of names) properties[alias] = { ...type, description: `Alias of \`${field}\`.` };
@@ -68,10 +69,10 @@ function withAliases(schema: JsonSchema, aliases: Readonly<Record<string, string
  */
 export function outputJsonSchema(tool: ToolContract): JsonSchema {
   // Recursive schemas (outlines) carry `definitions`; they must sit at the root for `$ref`s to resolve.
-  const { definitions, ...success } = withoutDialect(z.toJSONSchema(tool.output, { ...OPTIONS, io: 'output' }) as JsonSchema);
-  const properties = { ...(success.properties as JsonSchema), metadata: withoutDialect(z.toJSONSchema(Metadata, OPTIONS) as JsonSchema) };
+  const { definitions, ...success } = withoutDialect(z.toJSONSchema(tool.output, { ...OPTIONS, io: 'output' }));
+  const properties = { ...(success.properties as JsonSchema), metadata: withoutDialect(z.toJSONSchema(Metadata, OPTIONS)) };
   const required = [...((success.required as string[] | undefined) ?? []), 'metadata'];
-  const failure = withoutDialect(z.toJSONSchema(ToolErrorResult, OPTIONS) as JsonSchema);
+  const failure = withoutDialect(z.toJSONSchema(ToolErrorResult, OPTIONS));
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     type: 'object',

@@ -26,7 +26,7 @@ describe('repository shards', () => {
     for (const key of keys) {
       const shard = shardOf(key, 5);
       assert.equal(shardOf(key, 5), shard);
-      counts[shard]!++;
+      counts[shard]++;
     }
     // 4,000 expected per shard; a fair hash stays within ±5 % here (sd ≈ 57).
     for (const n of counts) assert.ok(Math.abs(n - 4_000) < 200, `per shard: ${counts.join(', ')}`);

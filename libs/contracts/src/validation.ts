@@ -97,10 +97,10 @@ export function safeParseInput<S extends z.ZodType>(
  */
 export function replyMismatch(schema: z.ZodType, reply: unknown): { path: string; problem: string } | undefined {
   if (schema.safeParse(reply).success) return undefined;
-  const wire = reply === undefined ? undefined : JSON.parse(JSON.stringify(reply));
+  const wire = reply === undefined ? undefined : (JSON.parse(JSON.stringify(reply)) as unknown);
   const result = schema.safeParse(wire);
   if (result.success) return undefined;
-  const issue = result.error.issues[0]!;
+  const issue = result.error.issues[0];
   const problem = issue.code === 'invalid_type' && valueAt(wire, issue.path) === undefined ? 'missing' : issue.message;
   return { path: joinPath(issue.path), problem };
 }

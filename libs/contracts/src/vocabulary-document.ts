@@ -14,7 +14,7 @@ function usedBy(names: readonly string[], tools: readonly ToolContract[]): strin
   const groups = names
     .map((name) => [name, tools.filter((tool) => wireFields(tool).includes(name)).map((tool) => tool.name)] as const)
     .filter(([, users]) => users.length > 0);
-  if (groups.length === 1 && groups[0]![0] === names[0]) return groups[0]![1].join(', ');
+  if (groups.length === 1 && groups[0][0] === names[0]) return groups[0][1].join(', ');
   return groups.map(([name, users]) => `${code(name)}: ${users.join(', ')}`).join('; ');
 }
 

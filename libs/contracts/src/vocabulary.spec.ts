@@ -168,7 +168,7 @@ describe('vocabulary (docs/vocabulary.md)', () => {
     for (const tool of TOOLS) {
       for (const [alias, field] of Object.entries(tool.aliases)) {
         const concept = conceptOf(field)!;
-        const { [field]: _dropped, ...base } = REST[tool.name]!;
+        const { [field]: _dropped, ...base } = REST[tool.name];
         const result = safeParseInput(tool.input, { ...base, [field]: VALUE[concept.canonical], [alias]: OTHER[concept.canonical] });
         assert.equal(result.ok, false, `${tool.name} {${field}, ${alias}}`);
         if (result.ok) continue;
@@ -191,7 +191,7 @@ describe('vocabulary (docs/vocabulary.md)', () => {
       }
     }
     const open = inputJsonSchema(TOOLS.find((t) => t.name === 'open_file')!) as { properties: Record<string, { description?: string }> };
-    assert.match(open.properties.path!.description!, /Required: as `path` or as `file_path`\./);
+    assert.match(open.properties.path.description!, /Required: as `path` or as `file_path`\./);
   });
 
   it('every job-starting tool and get_index_job_status answer the job as job_id, and as runId', () => {

@@ -133,7 +133,7 @@ export function conceptOf(name: string): Concept | undefined {
 export function inputShape(schema: z.ZodType): Readonly<Record<string, z.ZodType>> | undefined {
   let current: z.ZodType = schema;
   for (let depth = 0; depth < 16; depth++) {
-    if (current instanceof z.ZodObject) return current.shape as Record<string, z.ZodType>;
+    if (current instanceof z.ZodObject) return current.shape;
     if (current instanceof z.ZodPipe) {
       // A transform on the left is a preprocess (aliases): the object is on the right.
       current = (current.in instanceof z.ZodTransform ? current.out : current.in) as z.ZodType;

@@ -62,7 +62,7 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       const job = claimed[0]!;
       assert.equal(job.status, 'running');
       assert.ok(
-        await store.progress(job.id, owners[0]!, {
+        await store.progress(job.id, owners[0], {
           stage: 'discovery',
           percent: 5,
           message: 'Scanning files: 10 discovered',
@@ -70,14 +70,14 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
         }),
       );
       assert.equal(
-        await store.progress(job.id, owners[1]!, { stage: 'x', percent: 1, message: 'not mine' }),
+        await store.progress(job.id, owners[1], { stage: 'x', percent: 1, message: 'not mine' }),
         false,
         'only the owner writes',
       );
-      const done = await store.finish(job.id, owners[0]!, 'completed', { message: 'done' });
+      const done = await store.finish(job.id, owners[0], 'completed', { message: 'done' });
       assert.deepEqual([done?.status, done?.percent, done?.stats.files_scanned], ['completed', 100, 10]);
       assert.equal((await store.create(job.key, { kind: 'index', mode: 'full' })).created, true, 'the key is free again');
-      await store.finish(claimed[1]!.id, owners[1]!, 'failed', { error: 'boom' });
+      await store.finish(claimed[1]!.id, owners[1], 'failed', { error: 'boom' });
     });
 
     it('reports a job whose worker died as interrupted until a later job of its key completes', async () => {
@@ -120,9 +120,9 @@ for (const backend of ['PGlite', 'Postgres'] as const) {
       };
       const workers = [new StageWorker(store, stage, { idleMs: 20 }), new StageWorker(store, stage, { idleMs: 20 })];
       const counts = await Promise.all(workers.map((w) => w.drain()));
-      assert.equal(counts[0]! + counts[1]!, 11, 'the 11 free batches, shared');
+      assert.equal(counts[0] + counts[1], 11, 'the 11 free batches, shared');
       await new Promise((r) => setTimeout(r, 1_600)); // the dead worker's lease runs out
-      assert.equal(await workers[0]!.drain(), 1, 'its batch is taken up again');
+      assert.equal(await workers[0].drain(), 1, 'its batch is taken up again');
       assert.equal(await store.completeBatch(dead.id, 'crashed-worker', { files_indexed: 99 }), false, 'a late completion is not counted');
       assert.deepEqual(new Set(seen), new Set(groups.flat()));
       const stageCounts = await store.stageCounts(job.id, 'symbols');

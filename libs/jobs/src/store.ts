@@ -184,9 +184,9 @@ export class JobStore {
   ): Promise<{ job: Job; created: boolean }> {
     for (;;) {
       const values = [randomUUID(), key, spec.kind, spec.mode, spec.params ?? {}, spec.stage ?? null, spec.message ?? null];
-      const inserted = await this.db.run<Job>(this.sql.insert!, values);
+      const inserted = await this.db.run<Job>(this.sql.insert, values);
       if (inserted.rows[0]) return { job: inserted.rows[0], created: true };
-      const active = await this.db.run<Job>(this.sql.active!, [key]);
+      const active = await this.db.run<Job>(this.sql.active, [key]);
       // The active job may have ended between the two statements: try again.
       if (active.rows[0]) return { job: active.rows[0], created: false };
     }
@@ -194,28 +194,28 @@ export class JobStore {
 
   async get(id: string): Promise<Job | undefined> {
     if (!UUID.test(id)) return undefined;
-    const { rows } = await this.db.run<Job>(this.sql.byId!, [id]);
+    const { rows } = await this.db.run<Job>(this.sql.byId, [id]);
     return rows[0];
   }
 
   async active(key: string): Promise<Job | undefined> {
-    const { rows } = await this.db.run<Job>(this.sql.active!, [key]);
+    const { rows } = await this.db.run<Job>(this.sql.active, [key]);
     return rows[0];
   }
 
   async latest(key: string, limit = 1): Promise<Job[]> {
-    return (await this.db.run<Job>(this.sql.latest!, [key, limit])).rows;
+    return (await this.db.run<Job>(this.sql.latest, [key, limit])).rows;
   }
 
   /** Takes the oldest pending job, leased to `owner` for `leaseMs`. */
   async claim(owner: string, leaseMs: number): Promise<Job | undefined> {
-    const { rows } = await this.db.run<Job>(this.sql.claim!, [owner, leaseMs]);
+    const { rows } = await this.db.run<Job>(this.sql.claim, [owner, leaseMs]);
     return rows[0];
   }
 
   /** Extends the lease; false when the job is no longer this owner's (interrupted, cancelled). */
   async renew(id: string, owner: string, leaseMs: number): Promise<boolean> {
-    return (await this.db.run(this.sql.renew!, [id, owner, leaseMs])).rowCount === 1;
+    return (await this.db.run(this.sql.renew, [id, owner, leaseMs])).rowCount === 1;
   }
 
   /** Records where the job is; `stats` and `params` are merged into what is stored. False when the job is no longer this owner's. */
@@ -225,7 +225,7 @@ export class JobStore {
     update: { stage: string; percent: number; message: string; stats?: Record<string, number>; params?: Record<string, unknown> },
   ): Promise<boolean> {
     const values = [id, owner, update.stage, Math.round(update.percent), update.message, update.stats ?? {}, update.params ?? {}];
-    return (await this.db.run(this.sql.progress!, values)).rowCount === 1;
+    return (await this.db.run(this.sql.progress, values)).rowCount === 1;
   }
 
   /** Ends the job; `stats` are merged into its counters. */
@@ -236,14 +236,14 @@ export class JobStore {
     detail: { error?: string; message?: string; stats?: Record<string, number> } = {},
   ) {
     const values = [id, owner, status, detail.error ?? null, detail.message ?? null, detail.stats ?? {}];
-    const { rows } = await this.db.run<Job>(this.sql.finish!, values);
-    await this.db.run(this.sql.deleteBatches!, [id]);
+    const { rows } = await this.db.run<Job>(this.sql.finish, values);
+    await this.db.run(this.sql.deleteBatches, [id]);
     return rows[0];
   }
 
   /** Counts another attempt of a running job (its worker starts it over); false when the job is no longer this owner's. */
   async retried(id: string, owner: string, leaseMs: number): Promise<boolean> {
-    return (await this.db.run(this.sql.retried!, [id, owner, leaseMs])).rowCount === 1;
+    return (await this.db.run(this.sql.retried, [id, owner, leaseMs])).rowCount === 1;
   }
 
   /**
@@ -253,39 +253,39 @@ export class JobStore {
    */
   async interruptAbandoned(reason: string): Promise<Job[]> {
     const here = `${hostname()}:`;
-    const dead = (await this.db.run<{ owner: string | null }>(this.sql.running!, [])).rows
+    const dead = (await this.db.run<{ owner: string | null }>(this.sql.running, [])).rows
       .map((r) => r.owner)
       .filter((owner): owner is string => owner !== null && owner.startsWith(here) && !processAlive(Number(owner.split(':')[1])));
-    return (await this.db.run<Job>(this.sql.interruptExpired!, [dead, reason])).rows;
+    return (await this.db.run<Job>(this.sql.interruptExpired, [dead, reason])).rows;
   }
 
   /** Jobs waiting (`queued`: the queue depth) and running, for the `sextant_index_jobs` gauge. */
   async queue(): Promise<{ queued: number; running: number }> {
-    const { rows } = await this.db.run<{ status: string; n: number }>(this.sql.counts!, []);
+    const { rows } = await this.db.run<{ status: string; n: number }>(this.sql.counts, []);
     const count = (status: string) => rows.find((r) => r.status === status)?.n ?? 0;
     return { queued: count('pending'), running: count('running') };
   }
 
   /** Ends the key's active job as skipped (its repository was removed). */
   async cancel(key: string, reason: string): Promise<Job | undefined> {
-    const { rows } = await this.db.run<Job>(this.sql.cancel!, [key, reason]);
+    const { rows } = await this.db.run<Job>(this.sql.cancel, [key, reason]);
     return rows[0];
   }
 
   /** Interrupted jobs not yet followed by a completed one (of `key`, or of every key). */
   async interrupted(key?: string): Promise<{ count: number; last: Date | null }> {
-    const { rows } = await this.db.run<{ count: number; last: Date | null }>(this.sql.interrupted!, [key ?? null]);
+    const { rows } = await this.db.run<{ count: number; last: Date | null }>(this.sql.interrupted, [key ?? null]);
     return rows[0] ?? { count: 0, last: null };
   }
 
   /** Splits a stage's work on a job into batches, one per element of `groups`. */
   /** Merges `params` into a running job's parameters (e.g. the commit Discovery pinned, for its stages); false when not this owner's. */
   async setParams(id: string, owner: string, params: Record<string, unknown>): Promise<boolean> {
-    return (await this.db.run(this.sql.setParams!, [id, owner, params])).rowCount === 1;
+    return (await this.db.run(this.sql.setParams, [id, owner, params])).rowCount === 1;
   }
 
   async addBatches(jobId: string, stage: string, groups: unknown[][]): Promise<void> {
-    if (groups.length > 0) await this.db.run(this.sql.addBatches!, [jobId, stage, JSON.stringify(groups)]);
+    if (groups.length > 0) await this.db.run(this.sql.addBatches, [jobId, stage, JSON.stringify(groups)]);
   }
 
   /** The next batch of `stage` that is free or whose worker's lease ran out, of a running job. */
@@ -293,7 +293,7 @@ export class JobStore {
   async claimBatch(stage: string, owner: string, leaseMs: number, jobIds?: readonly string[]): Promise<Batch | undefined> {
     if (jobIds?.length === 0) return undefined;
     const { rows } = await this.db.run<{ id: string; job_id: string; stage: string; items: unknown[]; attempts: number }>(
-      this.sql.claimBatch!,
+      this.sql.claimBatch,
       [stage, owner, leaseMs, jobIds ?? null],
     );
     const row = rows[0];
@@ -302,21 +302,21 @@ export class JobStore {
 
   /** The running jobs (id and key) with a batch of `stage` to claim. */
   async claimableJobs(stage: string): Promise<Array<{ id: string; key: string }>> {
-    return (await this.db.run<{ id: string; key: string }>(this.sql.claimableJobs!, [stage])).rows;
+    return (await this.db.run<{ id: string; key: string }>(this.sql.claimableJobs, [stage])).rows;
   }
 
   async renewBatch(id: number, owner: string, leaseMs: number): Promise<boolean> {
-    return (await this.db.run(this.sql.renewBatch!, [id, owner, leaseMs])).rowCount === 1;
+    return (await this.db.run(this.sql.renewBatch, [id, owner, leaseMs])).rowCount === 1;
   }
 
   /** False when the batch was taken over meanwhile (this worker's lease ran out): its result is not counted twice. */
   async completeBatch(id: number, owner: string, result: Record<string, number>): Promise<boolean> {
-    return (await this.db.run(this.sql.completeBatch!, [id, owner, result])).rowCount === 1;
+    return (await this.db.run(this.sql.completeBatch, [id, owner, result])).rowCount === 1;
   }
 
   /** Gives the batch back for another attempt, or fails it after `maxAttempts`. */
   async failBatch(id: number, owner: string, error: string, maxAttempts: number): Promise<'ready' | 'failed' | undefined> {
-    const { rows } = await this.db.run<{ status: 'ready' | 'failed' }>(this.sql.failBatch!, [id, owner, error.slice(0, 2000), maxAttempts]);
+    const { rows } = await this.db.run<{ status: 'ready' | 'failed' }>(this.sql.failBatch, [id, owner, error.slice(0, 2000), maxAttempts]);
     return rows[0]?.status;
   }
 
@@ -327,8 +327,8 @@ export class JobStore {
       failed: number;
       error: string | null;
       result: Record<string, string | number>;
-    }>(this.sql.stageCounts!, [jobId, stage]);
-    const row = rows[0]!;
+    }>(this.sql.stageCounts, [jobId, stage]);
+    const row = rows[0];
     const result = Object.fromEntries(Object.entries(row.result).map(([k, v]) => [k, Number(v)]));
     return { total: row.total, done: row.done, failed: row.failed, error: row.error, result };
   }

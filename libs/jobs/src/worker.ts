@@ -84,7 +84,7 @@ export class StageWorker<B extends Batch = Batch> {
   /** Processes batches until none is free; returns how many it did. */
   async drain(): Promise<number> {
     let done = 0;
-    while (!this.loops[0]!.stopped && (await this.runOne())) done++;
+    while (!this.loops[0].stopped && (await this.runOne())) done++;
     return done;
   }
 

@@ -49,7 +49,7 @@ export function replyError(err: unknown, subject: string): BusError {
 
 function describe(err: unknown): string {
   if (typeof err === 'string') return err;
-  if (err && typeof err === 'object' && 'message' in err) return String((err as { message: unknown }).message);
+  if (err && typeof err === 'object' && 'message' in err) return String(err.message);
   return 'unknown error';
 }
 

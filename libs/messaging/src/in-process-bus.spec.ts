@@ -116,7 +116,7 @@ describe('InProcessBus', () => {
   });
 
   it('refuses a reply larger than NATS would carry (1 MiB), as an error instead of a timeout', async () => {
-    assert.equal(((await bus.request('probe.huge.v1', { bytes: 1_000_000 })) as { blob: string }).blob.length, 1_000_000);
+    assert.equal((await bus.request<{ blob: string }>('probe.huge.v1', { bytes: 1_000_000 })).blob.length, 1_000_000);
     const error = await bus.request('probe.huge.v1', { bytes: 1_100_000 }).catch((e: unknown) => e);
     assert.ok(error instanceof BusRequestError);
     assert.equal(error.error.code, 'internal_error');

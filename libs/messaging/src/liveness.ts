@@ -49,7 +49,7 @@ export class ActiveRequests {
   begin(key: object, beat?: { send(): void; intervalMs: number }, deadlineMs?: number): void {
     const entry: Active = {};
     if (beat) {
-      entry.heartbeat = setInterval(beat.send, Math.max(MIN_INTERVAL_MS, beat.intervalMs));
+      entry.heartbeat = setInterval(() => beat.send(), Math.max(MIN_INTERVAL_MS, beat.intervalMs));
       entry.heartbeat.unref();
     }
     if (deadlineMs !== undefined && deadlineMs > 0) {

@@ -12,6 +12,7 @@ import {
   type MsgHdrs,
   type NatsConnection,
   type Subscription,
+  type SubscriptionOptions,
 } from '@nats-io/transport-node';
 import { baseSubject, busError, queueGroup, shardSubject, type BusError, type Principal, type ServiceName } from '@sextant/contracts';
 import {
@@ -463,7 +464,7 @@ export class SextantServerNats extends ServerNats {
    */
   override bindEvents(client: NatsConnection): void {
     for (const channel of this.messageHandlers.keys()) {
-      const callback = this.getMessageHandler(channel).bind(this);
+      const callback = this.getMessageHandler(channel).bind(this) as NonNullable<SubscriptionOptions['callback']>;
       this.subscriptionList().push(client.subscribe(withPrefix(this.prefix, channel), { queue: this.queue, callback }));
       if (this.shard) {
         const subject = withPrefix(this.prefix, shardSubject(channel, this.shard.index));

@@ -19,6 +19,7 @@ export function traceServer(
 ): void {
   const strip = subjectPrefix ? `${subjectPrefix}.` : undefined;
   const spans = new WeakMap<object, Span>();
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- Nest returns the hook's value to its caller (`return this.onProcessingStartHook(...)`, its default hook is `done()`); only its .d.ts says void.
   server.setOnProcessingStartHook((_transport, rpcContext, done) => {
     const ctx = rpcContext as HeaderContext;
     const wire = ctx.getSubject?.() ?? ctx.getPattern?.() ?? 'unknown';

@@ -350,16 +350,16 @@ function docLinks(comment: Node): FoundReference[] {
   let lineStart = -1;
   for (const match of text.matchAll(DOC_LINK)) {
     const member = match[2];
-    const offset = match.index + match[0].length - (member ?? match[1]!).length;
+    const offset = match.index + match[0].length - (member ?? match[1]).length;
     for (let nl = text.indexOf('\n', lineStart + 1); nl >= 0 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
       row++;
       lineStart = nl;
     }
     const column = lineStart < 0 ? start.column + offset : offset - lineStart - 1;
     out.push({
-      node: { startIndex: comment.startIndex + offset, text: member ?? match[1]!, startPosition: { row, column } },
+      node: { startIndex: comment.startIndex + offset, text: member ?? match[1], startPosition: { row, column } },
       kind: 'read',
-      qualifier: member ? match[1]! : null,
+      qualifier: member ? match[1] : null,
     });
   }
   return out;

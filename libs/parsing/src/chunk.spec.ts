@@ -32,19 +32,19 @@ describe('chunking for search', () => {
       'export const tail = 1;',
     ].join('\n');
     const chunks = chunkParsed(await grammar('typescript'), source, 2_000);
-    assert.deepEqual(chunks[0]!.symbol, 'Cart', 'the import line is merged into the small class after it');
-    assert.deepEqual([chunks[0]!.startLine, chunks[0]!.endLine], [1, 6]);
+    assert.deepEqual(chunks[0].symbol, 'Cart', 'the import line is merged into the small class after it');
+    assert.deepEqual([chunks[0].startLine, chunks[0].endLine], [1, 6]);
     const big = chunks.filter((c) => c.symbol === 'big');
     assert.ok(big.length >= 2, JSON.stringify(brief(chunks)));
-    assert.equal(big[0]!.startLine, 8, 'the first piece starts with the signature');
+    assert.equal(big[0].startLine, 8, 'the first piece starts with the signature');
     assert.equal(big.at(-1)!.endLine, 8 + long.length - 1, 'the last piece ends with the body');
     for (let i = 1; i < big.length; i++) {
-      assert.ok(big[i]!.startLine <= big[i - 1]!.endLine, 'pieces overlap by a few lines');
-      assert.ok(big[i]!.startLine > big[i - 1]!.startLine);
-      assert.ok(big[i]!.endLine - big[i]!.startLine + 1 <= 60);
+      assert.ok(big[i].startLine <= big[i - 1].endLine, 'pieces overlap by a few lines');
+      assert.ok(big[i].startLine > big[i - 1].startLine);
+      assert.ok(big[i].endLine - big[i].startLine + 1 <= 60);
     }
     assert.deepEqual(brief([chunks.at(-1)!]), [[8 + long.length + 1, 8 + long.length + 1, 'tail']]);
-    assert.match(big[0]!.text, /^export function big\(x: number\) \{/);
+    assert.match(big[0].text, /^export function big\(x: number\) \{/);
   });
 
   it('keeps a class too big for one chunk as its members, and a method keeps its class in its name', async () => {
@@ -92,6 +92,6 @@ describe('chunking for search', () => {
 
   it('keeps at most a piece of a minified line', () => {
     const [chunk] = chunkText('app.min.js', `var a=${'1+'.repeat(100_000)}1;`);
-    assert.ok(chunk!.text.length < 1_000, String(chunk!.text.length));
+    assert.ok(chunk.text.length < 1_000, String(chunk.text.length));
   });
 });

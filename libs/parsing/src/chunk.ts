@@ -57,7 +57,7 @@ export function chunkParsed(grammar: Grammar, source: string, timeoutMs: number,
     const children = childrenOf(symbols);
     const size = (from: number, to: number) => charsOf(lines, from, to);
     const qualified = (i: number) => {
-      const s = symbols[i]!;
+      const s = symbols[i];
       return s.container ? `${s.container}.${s.name}` : s.name;
     };
     const glue = (from: number, to: number, symbol: string | null) => {
@@ -66,7 +66,7 @@ export function chunkParsed(grammar: Grammar, source: string, timeoutMs: number,
     const visit = (from: number, to: number, kids: readonly number[], symbol: string | null) => {
       let at = from;
       for (const k of kids) {
-        const s = symbols[k]!;
+        const s = symbols[k];
         if (s.line > at) glue(at, Math.min(to, s.line - 1), symbol);
         definition(k);
         at = Math.max(at, s.endLine + 1);
@@ -75,7 +75,7 @@ export function chunkParsed(grammar: Grammar, source: string, timeoutMs: number,
     };
     const definition = (i: number) => {
       if (performance.now() > deadline) throw new BudgetExceeded(`chunking took longer than ${timeoutMs} ms`);
-      const s = symbols[i]!;
+      const s = symbols[i];
       const name = qualified(i);
       if (s.endLine - s.line + 1 <= limits.maxLines && size(s.line, s.endLine) <= limits.maxChars) {
         pieces.push({ from: s.line, to: s.endLine, symbol: name, whole: true });
@@ -104,17 +104,17 @@ export function chunkText(path: string, source: string, limits: ChunkLimits = CH
     if (ext === 'md' || ext === 'markdown' || ext === 'mdx') {
       if (/^\s*(```|~~~)/.test(line)) fence = !fence;
       const heading = !fence && /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
-      if (heading) starts.push({ line: i + 1, symbol: heading[1]!.slice(0, 200) });
+      if (heading) starts.push({ line: i + 1, symbol: heading[1].slice(0, 200) });
     } else if (ext === 'yaml' || ext === 'yml') {
       const key = /^([A-Za-z0-9_.$"'-][^:#]*):/.exec(line);
-      if (key) starts.push({ line: i + 1, symbol: key[1]!.replace(/["']/g, '').trim().slice(0, 200) });
+      if (key) starts.push({ line: i + 1, symbol: key[1].replace(/["']/g, '').trim().slice(0, 200) });
     } else if (ext === 'toml') {
       const table = /^\s*\[\[?([^\]]+)\]\]?\s*$/.exec(line);
-      if (table) starts.push({ line: i + 1, symbol: table[1]!.trim().slice(0, 200) });
+      if (table) starts.push({ line: i + 1, symbol: table[1].trim().slice(0, 200) });
     }
   });
   const pieces: Piece[] = [];
-  if (starts.length === 0 || starts[0]!.line > 1) starts.unshift({ line: 1, symbol: null });
+  if (starts.length === 0 || starts[0].line > 1) starts.unshift({ line: 1, symbol: null });
   starts.forEach((start, k) => {
     const to = (starts[k + 1]?.line ?? lines.length + 1) - 1;
     for (const [from, end] of windows(start.line, to, lines, limits)) pieces.push({ from, to: end, symbol: start.symbol, whole: false });
@@ -149,7 +149,7 @@ function splitOnStatements(root: Node, symbol: ExtractedSymbol, lines: readonly 
   if (statements.length < 2) return windows(symbol.line, symbol.endLine, lines, limits);
   const ranges: Array<[number, number]> = [];
   let from = symbol.line;
-  let to = statements[0]![1];
+  let to = statements[0][1];
   for (const [, end] of statements.slice(1)) {
     const fits = end - from + 1 <= limits.maxLines && charsOf(lines, from, end) <= limits.maxChars;
     if (fits) {
@@ -227,8 +227,8 @@ function toChunks(pieces: readonly Piece[], lines: readonly string[], limits: Ch
     // Leading and trailing blank lines are not part of a chunk.
     let from = p.from;
     let to = p.to;
-    while (from < to && !lines[from - 1]!.trim()) from++;
-    while (to > from && !lines[to - 1]!.trim()) to--;
+    while (from < to && !lines[from - 1].trim()) from++;
+    while (to > from && !lines[to - 1].trim()) to--;
     let text = lines
       .slice(from - 1, to)
       .map((l) => (l.length > MAX_LINE_CHARS ? `${l.slice(0, MAX_LINE_CHARS)}…` : l))

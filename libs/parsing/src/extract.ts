@@ -62,7 +62,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     for (const [i, { node }] of found.entries()) {
       const returns = returnsAt.get(node.startIndex);
       // A result without a name (`(): { unit: string }`, `opts: {…}`) is the type its members are written in: theirs, by its definition's name.
-      if (returns) symbols[i]!.returns = returns === ANONYMOUS ? symbols[i]!.name : returns;
+      if (returns) symbols[i].returns = returns === ANONYMOUS ? symbols[i].name : returns;
     }
     const enclosing = enclosingLookup(found, symbols);
     const classAt = enclosing((s) => CLASS_LIKE.has(s.kind));
@@ -74,11 +74,11 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     }
     for (const value of aliased) {
       const owner = definitionAt(value.startIndex, value.endIndex);
-      if (owner < 0 || symbols[owner]!.kind !== 'type') continue;
+      if (owner < 0 || symbols[owner].kind !== 'type') continue;
       // The alias's own type parameters (`type Maybe<T> = T | null`) are no types of the index.
       const parameters = typeParametersAround(value);
       const names = [...new Set(constituents(value))].filter((n) => !parameters.has(n));
-      if (names.length > 0) symbols[owner]!.aliases = names;
+      if (names.length > 0) symbols[owner].aliases = names;
     }
     if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
     for (const { trait, type } of impls) {
@@ -113,7 +113,7 @@ export function extractWith<T>(grammar: Grammar, source: string, timeoutMs: numb
     for (const use of uses) {
       if (use.receiver !== ANONYMOUS) continue;
       const owner = definitionAt(use.node.startIndex, use.node.startIndex + 1);
-      if (owner >= 0) use.receiver = symbols[owner]!.name;
+      if (owner >= 0) use.receiver = symbols[owner].name;
     }
     if (performance.now() > deadline) throw new BudgetExceeded(`extraction took longer than ${timeoutMs} ms`);
     const extraction = {
@@ -136,11 +136,11 @@ function enclose(uses: FoundReference[], definitions: readonly FoundDefinition[]
   let next = 0;
   for (const use of uses) {
     const at = use.node.startIndex;
-    while (next < definitions.length && definitions[next]!.node.startIndex <= at) {
-      while (open.length > 0 && definitions[open.at(-1)!]!.node.endIndex <= definitions[next]!.node.startIndex) open.pop();
+    while (next < definitions.length && definitions[next].node.startIndex <= at) {
+      while (open.length > 0 && definitions[open.at(-1)!].node.endIndex <= definitions[next].node.startIndex) open.pop();
       open.push(next++);
     }
-    while (open.length > 0 && definitions[open.at(-1)!]!.node.endIndex <= at) open.pop();
+    while (open.length > 0 && definitions[open.at(-1)!].node.endIndex <= at) open.pop();
     out.push({
       name: use.node.text,
       line: use.node.startPosition.row + 1,
@@ -167,7 +167,7 @@ function attachSupertypes(
     const owner = classAt(node.startIndex, node.endIndex);
     const name = bareType(node.text);
     if (owner < 0 || !name) continue;
-    const list = implemented ? (symbols[owner]!.implements ??= []) : (symbols[owner]!.supertypes ??= []);
+    const list = implemented ? (symbols[owner].implements ??= []) : (symbols[owner].supertypes ??= []);
     if (!list.includes(name)) list.push(name);
   }
 }
@@ -180,7 +180,7 @@ function nest(options: ExtractOptions, found: readonly FoundDefinition[]): Extra
   const ends: number[] = [];
   const open: number[] = [];
   for (const { node, name, kind } of found) {
-    while (open.length > 0 && ends[open.at(-1)!]! <= node.startIndex) open.pop();
+    while (open.length > 0 && ends[open.at(-1)!] <= node.startIndex) open.pop();
     const parent = open.at(-1) ?? -1;
     const container = parent >= 0 ? symbols[parent] : undefined;
     // A Python function in a class is a method.

@@ -118,7 +118,7 @@ export function parseReceiver(receiver: string): ParsedReceiver {
   const [first, ...rest] = receiver.split('.');
   const step = (part: string): ReceiverStep =>
     part.endsWith('()') ? { name: part.slice(0, -2), call: true } : { name: part, call: false };
-  const base = step(first!);
+  const base = step(first);
   return { base: base.name, call: base.call, steps: rest.map(step) };
 }
 

@@ -39,7 +39,7 @@ export function unpackOccurrences(packed: string): Occurrence[] {
     return {
       line: Number(line),
       column: Number(column),
-      kind: KINDS_BY_CODE[kind!] ?? 'read',
+      kind: KINDS_BY_CODE[kind] ?? 'read',
       enclosing: Number(enclosing),
       qualifier: qualifier === '-' ? null : (qualifier ?? null),
       ...(receiver ? { receiver } : {}),

@@ -98,7 +98,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     const use = result.symbols.find((s) => s.name === 'use')!;
     assert.equal(use.signature, 'use(path: string, handler: () => void): this');
     assert.equal(use.endLine, 12);
-    assert.equal(result.symbols[use.parent]!.name, 'Router');
+    assert.equal(result.symbols[use.parent].name, 'Router');
     assert.equal(result.symbols.find((s) => s.name === 'createServer')!.signature, 'function createServer(port: number)');
     assert.deepEqual(result.imports, [
       { module: 'node:fs', line: 1, reexport: false, bindings: [{ name: 'readFile', alias: 'readFile' }] },
@@ -149,7 +149,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       ['helper', 'function', 8, 'create'],
       ['main', 'function', 11, null],
     ]);
-    assert.equal(result.symbols[3]!.signature, 'def create(self, name: str) -> "User"');
+    assert.equal(result.symbols[3].signature, 'def create(self, name: str) -> "User"');
     assert.deepEqual(
       result.imports.map((i) => i.module),
       ['os', 'sys', '.models', 'typing'],
@@ -206,11 +206,11 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       'let count = 0; count = 2;',
     ].join('\n');
     const result = extract(await grammar('typescript'), source, 1_000);
-    assert.deepEqual(result.imports[0]!.bindings, [
+    assert.deepEqual(result.imports[0].bindings, [
       { name: 'readFile', alias: 'rf' },
       { name: 'stat', alias: 'stat' },
     ]);
-    assert.deepEqual(result.imports[1]!.bindings, [{ name: '*', alias: 'path' }]);
+    assert.deepEqual(result.imports[1].bindings, [{ name: '*', alias: 'path' }]);
     assert.deepEqual(result.imports[2], { module: './z', line: 3, reexport: true, bindings: [{ name: 'x', alias: 'y' }] });
     assert.deepEqual(uses(result), [
       'readFile:import@1',
@@ -232,7 +232,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       'count:write@12',
     ]);
     const use = result.references.find((r) => r.name === 'rf' && r.kind === 'call')!;
-    assert.equal(result.symbols[use.enclosing]!.name, 'use');
+    assert.equal(result.symbols[use.enclosing].name, 'use');
   });
 
   it("reads a bundle's export list and a destructuring of thousands of names within a file's time budget", async () => {
@@ -653,8 +653,8 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
       ].join('\n'),
       1_000,
     );
-    assert.deepEqual(python.imports[0]!.bindings, [{ name: '*', alias: 'os.path' }]);
-    assert.deepEqual(python.imports[1]!.bindings, [{ name: 'User', alias: 'U' }]);
+    assert.deepEqual(python.imports[0].bindings, [{ name: '*', alias: 'os.path' }]);
+    assert.deepEqual(python.imports[1].bindings, [{ name: 'User', alias: 'U' }]);
     assert.deepEqual(uses(python), [
       'User:import@2',
       'U:call@5',
@@ -848,7 +848,7 @@ describe('parsing (web-tree-sitter, real grammars)', () => {
     const source = LOCALS_SOURCE;
     const at = (line: number, text: string, nth = 0) => {
       let column = -1;
-      for (let i = 0; i <= nth; i++) column = source.split('\n')[line - 1]!.indexOf(text, column + 1);
+      for (let i = 0; i <= nth; i++) column = source.split('\n')[line - 1].indexOf(text, column + 1);
       const found = localDefinitionAt(ts, source, line, column, 1_000);
       return found && [found.line, found.column];
     };

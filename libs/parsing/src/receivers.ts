@@ -40,7 +40,7 @@ export function typeReceivers(
         u.chain ||
         u.receiver ||
         u.qualifier === 'super' ||
-        (u.qualifier?.includes('.') && SELF.has(u.qualifier.split('.')[0]!)) ||
+        (u.qualifier?.includes('.') && SELF.has(u.qualifier.split('.')[0])) ||
         (u.qualifier && globals.has(u.qualifier)),
     )
   )
@@ -85,13 +85,13 @@ export function typeReceivers(
     const binding = bindingOf('this', at);
     if (binding?.literal === undefined) return binding;
     const owner = classAround(at);
-    return owner >= 0 && symbols[owner]!.line >= binding.literal.line ? undefined : binding;
+    return owner >= 0 && symbols[owner].line >= binding.literal.line ? undefined : binding;
   };
   // A type without a name is its declaration's: the definition it is written in (its fields' container).
   const named = (type: string | undefined, at: number): string | undefined => {
     if (type !== ANONYMOUS) return type;
     const owner = definitionAt(at, at + 1);
-    return owner >= 0 ? symbols[owner]!.name : type;
+    return owner >= 0 ? symbols[owner].name : type;
   };
   // The type as written of a binding (followed through `from`), for its element type.
   const rawOf = (binding: TypedName | undefined, depth: number): { raw: string; at: number } | undefined => {
@@ -109,7 +109,7 @@ export function typeReceivers(
     if (binding.literal !== undefined) {
       // A literal written in no definition (`module.exports = {…}`) has no type to name.
       const owner = definitionAt(binding.literal.at, binding.literal.at + 1);
-      return owner >= 0 ? symbols[owner]!.name : undefined;
+      return owner >= 0 ? symbols[owner].name : undefined;
     }
     if (binding.type) return named(binding.type, binding.at);
     if (binding.value) return chainType(binding.value, binding.at, depth + 1);
@@ -131,18 +131,18 @@ export function typeReceivers(
     // A declared `this` (TypeScript's `function f(this: Ajv)`) before the class around.
     const self = head === 'this' ? typeOf(selfAt(at), depth) : undefined;
     if (self !== undefined) type = self;
-    else if (SELF.has(head!) || head === 'super') {
+    else if (SELF.has(head) || head === 'super') {
       const owner = classAround(at);
       if (owner < 0) return undefined;
-      if (head === 'super') type = symbols[owner]!.supertypes?.[0];
-      else if (rest.length === 0) type = symbols[owner]!.name;
+      if (head === 'super') type = symbols[owner].supertypes?.[0];
+      else if (rest.length === 0) type = symbols[owner].name;
       else {
         const field = fields.get(`${owner}\0${rest[0]}`);
         const declared = field ? typeOf(field, depth + 1) : undefined;
         if (declared !== undefined) rest.shift();
-        type = declared ?? symbols[owner]!.name;
+        type = declared ?? symbols[owner].name;
       }
-    } else type = typeOf(bindingOf(head!, at), depth);
+    } else type = typeOf(bindingOf(head, at), depth);
     return type === undefined
       ? undefined
       : receiverText(

@@ -34,7 +34,7 @@ export class ScopeTree {
     this.starts = ranges.map((r) => r[0]);
     const open: number[] = [];
     for (const [i, [, end]] of ranges.entries()) {
-      while (open.length > 0 && ranges[open.at(-1)!]![1] < end) open.pop();
+      while (open.length > 0 && ranges[open.at(-1)!][1] < end) open.pop();
       this.parents.push(open.at(-1) ?? -1);
       open.push(i);
     }
@@ -42,7 +42,7 @@ export class ScopeTree {
 
   innermost(at: number): [number, number] | undefined {
     let i = lastAtOrBefore(this.starts, at);
-    while (i >= 0 && this.ranges[i]![1] <= at) i = this.parents[i]!;
+    while (i >= 0 && this.ranges[i][1] <= at) i = this.parents[i]!;
     return i >= 0 ? this.ranges[i] : undefined;
   }
 }
@@ -61,7 +61,7 @@ class Spans {
 
   holds(at: number): boolean {
     const i = lastAtOrBefore(this.starts, at);
-    return i >= 0 && this.reach[i]! > at;
+    return i >= 0 && this.reach[i] > at;
   }
 }
 
@@ -71,7 +71,7 @@ function lastAtOrBefore(starts: readonly number[], at: number): number {
   let hi = starts.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (starts[mid]! <= at) lo = mid + 1;
+    if (starts[mid] <= at) lo = mid + 1;
     else hi = mid - 1;
   }
   return hi;
@@ -93,7 +93,7 @@ export function enclosingLookup(
   const ends = found.map((d) => d.node.endIndex);
   return (wanted) => (start, end) => {
     let i = lastAtOrBefore(starts, start);
-    while (i >= 0 && !(ends[i]! >= end && wanted(symbols[i]!))) i = symbols[i]!.parent;
+    while (i >= 0 && !(ends[i] >= end && wanted(symbols[i]))) i = symbols[i].parent;
     return i;
   };
 }

@@ -14,12 +14,12 @@ export function typeName(text: string): string | undefined {
     /^(?:typing\.)?(?:Optional\[([^]*)\]|(?:Readonly|Partial|Required|NonNullable)<([^]*)>|(?:Pick|Omit)<([^,<>]+(?:<[^<>]*>)?),[^]*>)$/.exec(
       t,
     );
-  if (wrapped) t = (wrapped[1] ?? wrapped[2] ?? wrapped[3])!.trim();
+  if (wrapped) t = (wrapped[1] ?? wrapped[2] ?? wrapped[3]).trim();
   const parts = topLevelParts(t, '|')
     .map((p) => p.trim())
     .filter((p) => !/^(null|undefined|None)$/.test(p));
   if (parts.length !== 1) return undefined;
-  t = parts[0]!.replace(/^[*&]+/, '');
+  t = parts[0].replace(/^[*&]+/, '');
   if (isTypeLiteral(t)) return ANONYMOUS;
   if (t.endsWith('[]')) return undefined;
   if (!/^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*(<[^]*>|\[[^]*\])?$/u.test(t)) return undefined;
@@ -35,7 +35,7 @@ function topLevelParts(text: string, separator: string): string[] {
   let depth = 0;
   let start = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+    const c = text[i];
     if ('([{'.includes(c) || (c === '<' && text[i + 1] !== '-')) depth++;
     else if (')]}'.includes(c) || (c === '>' && text[i - 1] !== '=')) depth--;
     else if (c === separator && depth === 0) {
@@ -66,7 +66,7 @@ function isTypeLiteral(text: string): boolean {
 export function elementType(text: string): string | undefined {
   const t = text.trim().replace(/^readonly\s+/, '');
   const found =
-    /^(?:\[[^\]]*\]|map\[[^\[\]]*\])\s*(\S[^]*)$/.exec(t) ??
+    /^(?:\[[^\]]*\]|map\[[^[\]]*\])\s*(\S[^]*)$/.exec(t) ??
     /^([^]+)\[\]$/.exec(t) ??
     /^(?:Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator)<([^]+)>$/.exec(t) ??
     /^(?:typing\.)?(?:list|List|set|Set|Sequence|Iterable|tuple\[[^,\]]+,\s*\.\.\.)\[([^]+)\]$/.exec(t);
@@ -97,7 +97,7 @@ function resultType(text: string, called: boolean): string | undefined {
   if (called) t = /^(?:Promise|PromiseLike)<([^]*)>$/.exec(t)?.[1]?.trim() ?? t;
   if (t.startsWith('(') && t.endsWith(')')) {
     // The first result, up to a comma outside brackets; a named one (`u *URL`) by its type.
-    t = topLevelParts(t.slice(1, -1), ',')[0]!.trim();
+    t = topLevelParts(t.slice(1, -1), ',')[0].trim();
     const named = /^[\p{L}_][\p{L}\p{N}_]*\s+([*[\p{L}_][^]*)$/u.exec(t);
     if (named && !/^(struct|map|chan|func|interface)\b/.test(t)) t = named[1]!;
   }

@@ -117,6 +117,6 @@ describe('database error classification', () => {
     assert.equal(isDatabaseUnavailable(Object.assign(new Error('syntax error'), { code: '42601' })), false);
     const error = classifyDatabaseError(refused);
     assert.equal(error?.code, 'unavailable');
-    assert.doesNotMatch(error!.message, /127\.0\.0\.1/, 'no internal address reaches the client');
+    assert.doesNotMatch(error.message, /127\.0\.0\.1/, 'no internal address reaches the client');
   });
 });

@@ -42,7 +42,7 @@ describe('embedded Postgres', () => {
     const clients = Array.from({ length: 4 }, () => new pg.Client({ connectionString: server.url }));
     try {
       for (const client of clients) await client.connect();
-      await clients[0]!.query('CREATE TABLE items (id int PRIMARY KEY, owner int NOT NULL)');
+      await clients[0].query('CREATE TABLE items (id int PRIMARY KEY, owner int NOT NULL)');
       // Parse/Bind/Execute/Sync of four connections at once, each with its own statement and parameters:
       // interleaved, one connection's Bind lands on another's statement or portal.
       const wrong: string[] = [];
@@ -64,7 +64,7 @@ describe('embedded Postgres', () => {
       // Big Bind messages arrive in several reads: the window in which another connection's messages could get in.
       await Promise.all([
         (async () => {
-          const big = clients[0]!;
+          const big = clients[0];
           for (let round = 0; round < 20; round++) {
             const ids = Array.from({ length: 20_000 }, (_, i) => 100_000 + round * 20_000 + i);
             const result = await big.query('INSERT INTO items (id, owner) SELECT unnest($1::int[]), 9 RETURNING 0', [ids]);
@@ -79,7 +79,7 @@ describe('embedded Postgres', () => {
         }),
       ]);
       assert.deepEqual(wrong.slice(0, 5), []);
-      const { rows } = await clients[0]!.query('SELECT count(*)::int AS n FROM items');
+      const { rows } = await clients[0].query('SELECT count(*)::int AS n FROM items');
       assert.equal(rows[0].n, 600 + 20 * 20_000);
     } finally {
       for (const client of clients) await client.end().catch(() => undefined);

@@ -104,12 +104,12 @@ function wholeSequences(db: PGlite): PGlite {
           try {
             return await target.execProtocolRawStream(message, options);
           } finally {
-            open = sequenceOpenAfter(message[0]!, open);
+            open = sequenceOpenAfter(message[0], open);
           }
         };
       }
       const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value.bind(target) as unknown) : value;
     },
   });
 }

@@ -71,7 +71,7 @@ describe('Scopes', () => {
     const scopes = new Scopes(
       registry(
         () => ({ repository: repo('r1', 'shop'), discovered: false }),
-        (id) => statuses[id]!,
+        (id) => statuses[id],
       ),
     );
     const both = { repositories: [...KNOWN.values()], partial: false, type: 'repos' as const };
@@ -88,7 +88,7 @@ describe('Scopes', () => {
       const fresh = new Scopes(
         registry(
           () => ({ repository: repo('r1', 'shop'), discovered: false }),
-          (id) => statuses[id]!,
+          (id) => statuses[id],
         ),
       );
       return fresh.answer({ repositories: [repo('r1', 'shop')], partial: false, type: 'workspace' }, new Map());
@@ -103,7 +103,7 @@ describe('Scopes', () => {
     const covered = await new Scopes(
       registry(
         () => ({ repository: repo('r1', 'shop'), discovered: false }),
-        (id) => statuses[id]!,
+        (id) => statuses[id],
       ),
     ).answer({ repositories: [repo('r1', 'shop')], partial: false, type: 'workspace' }, new Map());
     assert.deepEqual(covered, { freshness: [{ repo: 'shop', commit: 'c-r1', behind_head: false }] });

@@ -75,11 +75,11 @@ export const env = {
         .filter(Boolean)) {
         const match = /^([a-z_-]+)=(\d{1,9})$/.exec(entry);
         const count = Number(match?.[2]);
-        if (!match || !known(match[1]!) || count < min || count > max) {
+        if (!match || !known(match[1]) || count < min || count > max) {
           ctx.addIssue({ code: 'custom', message: `"${entry}" is not ${form}` });
           return z.NEVER;
         }
-        counts[match[1]!] = count;
+        counts[match[1]] = count;
       }
       return counts;
     }),

@@ -150,7 +150,7 @@ function bagOfWords(text: string, size: number): number[] {
     let h = 2166136261;
     for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
     h >>>= 0;
-    vector[h % size]! += h & 1 ? 1 : -1;
+    vector[h % size] += h & 1 ? 1 : -1;
   }
   const norm = Math.sqrt(vector.reduce((s, v) => s + v * v, 0)) || 1;
   return vector.map((v) => v / norm);

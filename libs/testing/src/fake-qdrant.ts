@@ -276,7 +276,7 @@ function query(c: Collection, body: Record<string, unknown>, within?: readonly P
     lists.forEach((list, i) =>
       list.forEach(({ point }, position) => {
         // Qdrant: 1 / ((position + 1) / weight + k - 1).
-        const add = 1 / ((position + 1) / weights[i]! + k - 1);
+        const add = 1 / ((position + 1) / weights[i] + k - 1);
         const entry = fused.get(String(point.id));
         if (entry) entry.score += add;
         else fused.set(String(point.id), { point, score: add });
@@ -295,7 +295,7 @@ function query(c: Collection, body: Record<string, unknown>, within?: readonly P
     return candidates
       .map((point) => {
         const v = point.vectors[using] as number[];
-        return { point, score: v.reduce((s, x, i) => s + x * vector[i]!, 0) / (norm * (Math.hypot(...v) || 1)) };
+        return { point, score: v.reduce((s, x, i) => s + x * vector[i], 0) / (norm * (Math.hypot(...v) || 1)) };
       })
       .sort((a, b) => b.score - a.score)
       .slice(0, limit);
@@ -309,13 +309,13 @@ function query(c: Collection, body: Record<string, unknown>, within?: readonly P
     indices.forEach((index, i) => {
       // Qdrant's idf modifier: ln(1 + (N - n + 0.5) / (n + 0.5)) over the collection.
       const n = all.filter((v) => v!.indices.includes(index)).length;
-      weight.set(index, values[i]! * (sparse.idf ? Math.log(1 + (all.length - n + 0.5) / (n + 0.5)) : 1));
+      weight.set(index, values[i] * (sparse.idf ? Math.log(1 + (all.length - n + 0.5) / (n + 0.5)) : 1));
     });
     return candidates
       .map((point) => {
         const v = point.vectors[using] as { indices: number[]; values: number[] } | undefined;
         let score = 0;
-        v?.indices.forEach((index, i) => (score += (weight.get(index) ?? 0) * v.values[i]!));
+        v?.indices.forEach((index, i) => (score += (weight.get(index) ?? 0) * v.values[i]));
         return { point, score };
       })
       .filter((s) => s.score > 0)

@@ -100,7 +100,7 @@ export function leanCaller(url: string): ToolCaller & { close(): void } {
               if (!reply.result) return reject(new Error(`tools/call ${name} failed: ${JSON.stringify(reply.error)}`));
               resolve({ isError: reply.result.isError === true, body: reply.result.structuredContent });
             } catch (error) {
-              reject(error as Error);
+              reject(error);
             }
           });
         },

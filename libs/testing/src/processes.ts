@@ -77,8 +77,8 @@ export async function startNode(script: string, args: string[] = [], options: St
       }
     }
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const running: RunningProcess = {

@@ -7,7 +7,7 @@
 import { connect, type Socket } from 'node:net';
 import type { SlowlorisOptions, SlowlorisReport } from './slowloris.js';
 
-const options = JSON.parse(process.argv[2]!) as Required<SlowlorisOptions>;
+const options = JSON.parse(process.argv[2]) as Required<SlowlorisOptions>;
 const { hostname, port } = new URL(options.url);
 const host = `${hostname}:${port}`;
 const deadline = Date.now() + options.durationMs;

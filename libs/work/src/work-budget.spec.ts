@@ -96,7 +96,7 @@ describe('WorkBudget', () => {
     const budget = new WorkBudget('test-resize', 1);
     const works = [held(), held(), held()];
     const runs = works.map((w) => budget.run(w.work, undefined, 'background'));
-    await works[0]!.started;
+    await works[0].started;
     budget.resize(3);
     await Promise.all(works.map((w) => w.started));
     for (const w of works) w.finish();

@@ -158,8 +158,8 @@ export const GatewayEnv = CommonEnv.extend({
         .filter(Boolean)) {
         const admin = /^([^=:,\s]+)=admin$/.exec(entry);
         const grant = /^([^=:,\s]+)=([^=:,]+):(reader|maintainer)$/.exec(entry);
-        if (admin) roles.admins.push(admin[1]!);
-        else if (grant) roles.grants.push({ group: grant[1]!, project: grant[2]!.trim(), role: grant[3] as 'reader' | 'maintainer' });
+        if (admin) roles.admins.push(admin[1]);
+        else if (grant) roles.grants.push({ group: grant[1], project: grant[2].trim(), role: grant[3] as 'reader' | 'maintainer' });
         else {
           ctx.addIssue({ code: 'custom', message: `"${entry}" is not group=admin or group=project:reader|maintainer` });
           return z.NEVER;
@@ -314,11 +314,11 @@ export function isLoopback(host: string): boolean {
   if (name === '::1' || /^(0{0,4}:){7}0{0,3}1$/.test(name)) return true;
   const mapped = /^(?:0{0,4}:){5}ffff:(.+)$/.exec(name) ?? /^::ffff:(.+)$/.exec(name);
   if (!mapped) return false;
-  const tail = mapped[1]!;
+  const tail = mapped[1];
   if (isIP(tail) === 4) return tail.split('.', 1)[0] === '127';
   // ::ffff:7f00:1 — the same address written in hexadecimal groups.
   const hex = /^([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(tail);
-  return hex !== null && parseInt(hex[1]!, 16) >> 8 === 0x7f;
+  return hex !== null && parseInt(hex[1], 16) >> 8 === 0x7f;
 }
 
 export function loadConfig(processEnv: NodeJS.ProcessEnv): GatewayConfig {

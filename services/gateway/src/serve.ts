@@ -11,7 +11,7 @@ export async function serveHttp(app: INestApplication, config: GatewayConfig): P
   configureHttp(app, config);
   app.get(McpEndpoint).install(app.getHttpServer() as Server);
   await app.listen(config.port, config.host);
-  const address = app.getHttpServer().address() as { port: number };
+  const address = (app.getHttpServer() as Server).address() as { port: number };
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return `http://${host}:${address.port}/mcp`;
 }

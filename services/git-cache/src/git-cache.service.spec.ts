@@ -271,7 +271,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
 
     it('reports ranges as [start, length] in characters, also after non-ASCII text', async () => {
       const result = await grep(h, { repository: daemon.url('sample'), pattern: 'TODO', file_extensions: ['txt'] });
-      const line = result.matches[0]!.line_matches[0]!;
+      const line = result.matches[0].line_matches[0];
       assert.equal(line.line, 'ä TODO über TODO');
       assert.deepEqual(line.ranges, [
         [2, 4],
@@ -293,8 +293,8 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
         'src/nested/deep/util.js',
       ]);
       const context = await grep(h, { repository, pattern: 'localize', context_lines: 1 });
-      assert.deepEqual(context.matches[0]!.line_matches[0]!.context_before, ['export function greet(name: string) {']);
-      assert.deepEqual(context.matches[0]!.line_matches[0]!.context_after, ['  return `hello ${name}`;']);
+      assert.deepEqual(context.matches[0].line_matches[0].context_before, ['export function greet(name: string) {']);
+      assert.deepEqual(context.matches[0].line_matches[0].context_after, ['  return `hello ${name}`;']);
     });
 
     it('caps the matches at max_matches and says the result was truncated', async () => {
@@ -334,7 +334,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
           const elapsed = performance.now() - started;
           assert.ok(elapsed < 5_000, `${engine.name} took ${elapsed.toFixed(0)} ms`);
           const bundle = result.matches.find((m) => m.path === 'dist/bundle.min.js')!;
-          const first = bundle.line_matches[0]!;
+          const first = bundle.line_matches[0];
           assert.equal(first.line_number, 1);
           assert.equal(first.line.length, 1_000);
           assert.ok(first.line.startsWith('ä let e=1;let e=1;'));
@@ -479,7 +479,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       for (const r of results) assert.deepEqual(paths(r), ['README.md', 'src/main.ts']);
       const dirs = readdirSync(h.root);
       assert.equal(dirs.length, 1);
-      assert.match(dirs[0]!, /^mcp_git_127\.0\.0\.1_\d+_sample_[0-9a-f]{16}$/);
+      assert.match(dirs[0], /^mcp_git_127\.0\.0\.1_\d+_sample_[0-9a-f]{16}$/);
     });
 
     it('refreshes a branch older than the refresh age, and when another ref is asked; never pulls a tag again', async () => {
@@ -511,7 +511,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       try {
         const commands: string[] = [];
         const real = new ProcessGitRunner({ protocols: ['git', 'file'], defaultTimeoutMs: 20_000, baseEnv, spawner });
-        const h = harness({ git: { run: (args, options) => (commands.push(args[0]!), real.run(args, options)) } });
+        const h = harness({ git: { run: (args, options) => (commands.push(args[0]), real.run(args, options)) } });
         for (const ref_name of [undefined, 'feature']) {
           const repository = daemon.url('steady');
           await grep(h, { repository, pattern: 'x', ref_name });
@@ -668,7 +668,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
       assert.equal(result.stats.total_matches, 6);
       assert.ok(!paths(result).includes('assets/blob.bin'));
       const unicode = await grep(h, { repository: sample.fileUrl, pattern: 'TODO', file_extensions: ['txt'] });
-      assert.deepEqual(unicode.matches[0]!.line_matches[0]!.ranges, [
+      assert.deepEqual(unicode.matches[0].line_matches[0].ranges, [
         [2, 4],
         [12, 4],
       ]);
@@ -677,7 +677,7 @@ describe('git-cache service (real git, git daemon, ripgrep)', () => {
         ['src/nested/deep/util.js'],
       );
       const context = await grep(h, { repository: sample.fileUrl, pattern: 'localize', context_lines: 1 });
-      assert.deepEqual(context.matches[0]!.line_matches[0]!.context_after, ['  return `hello ${name}`;']);
+      assert.deepEqual(context.matches[0].line_matches[0].context_after, ['  return `hello ${name}`;']);
       assert.equal((await failure(grep(h, { repository: sample.fileUrl, pattern: 'a(' }))).code, 'invalid_input');
     });
 

@@ -337,7 +337,7 @@ export class GitCacheService {
       const what = type === 'tree' ? 'a directory' : type === 'commit' ? 'a submodule' : 'a symbolic link';
       throw ServiceError.invalid({ path: `"${path}" is ${what} at ${commit.slice(0, 12)}; only regular files can be opened` });
     }
-    return Buffer.from(await this.deps.git.run(['cat-file', 'blob', object!], { cwd: dir }), 'utf8');
+    return Buffer.from(await this.deps.git.run(['cat-file', 'blob', object], { cwd: dir }), 'utf8');
   }
 
   private grepQuery(input: GrepRepository.Request): GrepQuery {

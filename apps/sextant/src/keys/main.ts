@@ -119,7 +119,8 @@ async function openStore(env: NodeJS.ProcessEnv): Promise<{ keys: ApiKeys; close
   let postgres: EmbeddedPostgres | undefined;
   let release = () => undefined as void;
   if (!config.databaseUrl) {
-    release = lockDataDir(config.dataDir).release;
+    const lock = lockDataDir(config.dataDir);
+    release = () => lock.release();
     postgres = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres') }).catch((error: unknown) => {
       release();
       throw error;

@@ -33,7 +33,7 @@ export function readScipCommand(argv: readonly string[], environment: NodeJS.Pro
     parsed = parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
   } catch (error) {
     const flag = /'([^']+)'/.exec((error as Error).message)?.[1];
-    return mistake(flag ? `unknown or incomplete flag ${flag}; known flags: ${KNOWN_FLAGS}` : (error as Error).message.split('\n')[0]!);
+    return mistake(flag ? `unknown or incomplete flag ${flag}; known flags: ${KNOWN_FLAGS}` : (error as Error).message.split('\n')[0]);
   }
   const { values, positionals } = parsed;
   if (values.help) return { command: 'help' };
@@ -57,5 +57,5 @@ export function readScipCommand(argv: readonly string[], environment: NodeJS.Pro
   if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') return mistake('--url must start with http:// or https://');
   endpoint.searchParams.set('repository', values.repository);
   endpoint.searchParams.set('commit', values.commit);
-  return { command: 'upload', endpoint, apiKey: values['api-key'] ?? env.data.SEXTANT_API_KEY, file: positionals[1]! };
+  return { command: 'upload', endpoint, apiKey: values['api-key'] ?? env.data.SEXTANT_API_KEY, file: positionals[1] };
 }

@@ -39,7 +39,7 @@ async function main(): Promise<number> {
   }
   if (status === 200) {
     process.stdout.write(
-      `stored: ${answer.repository} at ${answer.commit}: ${answer.documents} documents, ${answer.occurrences} occurrences, ${answer.symbols} symbols from ${answer.tool} (${answer.duration_ms} ms)\n`,
+      `stored: ${String(answer.repository)} at ${String(answer.commit)}: ${String(answer.documents)} documents, ${String(answer.occurrences)} occurrences, ${String(answer.symbols)} symbols from ${String(answer.tool)} (${String(answer.duration_ms)} ms)\n`,
     );
     return 0;
   }

@@ -50,7 +50,7 @@ export class ReadWriteLock {
   }
 
   private drain(): void {
-    while (this.queue.length > 0 && this.canGrant(this.queue[0]!.write)) {
+    while (this.queue.length > 0 && this.canGrant(this.queue[0].write)) {
       const next = this.queue.shift()!;
       this.take(next.write);
       next.grant();

@@ -51,7 +51,7 @@ export async function readFiles(
   await Promise.all(
     Array.from({ length: Math.min(concurrency, items.length) }, async () => {
       while (next < items.length) {
-        const { path, mtimeMs } = items[next++]!;
+        const { path, mtimeMs } = items[next++];
         onResult(await readOne(dir, path, maxBytes, mtimeMs));
       }
     }),

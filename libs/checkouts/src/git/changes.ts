@@ -26,8 +26,8 @@ export async function changedFiles(git: GitRunner, dir: string, from: string, to
   const fields = output.split('\0');
   const changes: FileChange[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
-    const status = STATUS[fields[i]!.charAt(0)];
-    if (status) changes.push({ path: fields[i + 1]!, status });
+    const status = STATUS[fields[i].charAt(0)];
+    if (status) changes.push({ path: fields[i + 1], status });
   }
   return changes;
 }

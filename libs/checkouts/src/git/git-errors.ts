@@ -33,6 +33,7 @@ export function explainGitFailure(
       );
     case 'disk_full':
       return error;
+    case 'other':
     default:
       return ServiceError.of('api_error', `git ${operation} of ${what} failed: ${error.message}`);
   }

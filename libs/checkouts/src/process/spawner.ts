@@ -108,7 +108,13 @@ export async function runToCompletion(spawner: Spawner, request: SpawnRequest, o
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const stdout = capped(maxBytes);
   const stderr = capped(maxBytes);
-  const status = await spawnWithin(spawner, request, { stdout: stdout.add, stderr: stderr.add }, options.timeoutMs, options.budget).exit;
+  const status = await spawnWithin(
+    spawner,
+    request,
+    { stdout: (chunk) => stdout.add(chunk), stderr: (chunk) => stderr.add(chunk) },
+    options.timeoutMs,
+    options.budget,
+  ).exit;
   return { ...status, stdout: stdout.text(), stderr: stderr.text() };
 }
 

@@ -84,7 +84,7 @@ export function parseRepository(raw: string, policy: LocatorPolicy): RepositoryL
   if (/^[a-z0-9+.-]*::/i.test(input)) refuse('git transport helpers ("ext::", "file::", …) are not allowed');
 
   const short = GITHUB_SHORT.exec(input) ?? GITHUB_SSH.exec(input);
-  if (short) return allowHost(github(short[1]!, short[2]!, raw), policy);
+  if (short) return allowHost(github(short[1], short[2], raw), policy);
 
   let url: URL;
   try {
@@ -161,7 +161,7 @@ function gitDirectoryAt(candidate: string): string | undefined {
     const info = statSync(candidate);
     if (info.isFile() && lstatSync(candidate).isFile()) {
       const pointer = /^gitdir: (.+)$/m.exec(readFileSync(candidate, 'utf8').slice(0, 4_096));
-      return pointer ? gitDirectoryAt(resolve(dirname(candidate), pointer[1]!.trim())) : undefined;
+      return pointer ? gitDirectoryAt(resolve(dirname(candidate), pointer[1].trim())) : undefined;
     }
     if (!info.isDirectory()) return undefined;
     // What git checks before it takes a directory for a repository (is_git_directory): HEAD, objects/ and refs/.

@@ -150,6 +150,7 @@ export interface AuditRecordFields {
  */
 export function boundAuditRecord(entry: AuditRecordFields): AuditRecordFields {
   const text = (value: unknown, maxBytes: number = AUDIT_LIMITS.fieldBytes) =>
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- any value, whatever its type, is kept as some bounded text.
     boundText(typeof value === 'string' ? value : String(value ?? ''), maxBytes);
   const repositories = Array.isArray(entry.repositories) ? entry.repositories.slice(0, AUDIT_LIMITS.repositories) : [];
   const record: AuditRecordFields = {

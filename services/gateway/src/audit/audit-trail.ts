@@ -179,8 +179,8 @@ export class AuditTrail implements OnModuleDestroy {
   private take(): Held[] {
     let count = 0;
     let bytes = 0;
-    while (count < this.held.length && count < BATCH && (count === 0 || bytes + this.held[count]!.bytes <= this.batchBytes)) {
-      bytes += this.held[count]!.bytes;
+    while (count < this.held.length && count < BATCH && (count === 0 || bytes + this.held[count].bytes <= this.batchBytes)) {
+      bytes += this.held[count].bytes;
       count += 1;
     }
     this.sending = this.held.splice(0, count);
@@ -217,7 +217,7 @@ export class AuditTrail implements OnModuleDestroy {
         return batch;
       }
       if (batch.length === 1) {
-        const { record } = batch[0]!;
+        const { record } = batch[0];
         this.log.warn({
           msg: `the projects service refused an audit record; it is set aside (kept in this log only): ${failure.code}: ${failure.message}`,
           refused: { request_id: record.request_id, tool: record.tool, at: record.at },

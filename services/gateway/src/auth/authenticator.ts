@@ -137,7 +137,7 @@ export class Authenticator {
     }
     const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(authorization);
     if (!match) return fail(401, 'invalid_token', 'The Authorization header is not a well-formed bearer token.');
-    const token = match[1]!;
+    const token = match[1];
     if (token.startsWith(API_KEY_PREFIX)) return this.apiKey(token);
     if (!this.jwks || !this.jwtSettings) {
       return fail(401, 'invalid_token', 'Not an API key; this gateway accepts API keys only (no identity provider is configured).');

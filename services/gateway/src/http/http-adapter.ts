@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
@@ -42,7 +42,7 @@ class LimitedExpressAdapter extends ExpressAdapter {
         requestTimeout: this.limits.requestTimeoutMs,
         connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
       },
-      this.getInstance(),
+      this.getInstance<RequestListener>(),
     );
     // Not server.maxConnections, which refuses the newest connection when full: the guard closes an idle one instead.
     new ConnectionGuard(this.limits).install(server);

@@ -90,7 +90,7 @@ export class CallLimits {
     const waitOne = one?.take(now) ?? 0;
     if (waitOne > 0) {
       all.putBack();
-      return { retryAfterMs: waitOne, reason: `more than ${toolRate!.perMinute} ${tool} calls a minute` };
+      return { retryAfterMs: waitOne, reason: `more than ${toolRate.perMinute} ${tool} calls a minute` };
     }
     const mine = this.inFlight.get(caller) ?? 0;
     const busy =

@@ -25,7 +25,7 @@ export function directToolCall(body: unknown): DirectToolCall | undefined {
   if (params._meta !== undefined && !isObject(params._meta)) return undefined;
   // A call that asks for progress may stream notifications: the SDK path answers it (as SSE).
   if (params._meta?.progressToken !== undefined) return undefined;
-  return { id: id as string | number, name: params.name, arguments: params.arguments as Record<string, unknown> | undefined };
+  return { id: id as string | number, name: params.name, arguments: params.arguments };
 }
 
 /**

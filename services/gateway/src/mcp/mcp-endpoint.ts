@@ -146,7 +146,7 @@ function acceptsPost(req: IncomingMessage, res: ServerResponse): boolean {
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     return refuse(406, 'Not Acceptable: the client must accept both application/json and text/event-stream.');
   }
-  const contentType = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  const contentType = (req.headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase();
   if (contentType !== 'application/json') {
     return refuse(415, 'Unsupported Media Type: Content-Type must be application/json.');
   }
@@ -224,7 +224,7 @@ function readJson(req: IncomingMessage, res: ServerResponse, limit: number, time
 }
 
 function pathOf(url: string | undefined): string {
-  const path = (url ?? '/').split('?', 1)[0]!;
+  const path = (url ?? '/').split('?', 1)[0];
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 

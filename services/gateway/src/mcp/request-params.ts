@@ -41,7 +41,7 @@ export function invalidParams(message: JSONRPCMessage): string | undefined {
   const schema = typeof message.method === 'string' ? SCHEMAS.get(message.method) : undefined;
   const result = schema?.safeParse({ method: message.method, params: message.params });
   if (!result || result.success) return undefined;
-  const issue = result.error!.issues[0]!;
+  const issue = result.error!.issues[0];
   const path = issue.path.map(String).join('.') || 'params';
   return `Invalid params for ${message.method}: ${path}: ${issue.message.replace(/^Invalid input: /, '')}.`;
 }

@@ -79,7 +79,7 @@ export class StatelessHttpTransport implements Transport {
     if (id === undefined || isJSONRPCRequest(message) || !this.pending.delete(id)) return;
     this.responses.push(message);
     if (this.pending.size > 0 || this.res.headersSent || this.closed) return;
-    writeJson(this.res, 200, this.batch ? this.responses : this.responses[0]!);
+    writeJson(this.res, 200, this.batch ? this.responses : this.responses[0]);
   }
 
   /** SSE mode: every message is an event as it comes; the stream ends with the last response. */

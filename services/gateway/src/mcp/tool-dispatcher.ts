@@ -167,7 +167,7 @@ export class ToolDispatcher {
               metadata(),
             );
           }
-          release = admitted.release;
+          release = () => admitted.release();
           const input = safeParseInput(tool.input, args ?? {});
           if (!input.ok) {
             outcome = input.error.code;

@@ -223,9 +223,9 @@ function bufferSource(content: Buffer): ByteSource {
 function decodeWhole(bytes: Buffer): string {
   let end = bytes.length;
   let lead = end - 1;
-  while (lead > 0 && lead > end - 4 && (bytes[lead]! & 0xc0) === 0x80) lead--;
+  while (lead > 0 && lead > end - 4 && (bytes[lead] & 0xc0) === 0x80) lead--;
   if (lead >= 0) {
-    const b = bytes[lead]!;
+    const b = bytes[lead];
     const size = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
     if (lead + size > end) end = lead;
   }

@@ -119,7 +119,7 @@ describe('search_repositories: GitHubSearch against a GitHub stand-in', () => {
     assert.equal(result.total_count, 2);
     assert.equal(github.requests.length - before, 3);
     assert.equal(sleeps.length, 2);
-    assert.ok(sleeps[1]! > sleeps[0]! * 1.0 || sleeps[1]! >= 100, `backoff grows: ${sleeps.join(', ')}`);
+    assert.ok(sleeps[1] > sleeps[0] * 1.0 || sleeps[1] >= 100, `backoff grows: ${sleeps.join(', ')}`);
 
     github.fail([{ status: 500 }, { status: 503 }, { status: 500 }]);
     const failed = await failure(search(client(), { query: 'x' }));
@@ -144,7 +144,7 @@ describe('search_repositories: GitHubSearch against a GitHub stand-in', () => {
     SearchRepositories.Response.parse(capped);
     assert.equal(capped.truncated, false);
     assert.equal(capped.repositories.length, 100);
-    const first = capped.repositories[0]!;
+    const first = capped.repositories[0];
     assert.equal(first.description!.length, 1_000);
     assert.ok(first.description!.endsWith('…'));
     assert.equal(first.topics.length, 30);
@@ -157,7 +157,7 @@ describe('search_repositories: GitHubSearch against a GitHub stand-in', () => {
     assert.equal(cut.truncated, true);
     assert.ok(cut.repositories.length > 0 && cut.repositories.length < 100, `${cut.repositories.length} repositories`);
     assert.ok(Buffer.byteLength(JSON.stringify(cut.repositories)) <= 16 * 1024);
-    assert.match(cut.notes![0]!, /cut at \d+ of 100 repositories/);
+    assert.match(cut.notes![0], /cut at \d+ of 100 repositories/);
   });
 
   it('summarizes an upstream error body instead of passing it on', async () => {

@@ -65,7 +65,7 @@ export class GitHubSearch {
       params.set('sort', request.sort_by);
       params.set('order', request.order);
     }
-    return `${this.options.apiUrl.replace(/\/+$/, '')}/search/repositories?${params}`;
+    return `${this.options.apiUrl.replace(/\/+$/, '')}/search/repositories?${params.toString()}`;
   }
 
   private async attempt(url: string, request: SearchRepositories.Request): Promise<SearchRepositories.Response> {
@@ -152,7 +152,7 @@ const MAX_ERROR_BYTES = 64 << 10;
 /** The body as text, read up to `limit` bytes (the rest is not downloaded); `cut` when there was more. */
 async function readCapped(response: Response, limit: number): Promise<{ text: string; cut: boolean }> {
   if (!response.body) return { text: '', cut: false };
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

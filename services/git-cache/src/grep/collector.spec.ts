@@ -21,7 +21,7 @@ describe('MatchCollector', () => {
       [7, 8],
       [9, 10],
     ]);
-    const m = c.result({ filesSearched: 1, elapsedMs: 0 }).matches[0]!;
+    const m = c.result({ filesSearched: 1, elapsedMs: 0 }).matches[0];
     assert.equal(m.path, 'a.txt');
     assert.deepEqual(m.line_matches[0], {
       line_number: 1,
@@ -46,11 +46,11 @@ describe('MatchCollector', () => {
       matches.map((f) => f.path),
       ['a', 'b'],
     );
-    const [m1, m2, m9] = matches[0]!.line_matches;
-    assert.deepEqual(m1!.context_after, ['m2', 'c3'], 'a neighbouring match is context too');
-    assert.deepEqual(m2!.context_before, ['m1']);
-    assert.deepEqual(m2!.context_after, ['c3', 'c4']);
-    assert.deepEqual(m9!.context_before, []);
+    const [m1, m2, m9] = matches[0].line_matches;
+    assert.deepEqual(m1.context_after, ['m2', 'c3'], 'a neighbouring match is context too');
+    assert.deepEqual(m2.context_before, ['m1']);
+    assert.deepEqual(m2.context_after, ['c3', 'c4']);
+    assert.deepEqual(m9.context_before, []);
   });
 
   it('never takes context from the file before', () => {
@@ -58,8 +58,8 @@ describe('MatchCollector', () => {
     c.match('a', 4, Buffer.from('a4\n'), []);
     c.context('a', 5, Buffer.from('a5\n'));
     c.match('b', 6, Buffer.from('b6\n'), []);
-    const b = c.result({ filesSearched: 2, elapsedMs: 0 }).matches[1]!;
-    assert.deepEqual(b.line_matches[0]!.context_before, []);
+    const b = c.result({ filesSearched: 2, elapsedMs: 0 }).matches[1];
+    assert.deepEqual(b.line_matches[0].context_before, []);
   });
 
   it('stops at max_matches and reports unreadable lines in notes', () => {
@@ -70,7 +70,7 @@ describe('MatchCollector', () => {
     const result = c.result({ filesSearched: 1, elapsedMs: 0 });
     assert.equal(result.truncated, true);
     assert.equal(result.stats.total_matches, 1);
-    assert.match(result.notes![0]!, /^1 matching line\(s\) could not be read/);
+    assert.match(result.notes![0], /^1 matching line\(s\) could not be read/);
   });
 
   it('stops when the answer would pass its size budget, and says so in notes', () => {
@@ -80,6 +80,6 @@ describe('MatchCollector', () => {
     assert.equal(result.truncated, true);
     assert.ok(result.stats.total_matches > 0 && result.stats.total_matches < 10, `${result.stats.total_matches} lines`);
     assert.ok(Buffer.byteLength(JSON.stringify(result.matches)) <= 500);
-    assert.match(result.notes![0]!, /cut at \d+ matching lines to stay under 500 bytes \(GREP_MAX_RESULT_BYTES\)/);
+    assert.match(result.notes![0], /cut at \d+ matching lines to stay under 500 bytes \(GREP_MAX_RESULT_BYTES\)/);
   });
 });

@@ -108,7 +108,7 @@ export class MatchCollector {
   private asContext(file: FileMatches, lineNumber: number, text: string): void {
     // Matches arrive in line order: only the last few can be within reach of this line.
     for (let i = file.line_matches.length - 1; i >= 0; i--) {
-      const m = file.line_matches[i]!;
+      const m = file.line_matches[i];
       if (m.line_number < lineNumber - this.query.contextLines) break;
       if (lineNumber > m.line_number) m.context_after!.push(text);
     }
@@ -191,7 +191,7 @@ function lineText(head: Buffer): string {
 /** Byte ranges → [start, length] in UTF-16 units, for the ranges that start within the cut line. */
 function toCharRanges(head: Buffer, byteRanges: Array<[number, number]>): Array<[number, number]> {
   const units = isAscii(head) ? undefined : utf16Offsets(head);
-  const chars = (offset: number) => (units ? units[Math.min(offset, head.length)]! : Math.min(offset, head.length));
+  const chars = (offset: number) => (units ? units[Math.min(offset, head.length)] : Math.min(offset, head.length));
   const ranges: Array<[number, number]> = [];
   for (const [start, end] of byteRanges) {
     const s = chars(start);
@@ -205,13 +205,13 @@ function toCharRanges(head: Buffer, byteRanges: Array<[number, number]>): Array<
 function utf16Offsets(bytes: Buffer): Uint32Array {
   const units = new Uint32Array(bytes.length + 1);
   for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    units[i + 1] = units[i]! + ((b & 0xc0) === 0x80 ? 0 : b >= 0xf0 ? 2 : 1);
+    const b = bytes[i];
+    units[i + 1] = units[i] + ((b & 0xc0) === 0x80 ? 0 : b >= 0xf0 ? 2 : 1);
   }
   return units;
 }
 
 function isAscii(bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length; i++) if (bytes[i]! > 0x7f) return false;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] > 0x7f) return false;
   return true;
 }

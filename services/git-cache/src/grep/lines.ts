@@ -47,7 +47,7 @@ export function lineSplitter(
       }
       if (newline === -1) break;
       if (sink) sink.end();
-      else onLine(parts.length === 1 ? parts[0]! : Buffer.concat(parts, length));
+      else onLine(parts.length === 1 ? parts[0] : Buffer.concat(parts, length));
       parts = [];
       length = 0;
       sink = undefined;

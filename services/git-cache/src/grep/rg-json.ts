@@ -133,7 +133,7 @@ export function longMessage(start: Buffer, done: (line: RgLine | undefined) => v
       for (const m of tail.matchAll(/"start":(\d+),"end":(\d+)\}/g)) ranges.push([Number(m[1]), Number(m[2])]);
       done({
         type: opening[1] as 'match' | 'context',
-        path: decode(JSON.parse(Buffer.from(opening[2]!, 'latin1').toString('utf8')) as RgText),
+        path: decode(JSON.parse(Buffer.from(opening[2], 'latin1').toString('utf8')) as RgText),
         lineNumber: Number(lineNumber[1]),
         line: (opening[3] === 'bytes' ? base64Prefix : jsonStringPrefix)(Buffer.concat(text, textLength)),
         ranges,

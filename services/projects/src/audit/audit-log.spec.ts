@@ -78,7 +78,7 @@ describe('AuditLog (PGlite, real SQL and migrations)', () => {
       { name: 'count-again', text: `SELECT count(*)::int AS n FROM projects.audit_log WHERE request_id LIKE 'again-%'` },
       [],
     );
-    assert.equal(count.rows[0]!.n, 3);
+    assert.equal(count.rows[0].n, 3);
   });
 
   it('sets aside the one record the database refuses and stores the others of its batch', async () => {
@@ -122,10 +122,10 @@ describe('AuditLog (PGlite, real SQL and migrations)', () => {
         [],
       )
     ).rows;
-    assert.match(row!.principal, /^p+…\[truncated \d+ bytes\]$/);
-    assert.match(row!.repo, /^r+…\[truncated \d+ bytes\]$/);
-    assert.ok(row!.query.length <= 2_000);
-    assert.ok(row!.bytes < 4_096, `${row!.bytes} bytes`);
+    assert.match(row.principal, /^p+…\[truncated \d+ bytes\]$/);
+    assert.match(row.repo, /^r+…\[truncated \d+ bytes\]$/);
+    assert.ok(row.query.length <= 2_000);
+    assert.ok(row.bytes < 4_096, `${row.bytes} bytes`);
   });
 });
 

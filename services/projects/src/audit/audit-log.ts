@@ -43,7 +43,7 @@ export class AuditLog implements OnApplicationBootstrap, OnModuleDestroy {
     for (const record of records) {
       const checked = AuditRecord.safeParse(boundAuditRecord(record as unknown as AuditRecord));
       if (checked.success) clean.push(checked.data);
-      else refused += this.setAside(checked.data ?? (record as unknown as AuditRecord), checked.error.issues[0]?.message ?? 'invalid');
+      else refused += this.setAside(checked.data ?? record, checked.error.issues[0]?.message ?? 'invalid');
     }
     if (clean.length === 0) return { stored: 0, refused };
     try {
@@ -92,7 +92,7 @@ export class AuditLog implements OnApplicationBootstrap, OnModuleDestroy {
         (error: Error) => this.log.warn(`could not delete old audit records: ${error.message}`),
       );
     void expire();
-    this.timer = setInterval(expire, EXPIRE_EVERY_MS);
+    this.timer = setInterval(() => void expire(), EXPIRE_EVERY_MS);
     this.timer.unref();
   }
 

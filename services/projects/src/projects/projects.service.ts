@@ -102,7 +102,7 @@ export class ProjectsService {
     const [repositoryId] = await this.registryIds([input.repository_id], 'repository_id');
     return this.db.transaction(async (m) => {
       const project = await this.require(input.project, m, 'maintain');
-      if (project.repository_ids.includes(repositoryId!)) return membership(project, repositoryId!, { added: false });
+      if (project.repository_ids.includes(repositoryId)) return membership(project, repositoryId, { added: false });
       if (project.repository_count >= PROJECT_LIMITS.repositoriesPerProject) {
         throw ServiceError.of(
           'invalid_input',
@@ -112,9 +112,9 @@ export class ProjectsService {
           },
         );
       }
-      await this.repo.addMembers(m, project.id, [repositoryId!]);
+      await this.repo.addMembers(m, project.id, [repositoryId]);
       await this.repo.touch(m, project.id);
-      return { ...membership(project, repositoryId!, { added: true }), repository_count: project.repository_count + 1 };
+      return { ...membership(project, repositoryId, { added: true }), repository_count: project.repository_count + 1 };
     });
   }
 
@@ -155,7 +155,7 @@ export class ProjectsService {
       resolved.forEach((r, i) => {
         if (!r) return;
         if (!readIds.has(r.id) && (r.kind === 'local' || held.has(r.id))) resolved[i] = null;
-        else if (readIds.has(r.id) && !maintainedIds.has(r.id)) shared.push(references[i]!);
+        else if (readIds.has(r.id) && !maintainedIds.has(r.id)) shared.push(references[i]);
       });
     }
     const unknown = references.filter((_, i) => !resolved[i]);

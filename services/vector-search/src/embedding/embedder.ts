@@ -25,6 +25,6 @@ export function normalize(vector: Float32Array): Float32Array {
   for (const v of vector) sum += v * v;
   if (sum === 0) return vector;
   const scale = 1 / Math.sqrt(sum);
-  for (let i = 0; i < vector.length; i++) vector[i]! *= scale;
+  for (let i = 0; i < vector.length; i++) vector[i] *= scale;
   return vector;
 }

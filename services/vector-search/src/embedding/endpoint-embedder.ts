@@ -72,7 +72,7 @@ export class EndpointEmbedder implements Embedder {
     const lane = async () => {
       while (next < batches.length) {
         const i = next++;
-        out[i] = await this.withRetries(batches[i]!, options.retries ?? this.options.retries, options.timeoutMs ?? this.options.timeoutMs);
+        out[i] = await this.withRetries(batches[i], options.retries ?? this.options.retries, options.timeoutMs ?? this.options.timeoutMs);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, batches.length) }, lane));

@@ -37,7 +37,7 @@ export class HashingEmbedder implements Embedder {
     for (const [feature, weight] of counts) {
       const h = fnv1a(feature);
       const value = Math.log1p(weight);
-      vector[h % this.dimension]! += (h & 0x80000000) === 0 ? value : -value;
+      vector[h % this.dimension] += (h & 0x80000000) === 0 ? value : -value;
     }
     return normalize(vector);
   }

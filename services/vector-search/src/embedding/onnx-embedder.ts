@@ -86,6 +86,6 @@ export class OnnxEmbedder implements Embedder {
       device: 'cpu',
       session_options: { intraOpNumThreads: this.options.threads ?? availableParallelism(), graphOptimizationLevel: 'all' },
     });
-    return extractor as unknown as Extractor;
+    return extractor;
   });
 }

@@ -46,9 +46,9 @@ function assertSameRanking(actual: Array<{ key: bigint; score: number }>, expect
   assert.equal(actual.length, want.length);
   actual.forEach((a, i) => {
     // Float32 accumulation: equal scores may swap, so compare scores, then keys where scores differ clearly.
-    assert.ok(Math.abs(a.score - want[i]!.score) < 1e-4, `rank ${i + 1}: score ${a.score} vs ${want[i]!.score}`);
+    assert.ok(Math.abs(a.score - want[i].score) < 1e-4, `rank ${i + 1}: score ${a.score} vs ${want[i].score}`);
   });
-  const clear = want.filter((w, i) => i === 0 || Math.abs(w.score - want[i - 1]!.score) > 1e-3);
+  const clear = want.filter((w, i) => i === 0 || Math.abs(w.score - want[i - 1].score) > 1e-3);
   for (const w of clear.slice(0, -1))
     assert.ok(
       actual.some((a) => a.key === w.key),
@@ -97,7 +97,7 @@ describe('lexical postings (BM25)', () => {
     // Remove a third: until a merge they are skipped, after it they are gone; the ranking is the same either way.
     const removed = docs.filter((_, i) => i % 3 === 1);
     for (const d of removed) assert.equal(postings.remove(d.key), true);
-    assert.equal(postings.remove(removed[0]!.key), false);
+    assert.equal(postings.remove(removed[0].key), false);
     const live = docs.filter((_, i) => i % 3 !== 1);
     assert.equal(postings.size, live.length);
     check(live, ['w3', 'w17', 'w30'], null);
@@ -106,7 +106,7 @@ describe('lexical postings (BM25)', () => {
     assert.equal(postings.df('w3'), live.filter((d) => d.counts.has('w3')).length);
 
     // Re-adding a key replaces its chunk.
-    const changed = { ...live[0]!, counts: new Map([['w39', 4]]) };
+    const changed = { ...live[0], counts: new Map([['w39', 4]]) };
     postings.add(changed.key, changed.path, changed.counts);
     const now = [changed, ...live.slice(1)];
     check(now, ['w39'], null);
@@ -136,7 +136,7 @@ describe('file-level BM25 over the postings (whole files: their chunks summed)',
     }
     const asDocs = [...files].map(([path, counts], i) => ({ key: BigInt(i), path, counts }));
     const { idfs, scored } = bm25(asDocs, words, null);
-    return { idfs, scored: scored.map((s) => ({ path: asDocs[Number(s.key)]!.path, score: s.score })) };
+    return { idfs, scored: scored.map((s) => ({ path: asDocs[Number(s.key)].path, score: s.score })) };
   }
 
   for (const prefix of [null, 'lib/']) {
@@ -161,13 +161,13 @@ describe('file-level BM25 over the postings (whole files: their chunks summed)',
       assert.equal(top.length, Math.min(10, scored.length));
       const pathOf = new Map(live.map((d) => [d.key, d]));
       top.forEach((t, i) => {
-        assert.ok(Math.abs(t.score - scored[i]!.score) < 1e-3, `rank ${i + 1}: ${t.score} vs ${scored[i]!.score}`);
+        assert.ok(Math.abs(t.score - scored[i].score) < 1e-3, `rank ${i + 1}: ${t.score} vs ${scored[i].score}`);
         const chunk = pathOf.get(t.key);
         assert.ok(chunk, `rank ${i + 1}: ${t.key} is a live chunk`);
-        assert.equal(chunk.path, scored[i]!.path, `rank ${i + 1}: the chunk is of the file ranked there`);
+        assert.equal(chunk.path, scored[i].path, `rank ${i + 1}: the chunk is of the file ranked there`);
         // Its best chunk: the one of the file's live chunks that chunk-level BM25 (the same idfs) ranks first.
         const chunkLevel = bm25(live, words, null).scored.filter((c) => pathOf.get(c.key)!.path === chunk.path);
-        assert.ok(Math.abs(chunkLevel[0]!.score - chunkLevel.find((c) => c.key === t.key)!.score) < 1e-3, `rank ${i + 1}: its best chunk`);
+        assert.ok(Math.abs(chunkLevel[0].score - chunkLevel.find((c) => c.key === t.key)!.score) < 1e-3, `rank ${i + 1}: its best chunk`);
       });
     });
   }
@@ -190,8 +190,8 @@ describe('file-level BM25 over the postings (whole files: their chunks summed)',
       [2, 1],
     );
     const files = postings.topFiles(found, [1, 1], found.length / found.files, 2);
-    assert.ok([1n, 2n].includes(files[0]!.key), `whole files: session.py first (as one of its chunks), not ${files[0]!.key}`);
-    assert.equal(files[1]!.key, 3n);
+    assert.ok([1n, 2n].includes(files[0].key), `whole files: session.py first (as one of its chunks), not ${files[0].key}`);
+    assert.equal(files[1].key, 3n);
     // Lengths are kept between searches until a chunk comes or goes.
     postings.remove(3n);
     assert.equal(postings.fileMatches(['hooks'], null).files, 21);

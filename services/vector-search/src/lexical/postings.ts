@@ -44,7 +44,7 @@ export function termCounts(tsvector: string): TermCounts {
     if (tsvector[i] === "'") {
       i++;
       while (i < n) {
-        const c = tsvector[i]!;
+        const c = tsvector[i];
         if (c === '\\' && i + 1 < n) {
           term += tsvector[i + 1];
           i += 2;
@@ -72,7 +72,7 @@ export function termCounts(tsvector: string): TermCounts {
     if (tsvector[i] === ':') {
       i++;
       while (i < n && tsvector[i] !== ' ') {
-        while (i < n && tsvector[i]! >= '0' && tsvector[i]! <= '9') i++;
+        while (i < n && tsvector[i] >= '0' && tsvector[i] <= '9') i++;
         const weight = tsvector[i];
         if (weight === 'A' || weight === 'B' || weight === 'C') {
           tf += HEADER_WEIGHT;
@@ -205,7 +205,7 @@ export class Postings {
     this.alive[doc] = 0;
     this.live--;
     this.wholeFiles = undefined;
-    this.liveLength -= this.lengths[doc]!;
+    this.liveLength -= this.lengths[doc];
     const dead = this.docs - this.live;
     if (dead >= DEAD_MIN && dead >= this.docs * DEAD_SHARE) this.merge();
     return true;
@@ -218,7 +218,7 @@ export class Postings {
     let n = this.tail.get(id)?.length ?? 0;
     for (const segment of this.segments) {
       const i = find(segment.terms, id);
-      if (i >= 0) n += segment.offsets[i + 1]! - segment.offsets[i]!;
+      if (i >= 0) n += segment.offsets[i + 1] - segment.offsets[i];
     }
     return n;
   }
@@ -239,12 +239,12 @@ export class Postings {
       const weight = w * (K1 + 1);
       this.each(id, (entry) => {
         const doc = entry >>> 8;
-        if (!alive[doc] || (allowed !== null && !allowed[pathOf[doc]!])) return;
+        if (!alive[doc] || (allowed !== null && !allowed[pathOf[doc]])) return;
         const tf = entry & 255;
-        scores[doc] += (weight * tf) / (tf + K1 * (1 - B + (B * lengths[doc]!) / average));
+        scores[doc] += (weight * tf) / (tf + K1 * (1 - B + (B * lengths[doc]) / average));
       });
     }
-    return best(scores, k).map(({ doc, score }) => ({ key: BigInt(this.keys[doc]!), score }));
+    return best(scores, k).map(({ doc, score }) => ({ key: BigInt(this.keys[doc]), score }));
   }
 
   /**
@@ -263,8 +263,11 @@ export class Postings {
       if (id !== undefined) {
         this.each(id, (entry) => {
           const doc = entry >>> 8;
-          if (!alive[doc] || (allowed !== null && !allowed[pathOf[doc]!])) return;
-          if (seen[pathOf[doc]!] !== t) ((seen[pathOf[doc]!] = t), holding++);
+          if (!alive[doc] || (allowed !== null && !allowed[pathOf[doc]])) return;
+          if (seen[pathOf[doc]] !== t) {
+            seen[pathOf[doc]] = t;
+            holding++;
+          }
         });
       }
       return { term, id, files: holding };
@@ -277,11 +280,16 @@ export class Postings {
     const { alive, pathOf, lengths } = this;
     const fileLength = new Float64Array(this.paths.length);
     for (let doc = 0; doc < this.docs; doc++) {
-      if (alive[doc] && (allowed === null || allowed[pathOf[doc]!])) fileLength[pathOf[doc]!] += lengths[doc]!;
+      if (alive[doc] && (allowed === null || allowed[pathOf[doc]])) fileLength[pathOf[doc]] += lengths[doc];
     }
     let files = 0;
     let length = 0;
-    for (const l of fileLength) if (l > 0) (files++, (length += l));
+    for (const l of fileLength) {
+      if (l > 0) {
+        files++;
+        length += l;
+      }
+    }
     return { fileLength, files, length };
   }
 
@@ -297,20 +305,20 @@ export class Postings {
     const chunkScores = new Float32Array(this.docs);
     const tf = new Float64Array(this.paths.length);
     const chunkAverage = this.liveLength / Math.max(1, this.live);
-    const used = found.terms.flatMap(({ id }, t) => (id !== undefined && idfs[t]! > 0 ? [{ id, w: idfs[t]! * (K1 + 1) }] : []));
+    const used = found.terms.flatMap(({ id }, t) => (id !== undefined && idfs[t] > 0 ? [{ id, w: idfs[t] * (K1 + 1) }] : []));
     for (const { id, w } of used) {
       const touched: number[] = [];
       this.each(id, (entry) => {
         const doc = entry >>> 8;
-        const file = pathOf[doc]!;
+        const file = pathOf[doc];
         if (!alive[doc] || (allowed !== null && !allowed[file])) return;
         const n = entry & 255;
         if (tf[file] === 0) touched.push(file);
         tf[file] += n;
-        chunkScores[doc] += (w * n) / (n + K1 * (1 - B + (B * lengths[doc]!) / chunkAverage));
+        chunkScores[doc] += (w * n) / (n + K1 * (1 - B + (B * lengths[doc]) / chunkAverage));
       });
       for (const file of touched) {
-        scores[file] += (w * tf[file]!) / (tf[file]! + K1 * (1 - B + (B * found.fileLength[file]!) / average));
+        scores[file] += (w * tf[file]) / (tf[file] + K1 * (1 - B + (B * found.fileLength[file]) / average));
         tf[file] = 0;
       }
     }
@@ -321,20 +329,20 @@ export class Postings {
     for (const { id } of used) {
       this.each(id, (entry) => {
         const doc = entry >>> 8;
-        const file = pathOf[doc]!;
-        const held = bestDoc[file]!;
-        if (held === -2 || !alive[doc] || chunkScores[doc]! <= 0) return;
-        if (held === -1 || chunkScores[doc]! > chunkScores[held]!) bestDoc[file] = doc;
+        const file = pathOf[doc];
+        const held = bestDoc[file];
+        if (held === -2 || !alive[doc] || chunkScores[doc] <= 0) return;
+        if (held === -1 || chunkScores[doc] > chunkScores[held]) bestDoc[file] = doc;
       });
     }
-    return top.map(({ doc: file, score }) => ({ key: BigInt(this.keys[bestDoc[file]!]!), score }));
+    return top.map(({ doc: file, score }) => ({ key: BigInt(this.keys[bestDoc[file]]), score }));
   }
 
   /** Every entry of a term: in each segment, then in the tail. */
   private each(id: number, visit: (entry: number) => void): void {
     for (const { terms, offsets, entries } of this.segments) {
       const i = find(terms, id);
-      if (i >= 0) for (let e = offsets[i]!, end = offsets[i + 1]!; e < end; e++) visit(entries[e]!);
+      if (i >= 0) for (let e = offsets[i], end = offsets[i + 1]; e < end; e++) visit(entries[e]);
     }
     for (const entry of this.tail.get(id) ?? []) visit(entry);
   }
@@ -371,7 +379,7 @@ export class Postings {
     for (let d = 0; d < this.docs; d++) {
       if (!this.alive[d]) continue;
       renumber[d] = next;
-      const path = this.paths[this.pathOf[d]!]!;
+      const path = this.paths[this.pathOf[d]];
       let id = pathIds.get(path);
       if (id === undefined) {
         id = paths.push(path) - 1;
@@ -395,9 +403,9 @@ export class Postings {
     const termIds = new Map<string, number>();
     const terms = new Int32Array(merged.terms.length);
     merged.terms.forEach((old, i) => {
-      const name = this.termNames[old]!;
+      const name = this.termNames[old];
       terms[i] = termNames.push(name) - 1;
-      termIds.set(name, terms[i]!);
+      termIds.set(name, terms[i]);
     });
     this.segments = merged.entries.length > 0 ? [{ ...merged, terms }] : [];
     this.termNames = termNames;
@@ -407,7 +415,7 @@ export class Postings {
     this.docs = next;
     this.wholeFiles = undefined;
     this.docOfKey.clear();
-    for (let d = 0; d < next; d++) this.docOfKey.set(this.keys[d]!, d);
+    for (let d = 0; d < next; d++) this.docOfKey.set(this.keys[d], d);
   }
 
   /**
@@ -485,7 +493,7 @@ export class Postings {
     p.termNames.forEach((term, t) => p.termIds.set(term, t));
     p.paths = header.paths;
     header.paths.forEach((path, id) => p.pathIds.set(path, id));
-    for (let d = 0; d < docs; d++) if (p.alive[d]) p.docOfKey.set(p.keys[d]!, d);
+    for (let d = 0; d < docs; d++) if (p.alive[d]) p.docOfKey.set(p.keys[d], d);
     p.docs = docs;
     p.live = header.live;
     p.liveLength = header.liveLength;
@@ -511,7 +519,7 @@ function find(terms: Int32Array, id: number): number {
   let hi = terms.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const t = terms[mid]!;
+    const t = terms[mid];
     if (t === id) return mid;
     if (t < id) lo = mid + 1;
     else hi = mid - 1;
@@ -539,13 +547,13 @@ function mergeSegments(segments: readonly Segment[], keep: Uint8Array, renumber?
   for (const id of sorted) {
     const start = at;
     segments.forEach((s, j) => {
-      const p = positions[j]!;
+      const p = positions[j];
       if (p >= s.terms.length || s.terms[p] !== id) return;
       positions[j] = p + 1;
-      for (let e = s.offsets[p]!, end = s.offsets[p + 1]!; e < end; e++) {
-        const entry = s.entries[e]!;
+      for (let e = s.offsets[p], end = s.offsets[p + 1]; e < end; e++) {
+        const entry = s.entries[e];
         const doc = entry >>> 8;
-        if (keep[doc]) entries[at++] = renumber ? renumber[doc]! * 256 + (entry & 255) : entry;
+        if (keep[doc]) entries[at++] = renumber ? renumber[doc] * 256 + (entry & 255) : entry;
       }
     });
     if (at > start) {
@@ -569,25 +577,25 @@ function best(scores: Float32Array, k: number): Array<{ doc: number; score: numb
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < heap.length && heap[l]!.score < heap[m]!.score) m = l;
-      if (r < heap.length && heap[r]!.score < heap[m]!.score) m = r;
+      if (l < heap.length && heap[l].score < heap[m].score) m = l;
+      if (r < heap.length && heap[r].score < heap[m].score) m = r;
       if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      [heap[i], heap[m]] = [heap[m], heap[i]];
       i = m;
     }
   };
   for (let doc = 0; doc < scores.length; doc++) {
-    const score = scores[doc]!;
+    const score = scores[doc];
     if (score <= 0) continue;
     if (heap.length < k) {
       heap.push({ doc, score });
       for (let i = heap.length - 1; i > 0;) {
         const parent = (i - 1) >> 1;
-        if (heap[parent]!.score <= heap[i]!.score) break;
-        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+        if (heap[parent].score <= heap[i].score) break;
+        [heap[i], heap[parent]] = [heap[parent], heap[i]];
         i = parent;
       }
-    } else if (score > heap[0]!.score) {
+    } else if (score > heap[0].score) {
       heap[0] = { doc, score };
       down(0);
     }

@@ -45,7 +45,7 @@ describe('fusion', () => {
     assert.deepEqual(order([0.5, 1]), ['b.ts', 'a.ts']);
     // First in both lists, no signals: both first ranks out of the best possible (both first ranks plus both signals, 0.75 of a weight-1 first rank).
     const both = rrfScore(0, 1) + rrfScore(0, 0.5);
-    assert.ok(Math.abs(fuse([[a], [a]], new Set(), pathTokens, [1, 0.5])[0]!.score - both / (both + 0.75 * rrfScore(0, 1))) < 1e-9);
+    assert.ok(Math.abs(fuse([[a], [a]], new Set(), pathTokens, [1, 0.5])[0].score - both / (both + 0.75 * rrfScore(0, 1))) < 1e-9);
   });
 
   it('fuses one more list into fused hits as fusing every list at once would', () => {
@@ -75,7 +75,7 @@ describe('fusion', () => {
       fused.map((h) => h.path),
       ['a.ts', 'b.ts', 'c.ts'],
     );
-    assert.ok(Math.abs(fused[0]!.score - (rrfScore(0, 1) + rrfScore(1, 0.5))) < 1e-12);
+    assert.ok(Math.abs(fused[0].score - (rrfScore(0, 1) + rrfScore(1, 0.5))) < 1e-12);
   });
 
   it('lifts a chunk whose symbol the query names, or whose path holds its words', () => {

@@ -45,8 +45,8 @@ export function reciprocalRank(lists: ReadonlyArray<readonly Hit[]>, weights: re
     list.forEach((hit, p) => {
       const k = key(hit);
       const entry = fused.get(k);
-      if (entry) entry.score += rrfScore(p, weights[i]!);
-      else fused.set(k, { ...hit, score: rrfScore(p, weights[i]!) });
+      if (entry) entry.score += rrfScore(p, weights[i]);
+      else fused.set(k, { ...hit, score: rrfScore(p, weights[i]) });
     });
   });
   return [...fused.values()].sort((a, b) => b.score - a.score);

@@ -251,7 +251,7 @@ export class SearchService {
       else if (collections.length > 0) {
         incompatible.push(r.name);
         warnings.push(
-          `${r.name} was indexed with another embedding model (collection ${collections[0]!.collection}); this server uses ${this.collection}: re-index it (index_repo {force: true}).`,
+          `${r.name} was indexed with another embedding model (collection ${collections[0].collection}); this server uses ${this.collection}: re-index it (index_repo {force: true}).`,
         );
       } else warnings.push(`${r.name} has no search index yet (index_status shows its indexing).`);
     }

@@ -129,7 +129,7 @@ describe('LocalIndex (per repository: HNSW vectors and BM25 postings; Postgres a
       [await reopened.lexical(all, ['shared', 'c'], 10, null, 16), await reopened.files(all, ['shared', 'c'], 10, null, 16)],
       bounded,
     );
-    assert.equal(bounded[1]!.length, 6, 'each of the 6 live chunks is a file of its own holding a word');
+    assert.equal(bounded[1].length, 6, 'each of the 6 live chunks is a file of its own holding a word');
     await reopened.close();
   });
 

@@ -129,7 +129,7 @@ export class LocalIndex {
       const size = entry.index.size();
       if (size === 0) continue;
       const matches = entry.index.search(vector, Math.min(k, size), 0);
-      matches.keys.forEach((key, i) => found.push({ key, score: 1 - matches.distances[i]! }));
+      matches.keys.forEach((key, i) => found.push({ key, score: 1 - matches.distances[i] }));
     }
     return found.sort((a, b) => b.score - a.score).slice(0, k);
   }
@@ -151,7 +151,7 @@ export class LocalIndex {
   ): Promise<Array<{ key: bigint; score: number }>> {
     const weigh = (n: number, df: readonly number[]): WeightedTerm[] =>
       words
-        .map((term, t) => ({ term, df: df[t]! }))
+        .map((term, t) => ({ term, df: df[t] }))
         .filter((t) => t.df > 0)
         .sort((a, b) => a.df - b.df)
         .slice(0, maxTerms)
@@ -172,7 +172,7 @@ export class LocalIndex {
     for (const id of repositoryIds) {
       const { postings } = await this.open(id);
       n += postings.size;
-      words.forEach((term, t) => (df[t]! += postings.df(term)));
+      words.forEach((term, t) => (df[t] += postings.df(term)));
     }
     const query = weigh(n, df);
     if (query.length === 0) return [];
@@ -203,7 +203,7 @@ export class LocalIndex {
     const count = (f: FileMatches) => {
       files += f.files;
       length += f.length;
-      f.terms.forEach((term, t) => (df[t]! += term.files));
+      f.terms.forEach((term, t) => (df[t] += term.files));
     };
     if (together) kept.forEach(count);
     else for (const id of repositoryIds) count((await this.open(id)).postings.fileMatches(words, pathPrefix));
@@ -211,13 +211,13 @@ export class LocalIndex {
     const average = length / files;
     const used = words
       .map((_, t) => t)
-      .filter((t) => df[t]! > 0)
-      .sort((a, b) => df[a]! - df[b]!)
+      .filter((t) => df[t] > 0)
+      .sort((a, b) => df[a] - df[b])
       .slice(0, maxTerms);
     if (used.length === 0) return [];
-    const idfs = words.map((_, t) => (used.includes(t) ? idf(files, df[t]!) : 0));
+    const idfs = words.map((_, t) => (used.includes(t) ? idf(files, df[t]) : 0));
     const found: Array<{ key: bigint; score: number }> = [];
-    if (together) entries.forEach((e, i) => found.push(...e.postings.topFiles(kept[i]!, idfs, average, k)));
+    if (together) entries.forEach((e, i) => found.push(...e.postings.topFiles(kept[i], idfs, average, k)));
     else {
       for (const id of repositoryIds) {
         // Matched again with the index as it is now: the first pass's view of it may predate a write, or a reload.

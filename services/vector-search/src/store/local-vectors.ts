@@ -62,7 +62,7 @@ export class LocalVectors implements VectorIndex {
       maxChunks: this.maxChunks,
       source: {
         tally: async (repositoryId) => {
-          const row = (await db.run<{ count: number; sum: string }>(this.sql.tally, [repositoryId])).rows[0]!;
+          const row = (await db.run<{ count: number; sum: string }>(this.sql.tally, [repositoryId])).rows[0];
           return { count: row.count, sum: BigInt(row.sum) };
         },
         page: async (repositoryId, after, limit) =>
@@ -161,6 +161,6 @@ export class LocalVectors implements VectorIndex {
 
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
   return sum;
 }

@@ -61,10 +61,10 @@ describe('BM25 in Postgres (TermTables): ranks as the local store ranks', () => 
 
   const embedded = async (embedder: HashingEmbedder, file: (typeof files)[number]) => ({
     path: file.path,
-    chunks: await Promise.all(file.chunks.map(async (c) => ({ ...c, embedding: (await embedder.embed([c.content]))[0]! }))),
+    chunks: await Promise.all(file.chunks.map(async (c) => ({ ...c, embedding: (await embedder.embed([c.content]))[0] }))),
   });
   const count = async (table: string) =>
-    Number(((await db.dataSource.query(`SELECT count(*) AS n FROM "vector_search"."${table}_${postgresStore.collection}"`)) as Array<{ n: string }>)[0]!.n);
+    Number((await db.dataSource.query<Array<{ n: string }>>(`SELECT count(*) AS n FROM "vector_search"."${table}_${postgresStore.collection}"`))[0].n);
 
   before(async () => {
     pg = await startEmbeddedPostgres({ dataDir: 'memory://' });
@@ -91,7 +91,7 @@ describe('BM25 in Postgres (TermTables): ranks as the local store ranks', () => 
       const fromPostgres = await postgresStore.lexical(words, filter(20));
       assert.ok(fromLocal.length > 0, query);
       assert.deepEqual(places(fromPostgres), places(fromLocal), query);
-      fromPostgres.forEach((h, i) => assert.ok(Math.abs(h.score - fromLocal[i]!.score) < 1e-3 * fromLocal[i]!.score, `${query}: score ${i}`));
+      fromPostgres.forEach((h, i) => assert.ok(Math.abs(h.score - fromLocal[i].score) < 1e-3 * fromLocal[i].score, `${query}: score ${i}`));
     }
   });
 
@@ -100,8 +100,8 @@ describe('BM25 in Postgres (TermTables): ranks as the local store ranks', () => 
       const words = [...new Set(tokenize(query))];
       const weights = { lexical: 1, dense: 0, files: 4 };
       // Dense weight 0 and the same lexical list: what is left to differ is the files list.
-      const fromLocal = await localStore.hybrid(words, (await local.embed([query]))[0]!, filter(30), weights);
-      const fromPostgres = await postgresStore.hybrid(words, (await postgres.embed([query]))[0]!, filter(30), weights);
+      const fromLocal = await localStore.hybrid(words, (await local.embed([query]))[0], filter(30), weights);
+      const fromPostgres = await postgresStore.hybrid(words, (await postgres.embed([query]))[0], filter(30), weights);
       assert.deepEqual(fromPostgres.weights, [1, 0, 4], 'three lists');
       const top = (hits: readonly Hit[]) => places(hits.filter((h) => h.score > 0.02));
       assert.deepEqual(top(fromPostgres.hits), top(fromLocal.hits), query);
@@ -113,17 +113,17 @@ describe('BM25 in Postgres (TermTables): ranks as the local store ranks', () => 
     assert.deepEqual(await postgresStore.lexical(words, filter(5)), []);
     const rows = await count('terms');
     const target = files.find((f) => f.path === 'lexical/postings.ts')!;
-    const changed = { path: target.path, chunks: [{ ...target.chunks[0]!, content: 'zanzibar', lexemes: lexemes(target.path, null, 'zanzibar zanzibar') }] };
+    const changed = { path: target.path, chunks: [{ ...target.chunks[0], content: 'zanzibar', lexemes: lexemes(target.path, null, 'zanzibar zanzibar') }] };
     await postgresStore.replace(repository, 'c2', [await embedded(postgres, changed)], ['lexical/lexemes.ts']);
     assert.deepEqual(places(await postgresStore.lexical(words, filter(5))), ['lexical/postings.ts#0']);
     assert.ok((await count('terms')) < rows, 'the old chunks’ terms are gone');
-    const [gone] = (await db.dataSource.query(
+    const [gone] = await db.dataSource.query<Array<{ n: string }>>(
       `SELECT count(*) AS n FROM "vector_search"."terms_${postgresStore.collection}" WHERE path = 'lexical/lexemes.ts'`,
-    )) as Array<{ n: string }>;
-    assert.equal(gone!.n, '0', 'a deleted file leaves no terms');
-    const [file] = (await db.dataSource.query(
+    );
+    assert.equal(gone.n, '0', 'a deleted file leaves no terms');
+    const [file] = await db.dataSource.query<Array<{ length: number; chunks: number }>>(
       `SELECT length, chunks FROM "vector_search"."files_${postgresStore.collection}" WHERE path = 'lexical/postings.ts'`,
-    )) as Array<{ length: number; chunks: number }>;
+    );
     // Path words are header (weight A: 3 each), "zanzibar" twice in the body.
     assert.deepEqual(file, { length: 3 * 3 + 2, chunks: 1 });
     await postgresStore.replace(repository, 'c3', [await embedded(postgres, target)], []);
@@ -131,7 +131,7 @@ describe('BM25 in Postgres (TermTables): ranks as the local store ranks', () => 
   });
 
   it('counts a collection made before the term tables once, when it opens', async () => {
-    const words = [...new Set(tokenize(QUERIES[0]!))];
+    const words = [...new Set(tokenize(QUERIES[0]))];
     const before = places(await postgresStore.lexical(words, filter(10)));
     for (const t of ['terms', 'files']) await db.dataSource.query(`DROP TABLE "vector_search"."${t}_${postgresStore.collection}"`);
     const reopened = new ChunkStore(db, postgres, { kind: 'postgres' });

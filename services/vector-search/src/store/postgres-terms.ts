@@ -167,7 +167,7 @@ export class TermTables {
   async open(): Promise<void> {
     const { db, collection } = this.table;
     for (const s of ['create', 'createTerms', 'indexTerms'] as const) await db.run(this.sql[s], []);
-    const yes = async (s: Statement) => (await db.run<{ yes: boolean }>(s, [])).rows[0]!.yes;
+    const yes = async (s: Statement) => (await db.run<{ yes: boolean }>(s, [])).rows[0].yes;
     if ((await yes(this.sql.any)) || !(await yes(this.sql.anyChunk))) return;
     const started = Date.now();
     let after = ['', ''];
@@ -180,7 +180,7 @@ export class TermTables {
       await db.transaction(async (m) => {
         for (const [id, chunks] of byRepository) await this.insert(id, chunks, { run: (s, v) => db.run(s, v, m) });
       });
-      const last = rows[rows.length - 1]!;
+      const last = rows[rows.length - 1];
       after = [last.repositoryId, last.path];
       files += new Set(rows.map((r) => `${r.repositoryId}\0${r.path}`)).size;
     }
@@ -279,7 +279,7 @@ export class TermTables {
   }
 
   private async scope(repositoryIds: readonly string[] | null): Promise<{ chunks: number; files: number; length: number }> {
-    return (await this.table.db.run<{ chunks: number; files: number; length: number }>(this.sql.scope, [repositoryIds])).rows[0]!;
+    return (await this.table.db.run<{ chunks: number; files: number; length: number }>(this.sql.scope, [repositoryIds])).rows[0];
   }
 
   /** The query's `maxTerms` rarest words that occur in the scope, each weighted idf × (k1 + 1) over `n` documents. */

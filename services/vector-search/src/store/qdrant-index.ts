@@ -184,7 +184,7 @@ export class QdrantIndex {
       this.client.query(this.options.collection, { ...request, limit, with_payload: true }),
     );
     return points.map((p) => {
-      const payload = (p.payload ?? {}) as Record<string, unknown>;
+      const payload = p.payload ?? {};
       const ours = typeof payload.repo === 'string' && typeof payload.repository_id === 'string';
       return { key: ours ? BigInt(p.id) : null, score: p.score, payload };
     });

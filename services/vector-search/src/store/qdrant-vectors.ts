@@ -44,7 +44,7 @@ export class QdrantVectors implements VectorIndex {
   /** The Qdrant collection, made if missing; a new one while the table holds chunks means Qdrant lost them. */
   async open(): Promise<void> {
     this.any = sql(`chunks.${this.table.collection}.any`, `SELECT EXISTS (SELECT 1 FROM ${this.table.name}) AS any`);
-    if ((await this.qdrant.open()) && (await this.table.db.run<{ any: boolean }>(this.any, [])).rows[0]!.any) {
+    if ((await this.qdrant.open()) && (await this.table.db.run<{ any: boolean }>(this.any, [])).rows[0].any) {
       this.log.error(
         `Qdrant had no collection ${this.table.collection} though Postgres holds its chunks (a new or wiped Qdrant): re-index every repository (index_repo {force: true}) to fill it`,
       );

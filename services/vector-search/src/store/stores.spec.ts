@@ -47,7 +47,7 @@ class MemoryVectors implements VectorIndex {
   }
 
   async dense(vector: Float32Array, filter: SearchFilter): Promise<Hit[]> {
-    return this.ranked(filter, (p) => p.vector.reduce((sum, v, i) => sum + v * vector[i]!, 0));
+    return this.ranked(filter, (p) => p.vector.reduce((sum, v, i) => sum + v * vector[i], 0));
   }
 
   async hybrid(words: readonly string[], vector: Float32Array, filter: SearchFilter, weights: HybridWeights, options: SearchOptions) {
@@ -97,7 +97,7 @@ describe('vector stores: a new one is one class and one entry (ADR 0052)', () =>
     symbol: null,
     content,
     lexemes: lexemes(path, null, content),
-    embedding: (await embedder.embed([content]))[0]!,
+    embedding: (await embedder.embed([content]))[0],
   });
 
   it('writes through ChunkStore, records the store with the collection, and answers every search from it', async () => {
@@ -123,10 +123,10 @@ describe('vector stores: a new one is one class and one entry (ADR 0052)', () =>
       ['src/retry.ts'],
     );
     const [query] = await embedder.embed(['addItem to the Cart']);
-    assert.equal((await store.dense(query!, filter))[0]!.path, 'src/cart.ts');
-    const fused = await store.hybrid(['cart'], query!, filter, { lexical: 1, dense: 1, files: 4 });
+    assert.equal((await store.dense(query, filter))[0].path, 'src/cart.ts');
+    const fused = await store.hybrid(['cart'], query, filter, { lexical: 1, dense: 1, files: 4 });
     assert.deepEqual(fused.weights, [1, 1], 'a store without a files list fuses two lists');
-    assert.equal(fused.hits[0]!.path, 'src/cart.ts');
+    assert.equal(fused.hits[0].path, 'src/cart.ts');
 
     // A file replaced: its old row and point go, the new ones come.
     await store.replace(

@@ -24,7 +24,7 @@ describe('AutoSync', () => {
     const outcomes: SyncOutcome[] = ['busy', 'busy', 'started'];
     let calls = 0;
     const auto = new AutoSync(20);
-    auto.start(async () => outcomes[calls++]!);
+    auto.start(async () => outcomes[calls++]);
     auto.changed('r1');
     await sleep(200);
     assert.equal(calls, 3);

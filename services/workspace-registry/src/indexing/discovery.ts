@@ -189,7 +189,7 @@ export class Discovery {
     let writeMs = 0;
     const seen = new Set<string>();
     let binaries = this.binaries.get(repository.id);
-    if (!binaries) this.binaries.set(repository.id, (binaries = new Map()));
+    if (!binaries) this.binaries.set(repository.id, (binaries = new Map<string, { size: number; mtimeMs: number }>()));
     while (this.binaries.size > CACHED_MANIFESTS) this.binaries.delete(this.binaries.keys().next().value!);
     const knownBinaries = binaries;
     const known =

@@ -8,7 +8,7 @@ describe('job progress as a client sees it (ADR 0016)', () => {
     // Two stages of 3 batches each: 6 batches in all.
     const two = [0, 1].flatMap((stage) => [0, 1, 2, 3].map((done) => stagesPercent(stage, 2, done, 3)));
     assert.deepEqual(two, [10, 24, 38, 52, 52, 66, 80, 95]);
-    for (let i = 1; i < two.length; i++) assert.ok(two[i]! >= two[i - 1]!, `${two[i]} after ${two[i - 1]}`);
+    for (let i = 1; i < two.length; i++) assert.ok(two[i] >= two[i - 1], `${two[i]} after ${two[i - 1]}`);
     // A stage with nothing to do is done.
     assert.equal(stagesPercent(0, 2, 0, 0), 52);
   });

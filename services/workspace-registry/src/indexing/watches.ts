@@ -78,7 +78,7 @@ export class Watches {
       state.wholeWalkAt = Date.now();
       return undefined;
     }
-    return (taken as { paths: string[] }).paths;
+    return taken.paths;
   }
 
   /**

@@ -49,21 +49,21 @@ describe('Heads', () => {
 
   it('answers from what it holds: the indexed commit until a round reads the branch, then what the round read', async () => {
     repositories = [repository('r1', first, new Date()), repository('r2', null, null)];
-    assert.equal(heads.of(repositories[0]!), first, 'just indexed: the head Discovery pinned');
-    assert.equal(heads.of(repositories[1]!), undefined, 'never indexed, never read');
+    assert.equal(heads.of(repositories[0]), first, 'just indexed: the head Discovery pinned');
+    assert.equal(heads.of(repositories[1]), undefined, 'never indexed, never read');
     const moved = remote.commit('main', { 'b.ts': 'export const b = 2;\n' });
-    assert.equal(heads.of(repositories[0]!), first, 'asking runs no git');
+    assert.equal(heads.of(repositories[0]), first, 'asking runs no git');
     assert.deepEqual(reads, []);
     await heads.refresh();
     assert.deepEqual(reads, ['r1'], 'a round reads the indexed repositories only');
-    assert.equal(heads.of(repositories[0]!), moved, 'the branch moved on');
+    assert.equal(heads.of(repositories[0]), moved, 'the branch moved on');
     // Indexed again after that read: the new index saw the newest head.
     const reindexed = repository('r1', moved, new Date(Date.now() + 1_000));
     assert.equal(heads.of(reindexed), moved);
   });
 
   it('keeps null for a head it cannot read, and forgets a repository the registry no longer holds', async () => {
-    const gone = { ...repository('r3', first, new Date(0)), locator: `file://${join(root, 'missing.git')}` } as Repository;
+    const gone = { ...repository('r3', first, new Date(0)), locator: `file://${join(root, 'missing.git')}` };
     repositories = [gone];
     await heads.refresh();
     assert.equal(heads.of(gone), null);

@@ -65,7 +65,7 @@ export class Heads {
     await Promise.all(
       Array.from({ length: Math.min(this.options.concurrency, repositories.length) }, async () => {
         while (next < repositories.length && !this.stopped) {
-          const repository = repositories[next++]!;
+          const repository = repositories[next++];
           const at = Date.now();
           const commit = await this.options.read(repository).catch(() => null);
           this.read.set(repository.id, { commit, at });

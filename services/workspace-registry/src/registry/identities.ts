@@ -67,13 +67,13 @@ export async function reconcileIdentities(
   for (const [identity, group] of groups) {
     const [into, ...others] = group.sort(survivorFirst);
     for (const from of others) {
-      await store.merge(from, into!);
+      await store.merge(from, into);
       await onRemoved(from.id);
-      log.warn(`merged repository ${from.id} (${from.locator}) into ${into!.id} (${into!.locator}): both are ${identity}`);
-      merges.push({ from, into: into! });
+      log.warn(`merged repository ${from.id} (${from.locator}) into ${into.id} (${into.locator}): both are ${identity}`);
+      merges.push({ from, into: into });
     }
-    if (into!.identity !== identity || into!.locator !== into!.canonical)
-      changed.push({ id: into!.id, identity, locator: into!.canonical });
+    if (into.identity !== identity || into.locator !== into.canonical)
+      changed.push({ id: into.id, identity, locator: into.canonical });
   }
   // Identities are unique: one that moves from row to row is first taken from every row that changes.
   await store.clearIdentities(changed.map((c) => c.id));

@@ -215,7 +215,7 @@ export class RegistryStore {
       if (rows[0]) return rows[0];
     }
     const { rows } = await this.db.run<Repository>(SQL.byName, [idOrName]);
-    return rows.length === 1 ? rows[0]! : undefined;
+    return rows.length === 1 ? rows[0] : undefined;
   }
 
   async setRef(id: string, ref: string | null): Promise<void> {
@@ -241,7 +241,7 @@ export class RegistryStore {
   }
 
   async countAutoDiscovered(): Promise<number> {
-    return (await this.db.run<{ n: number }>(SQL.countAuto, [])).rows[0]!.n;
+    return (await this.db.run<{ n: number }>(SQL.countAuto, [])).rows[0].n;
   }
 
   /** The least recently used auto-discovered repository without an active job, if any. */

@@ -111,7 +111,7 @@ export class ScopeFacts {
         const out = new Map<string, SymbolRow>();
         const wanted = keys.map((key) => {
           const [repositoryId, path, ordinal] = key.split('\0');
-          return { repositoryId: repositoryId!, path: path!, ordinal: Number(ordinal) };
+          return { repositoryId: repositoryId, path: path, ordinal: Number(ordinal) };
         });
         for (const [repositoryId, list] of groupBy(wanted, (w) => w.repositoryId)) {
           for (const row of await store.symbolsByOrdinal(repositoryId, list)) out.set(`${repositoryId}\0${row.path}\0${row.ordinal}`, row);

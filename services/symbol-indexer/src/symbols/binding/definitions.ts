@@ -81,10 +81,10 @@ export class DefinitionResolver {
     const declared = await this.ofType(
       repositoryId,
       types,
-      members.filter((_, i) => owners[i] !== undefined && TYPE_LIKE.has(owners[i]!.kind)),
+      members.filter((_, i) => owners[i] !== undefined && TYPE_LIKE.has(owners[i].kind)),
     );
     // Of same-named types (of other modules too), the declaration nearest the literal first.
-    return declared.length > 0 ? [...nearFirst(declared, found[0]!.path, found[0]!.line), ...found] : found;
+    return declared.length > 0 ? [...nearFirst(declared, found[0].path, found[0].line), ...found] : found;
   }
 
   private async ofUse(
@@ -219,7 +219,7 @@ export class DefinitionResolver {
 
   private async member(repositoryId: string, path: string, line: number, candidates: readonly SymbolRow[]): Promise<SymbolRow[]> {
     const [inFile] = await (await this.facts.of([repositoryId])).classes.get([`${repositoryId}\0${path}`]);
-    const classes = inFile!.filter((c) => c.line <= line && line <= c.endLine);
+    const classes = inFile.filter((c) => c.line <= line && line <= c.endLine);
     const inner = classes.sort((a, b) => b.line - a.line)[0];
     return inner ? this.ofType(repositoryId, [inner.name], candidates) : [];
   }
@@ -271,7 +271,7 @@ function nearFirst(found: readonly SymbolRow[], path: string, line: number): Sym
     const preceding = d.path === path && !MEMBER_KINDS.has(d.kind) && d.line <= line;
     return { d, keys: [d.path === path ? 0 : posix.dirname(d.path) === dir ? 1 : 2, preceding ? 0 : 1, preceding ? -d.line : i] };
   });
-  keyed.sort((a, b) => a.keys[0]! - b.keys[0]! || a.keys[1]! - b.keys[1]! || a.keys[2]! - b.keys[2]!);
+  keyed.sort((a, b) => a.keys[0] - b.keys[0] || a.keys[1] - b.keys[1] || a.keys[2] - b.keys[2]);
   return keyed.map((k) => k.d);
 }
 
@@ -311,7 +311,7 @@ export function takesArguments(signature: string, arity: number): boolean | unde
   let depth = 0;
   let open = -1;
   for (let i = 0; i < signature.length && open < 0; i++) {
-    const c = signature[i]!;
+    const c = signature[i];
     if (c === '<') depth++;
     else if (c === '>' && signature[i - 1] !== '=') depth--;
     else if (c === '(' && depth <= 0) open = i;
@@ -321,7 +321,7 @@ export function takesArguments(signature: string, arity: number): boolean | unde
   let start = open + 1;
   depth = 0;
   for (let i = open + 1; i < signature.length; i++) {
-    const c = signature[i]!;
+    const c = signature[i];
     if ('([{<'.includes(c)) depth++;
     else if (')]}'.includes(c) || (c === '>' && signature[i - 1] !== '=')) {
       if (depth === 0 && c === ')') {

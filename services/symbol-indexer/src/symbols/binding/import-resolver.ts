@@ -49,6 +49,7 @@ export class ImportResolver {
       }
       case 'rust':
         return this.rust(fromPath, module);
+      case null:
       default:
         return null;
     }
@@ -448,7 +449,7 @@ export class ImportResolver {
             ? this.tsConfig(at, own.extends.endsWith('.json') ? posix.join(at, own.extends) : `${posix.join(at, own.extends)}.json`, depth + 1)
             : null;
         const options = isRecord(own.compilerOptions) ? own.compilerOptions : {};
-        const relative = (name: string) => (typeof options[name] === 'string' ? posix.join(at, options[name] as string) : undefined);
+        const relative = (name: string) => (typeof options[name] === 'string' ? posix.join(at, options[name]) : undefined);
         const baseUrl = relative('baseUrl');
         const paths = isRecord(options.paths)
           ? Object.entries(options.paths).filter((e): e is [string, string[]] => Array.isArray(e[1]))
@@ -517,7 +518,7 @@ function uvWorkspaceMembers(text: string | null): string[] {
   const section = text && /^\[tool\.uv\.workspace\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(text)?.[1];
   const list = section && /^members\s*=\s*\[([^\]]*)\]/m.exec(section)?.[1];
   if (!list) return [];
-  return [...list.matchAll(/["']([^"']+)["']/g)].map((m) => m[1]!.replace(/^\.\//, '').replace(/\/+$/, '')).filter((g) => g && !g.startsWith('..'));
+  return [...list.matchAll(/["']([^"']+)["']/g)].map((m) => m[1].replace(/^\.\//, '').replace(/\/+$/, '')).filter((g) => g && !g.startsWith('..'));
 }
 
 /** What the resolver reads of a `go.mod`. */
@@ -544,8 +545,8 @@ function goWorkUses(text: string | null): string[] {
 function goReplaces(text: string, dir: string): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const [, path, target] of text.matchAll(/^(?:replace\s+|\s+)(\S+)(?:\s+v\S+)?\s+=>\s+(\.\.?\/\S*)\s*$/gm)) {
-    const local = posix.join(dir, target!);
-    if (!local.startsWith('..')) out.push([path!, local]);
+    const local = posix.join(dir, target);
+    if (!local.startsWith('..')) out.push([path, local]);
   }
   return out;
 }

@@ -45,7 +45,7 @@ export function workspaceGlobs(root: PackageManifest | null, pnpmWorkspace: stri
 /** A bare specifier's package name and subpath (`.` or `./sub`): `@scope/pkg/a/b` → [`@scope/pkg`, `./a/b`]. */
 export function splitSpecifier(module: string): [string, string] | null {
   const m = /^((?:@[^/@.][^/]*\/)?[^/@.][^/]*)(\/.*)?$/.exec(module);
-  return m ? [m[1]!, m[2] ? `.${m[2]}` : '.'] : null;
+  return m ? [m[1], m[2] ? `.${m[2]}` : '.'] : null;
 }
 
 /** Conditions in the order a reader of sources wants them: the source or its types first, then what runs. */
@@ -67,7 +67,7 @@ export function packageTargets(manifest: PackageManifest, subpath: string): stri
   }
   const subpaths = isRecord(exports) && Object.keys(exports).some((k) => k.startsWith('.'));
   if (!subpaths) return subpath === '.' ? conditionTargets(exports) : [];
-  const map = exports as Record<string, unknown>;
+  const map = exports;
   if (subpath in map) return conditionTargets(map[subpath]);
   for (const [key, value] of Object.entries(map)) {
     const star = key.indexOf('*');

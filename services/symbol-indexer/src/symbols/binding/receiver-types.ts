@@ -58,7 +58,7 @@ export async function receiverResolver(
           cache.set(key(walk.text), walk.at >= walk.steps.length ? walk.type : undefined);
           continue;
         }
-        const step = walk.steps[walk.at]!;
+        const step = walk.steps[walk.at];
         const prefix = `${walk.prefix}.${step.name}${step.call ? '()' : ''}`;
         if (walk.type === EXTERNAL) cache.set(key(prefix), EXTERNAL);
         else if (!cache.has(key(prefix))) wanted.set(prefix, { type: walk.type, step });

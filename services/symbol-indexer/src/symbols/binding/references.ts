@@ -396,7 +396,7 @@ export class ReferenceBinder {
           o.ordinal !== definition.ordinal,
       );
       // Where the owner can be named: its file, the files that import it (and, with `packageScope`, its package's).
-      const sees = new Set([home, ...importers!.map((i) => `${i.repositoryId}\0${i.path}`)]);
+      const sees = new Set([home, ...importers.map((i) => `${i.repositoryId}\0${i.path}`)]);
       const visible = (row: ReferenceRow) =>
         sees.has(`${row.repositoryId}\0${row.path}`) ||
         (reachable &&
@@ -447,7 +447,7 @@ export class ReferenceBinder {
     // Three independent lookups, side by side.
     const [interfaces, mentions, rivalMentions, typeOf] = await Promise.all([
       // Interfaces satisfied without saying so (Go): a call through one that declares the name may reach this member.
-      spec?.implicitInterfaces && definition.container ? memo.facts.interfaces.get([definition.name]).then(([i]) => i!) : new Set<string>(),
+      spec?.implicitInterfaces && definition.container ? memo.facts.interfaces.get([definition.name]).then(([i]) => i) : new Set<string>(),
       family.size > 0 && ((rivals.length > 0 && byMentions) || keys)
         ? memo.facts.mentions.get(family).then((files) => new Set(files.flatMap((f) => [...f])))
         : undefined,
@@ -462,7 +462,7 @@ export class ReferenceBinder {
       (r): r is string => r !== undefined && !family.has(r) && !interfaces.has(r),
     );
     const aliases = new Set(
-      spec?.typeAliases ? (await memo.facts.aliases.get(outside)).flatMap((alias, i) => (alias ? [outside[i]!] : [])) : [],
+      spec?.typeAliases ? (await memo.facts.aliases.get(outside)).flatMap((alias, i) => (alias ? [outside[i]] : [])) : [],
     );
     const refs = flattenBy(rows.slice(0, MAX_ROWS), (row) => {
       if (!inSpace(row)) return false;
@@ -591,7 +591,7 @@ export class ReferenceBinder {
         if (!supertypes.includes(b.alias) || b.name === b.alias || b.name === '*') continue;
         const names =
           b.name === 'default'
-            ? (await facts.defaultExports.get([`${member.repositoryId}\0${i.target}`]))[0]!.map((d) => d.name)
+            ? (await facts.defaultExports.get([`${member.repositoryId}\0${i.target}`]))[0].map((d) => d.name)
             : [b.name];
         for (const name of names) out.set(b.alias, name);
       }
@@ -606,9 +606,9 @@ export class ReferenceBinder {
   private async importedAs(member: SymbolRow, facts: ScopeFacts): Promise<string[]> {
     const file = `${member.repositoryId}\0${member.path}`;
     const [[importers], [defaults]] = await Promise.all([facts.importers.get([file]), facts.defaultExports.get([file])]);
-    const isDefault = defaults!.some((d) => d.name === member.container);
+    const isDefault = defaults.some((d) => d.name === member.container);
     const out = new Set<string>();
-    for (const i of importers!) {
+    for (const i of importers) {
       for (const b of i.bindings) {
         if (b.alias !== '' && b.alias !== member.container && (b.name === member.container || (b.name === 'default' && isDefault)))
           out.add(b.alias);
@@ -700,7 +700,7 @@ export class ReferenceBinder {
   /** For the files of `rows`: which class (innermost) a line of a file (`repository\0path`) is in. */
   private async classesOf(rows: readonly ReferenceRow[], facts: ScopeFacts): Promise<(file: string, line: number) => string | undefined> {
     const files = [...new Set(rows.map((r) => `${r.repositoryId}\0${r.path}`))];
-    const classes = new Map((await facts.classes.get(files)).map((list, i) => [files[i]!, list]));
+    const classes = new Map((await facts.classes.get(files)).map((list, i) => [files[i], list]));
     return (file, line) => {
       let best: { name: string; line: number; endLine: number } | undefined;
       for (const c of classes.get(file) ?? []) {
@@ -713,7 +713,7 @@ export class ReferenceBinder {
   /** Per file (`repository\0path`) of `rows`, the local names bound to whole modules (`import * as ns`, `import pkg`). */
   private async namespaceAliases(rows: readonly ReferenceRow[], facts: ScopeFacts): Promise<Map<string, Set<string>>> {
     const files = [...new Set(rows.map((r) => `${r.repositoryId}\0${r.path}`))];
-    return new Map((await facts.namespaces.get(files)).map((aliases, i) => [files[i]!, aliases]));
+    return new Map((await facts.namespaces.get(files)).map((aliases, i) => [files[i], aliases]));
   }
 }
 
@@ -763,11 +763,11 @@ export async function placeMembers(
   facts: ScopeFacts,
 ): Promise<Array<{ definition: SymbolRow; owner: SymbolRow | undefined; ownerIsType: boolean; heldAs: string | undefined }>> {
   const nested = members.filter((m) => m.parent >= 0);
-  const owners = new Map((await facts.owners.get(nested.map(ownerKey))).map((owner, i) => [nested[i]!, owner]));
+  const owners = new Map((await facts.owners.get(nested.map(ownerKey))).map((owner, i) => [nested[i], owner]));
   const declaredOf = (owner: SymbolRow | undefined) =>
     owner && VALUE_KINDS.has(owner.kind) && owner.returns && owner.returns !== owner.name ? owner.returns : undefined;
   const names = [...new Set([...owners.values()].flatMap((o) => (o ? [o.name, declaredOf(o) ?? o.name] : [])))];
-  const types = new Map((await facts.typeNames.get(names)).map((known, i) => [names[i]!, known]));
+  const types = new Map((await facts.typeNames.get(names)).map((known, i) => [names[i], known]));
   return members.map((member) => {
     const owner = owners.get(member);
     const declared = declaredOf(owner);

@@ -395,7 +395,7 @@ export class SymbolStore {
     ]);
     return this.db
       .transaction(async (m) => {
-        const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0]!.n;
+        const before = (await this.db.run<{ n: number }>(SQL.countSymbols, [repositoryId, paths], m)).rows[0].n;
         for (const statement of [SQL.deleteSymbols, SQL.deleteSupertypes, SQL.deleteImports, SQL.deleteRefs, SQL.deleteFiles])
           await this.db.run(statement, [repositoryId, paths], m);
         const insert = <R>(statement: Statement, rows: readonly R[], columns: ReadonlyArray<(row: R) => unknown>) =>

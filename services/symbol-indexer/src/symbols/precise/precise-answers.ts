@@ -23,11 +23,11 @@ const BEFORE_DOC_LINK = /\{@link(?:code|plain)?\s+(?:[\p{L}_$][\p{L}\p{N}_$]*\.)
  */
 function lastDescriptor(symbol: string): { name: string; suffix: string } | undefined {
   const parameter = /\(([^()`]+)\)$/.exec(symbol);
-  if (parameter) return { name: parameter[1]!, suffix: '()' };
-  const m = /(?:`((?:[^`]|``)*)`|([^\s/#.`():!\[\]]+))(\([^()]*\)\.|\.|#|:|!)$/.exec(symbol);
+  if (parameter) return { name: parameter[1], suffix: '()' };
+  const m = /(?:`((?:[^`]|``)*)`|([^\s/#.`():![\]]+))(\([^()]*\)\.|\.|#|:|!)$/.exec(symbol);
   if (!m) return undefined;
-  const name = m[1] !== undefined ? m[1].replaceAll('``', '`') : m[2]!;
-  return { name: name.replace(/^<[gs]et>/, ''), suffix: m[3]! };
+  const name = m[1] !== undefined ? m[1].replaceAll('``', '`') : m[2];
+  return { name: name.replace(/^<[gs]et>/, ''), suffix: m[3] };
 }
 
 /**
@@ -109,7 +109,7 @@ export class PreciseAnswers {
     const indexed = await this.precise.indexed([...byRepository.keys()]);
     for (const [repositoryId, defs] of byRepository) {
       if (!indexed.has(repositoryId)) continue;
-      const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? undefined : this.definedAt(d))));
+      const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? Promise.resolve(undefined) : this.definedAt(d))));
       if (symbols.every((s) => s !== undefined))
         covered.set(repositoryId, await this.family(repositoryId, symbols.flat().flatMap(companions)));
     }

@@ -194,7 +194,7 @@ export class PreciseStore {
 
   async state(repositoryId: string): Promise<PreciseState> {
     const { rows } = await this.db.run<PreciseState>(SQL.state, [repositoryId]);
-    const r = rows[0]!;
+    const r = rows[0];
     return { ...r, indexed: r.indexed === true };
   }
 
@@ -236,7 +236,7 @@ export class PreciseStore {
   async replaceUploaded(repositoryId: string, commit: string, index: ScipIndex): Promise<void> {
     await this.db.run(SQL.uploaded, [repositoryId]);
     const { rows } = await this.db.run<{ now: Date }>(SQL.now, []);
-    await this.replace(repositoryId, commit, rows[0]!.now, index);
+    await this.replace(repositoryId, commit, rows[0].now, index);
   }
 
   /** What the index holds of repositories the registry no longer knows goes. */

@@ -61,7 +61,7 @@ describe('decodeScipIndex', () => {
       index.documents.map((d) => d.path),
       ['src/a.ts', 'src/b.ts'],
     );
-    assert.deepEqual(index.documents[0]!.occurrences, [
+    assert.deepEqual(index.documents[0].occurrences, [
       { symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().', line: 0, column: 16, endLine: 0, endColumn: 19, roles: 1 },
       { symbol: 'local 0 src/a.ts', line: 1, column: 2, endLine: 1, endColumn: 3, roles: 1 },
       { symbol: 'scip-typescript npm pkg 1.0.0 src/`a.ts`/foo().', line: 2, column: 0, endLine: 4, endColumn: 1, roles: 8 },

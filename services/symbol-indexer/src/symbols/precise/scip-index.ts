@@ -115,11 +115,11 @@ function checkedRange(range: readonly number[] | undefined, path: string): Omit<
   const r = range ?? [];
   const [line, column, a, b] = r;
   const valid = (r.length === 3 || r.length === 4) && r.every((n) => Number.isInteger(n) && n >= 0);
-  const end = r.length === 3 ? { endLine: line!, endColumn: a! } : { endLine: a!, endColumn: b! };
-  if (!valid || end.endLine < line! || (end.endLine === line && end.endColumn < column!)) {
+  const end = r.length === 3 ? { endLine: line, endColumn: a } : { endLine: a, endColumn: b };
+  if (!valid || end.endLine < line || (end.endLine === line && end.endColumn < column)) {
     throw refused(`an occurrence in "${path}" has a malformed range [${r.slice(0, 4).join(', ')}]`, { path });
   }
-  return { line: line!, column: column!, ...end };
+  return { line: line, column: column, ...end };
 }
 
 /**

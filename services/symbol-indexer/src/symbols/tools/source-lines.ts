@@ -67,8 +67,8 @@ function linesOf(bytes: Buffer, ranges: LineRanges): Map<number, string> {
   for (let line = 1; line <= last && start <= bytes.length; line++) {
     const newline = bytes.indexOf(10, start);
     const end = newline < 0 ? bytes.length : newline;
-    while (next < sorted.length && sorted[next]![1] < line) next++;
-    if (next < sorted.length && sorted[next]![0] <= line) out.set(line, bytes.toString('utf8', start, end).replace(/\r$/, ''));
+    while (next < sorted.length && sorted[next][1] < line) next++;
+    if (next < sorted.length && sorted[next][0] <= line) out.set(line, bytes.toString('utf8', start, end).replace(/\r$/, ''));
     if (newline < 0) break;
     start = newline + 1;
   }

@@ -25,7 +25,7 @@ function partsOf(file: string, name: string): ContextParts {
     line: line + 1,
     endLine: line + 1,
     container,
-    signature: lines[line]!.trim().replace(/\s*\{$/, ''),
+    signature: lines[line].trim().replace(/\s*\{$/, ''),
     language: 'typescript',
   });
   const outline: OutlineNode[] = [];
@@ -37,17 +37,17 @@ function partsOf(file: string, name: string): ContextParts {
     const kind = (top?.[1] === 'const' ? 'constant' : top?.[1] === 'type' ? 'type' : top?.[1]) as SymbolDef['kind'];
     if (top) {
       const node: OutlineNode = {
-        name: top[2]!,
+        name: top[2],
         kind,
         line: i + 1,
         endLine: i + 1,
-        signature: def(i, top[2]!, kind, null).signature,
+        signature: def(i, top[2], kind, null).signature,
         children: [],
       };
       outline.push(node);
       owner = kind === 'class' ? node : undefined;
-    } else if (member && owner && !['if', 'for', 'while', 'switch', 'return'].includes(member[1]!)) {
-      const d = def(i, member[1]!, 'method', owner.name);
+    } else if (member && owner && !['if', 'for', 'while', 'switch', 'return'].includes(member[1])) {
+      const d = def(i, member[1], 'method', owner.name);
       owner.children.push({ name: d.name, kind: 'method', line: d.line, endLine: d.endLine, signature: d.signature, children: [] });
       related.push(d);
     }
@@ -55,10 +55,10 @@ function partsOf(file: string, name: string): ContextParts {
   return {
     head: {
       freshness: [{ repo: 'sextant', commit: '0b0eaef5c0ffee5c0ffee5c0ffee5c0ffee5c0ff', behind_head: false }],
-      symbol: def(start, name, lines[start]!.includes('class ') ? 'class' : 'function', null),
+      symbol: def(start, name, lines[start].includes('class ') ? 'class' : 'function', null),
     },
     body: lines.slice(start, end + 1).join('\n'),
-    imports: [...new Set([...lines.join('\n').matchAll(/from '([^']+)'/g)].map((m) => m[1]!))],
+    imports: [...new Set([...lines.join('\n').matchAll(/from '([^']+)'/g)].map((m) => m[1]))],
     outline,
     related: related.slice(0, 8),
   };

@@ -77,7 +77,7 @@ export function packContext(parts: ContextParts, maxTokens: number, count: Token
       packed.truncated = true;
       // Cut lines end with their newline, so a reader sees where the cut is; a first line longer than the budget is cut
       // where the budget ends.
-      packed.definition = kept.length > 0 ? `${kept.join('\n')}\n` : prefixWithin(lines[0]!, left, count);
+      packed.definition = kept.length > 0 ? `${kept.join('\n')}\n` : prefixWithin(lines[0], left, count);
     }
   }
   // Whole items only from here: an import, an outline node, a related definition fits, or its list stops there (a
