@@ -195,13 +195,13 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
   it('labels locate_symbol, search_dependencies and analyze_change_impact precise where the tier covers, and names its commit', async () => {
     const cart = await locate('Cart');
     assert.deepEqual(cart.found, ['src/cart.ts:1:precise']);
-    assert.deepEqual(cart.freshness, [{ ...cart.freshness[0]!, commit: first, precise_commit: first }]);
+    assert.deepEqual(cart.freshness, [{ ...cart.freshness[0], commit: first, precise_commit: first }]);
     // more.ts imports nothing from cart.ts but calls Cart's add (on make()'s result): only the precise tier shows it.
     const { graph, impact, freshness } = await dependents('src/cart.ts');
     const expected = ['src/make.ts:1:precise', 'src/more.ts:1:precise', 'src/use.ts:1:precise'];
     assert.deepEqual(graph, expected);
     assert.deepEqual(impact, expected);
-    assert.equal(freshness[0]!.precise_commit, first);
+    assert.equal(freshness[0].precise_commit, first);
   });
 
   it('keeps the previous precise index when a new one is refused: the job warns, a changed file is answered from the search tier', async () => {
@@ -221,8 +221,8 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
     // The edited file is the search tier's in every tool; the others stay precise, and freshness names both commits.
     const total = await locate('total');
     assert.deepEqual(total.found, ['src/use.ts:7:search']);
-    assert.equal(total.freshness[0]!.precise_commit, first);
-    assert.notEqual(total.freshness[0]!.commit, first);
+    assert.equal(total.freshness[0].precise_commit, first);
+    assert.notEqual(total.freshness[0].commit, first);
     assert.deepEqual((await locate('Cart')).found, ['src/cart.ts:1:precise']);
     const { graph, impact } = await dependents('src/cart.ts');
     const expected = ['src/make.ts:1:precise', 'src/more.ts:1:precise', 'src/use.ts:1:search'];

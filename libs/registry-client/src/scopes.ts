@@ -93,7 +93,7 @@ export class Scopes {
   ): Promise<ScopeAnswer> {
     const covered = (scope.repositories ?? [...rowRepositories.values()]).slice(0, FRESHNESS_MAX);
     const [entries, extra] = await Promise.all([this.entriesOf(covered), tiers?.(covered.map((r) => r.id))]);
-    const freshness = entries.map((e, i) => ({ ...e.entry, ...extra?.get(covered[i]!.id) }));
+    const freshness = entries.map((e, i) => ({ ...e.entry, ...extra?.get(covered[i].id) }));
     const uncovered = entries.filter((e) => e.entry.commit === null || e.status === 'indexing');
     const indexing = scope.partial || uncovered.some((e) => e.status === 'indexing');
     if (!indexing && uncovered.length === 0) return { freshness };

@@ -24,7 +24,7 @@ const FILE_EXTENSIONS = new Set(['py', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', '
 export function codeNames(query: string): CodeNames {
   const exact = new Set<string>();
   const last = new Set<string>();
-  const quoted = new Set([...query.matchAll(/`([^`]+)`/g)].flatMap((m) => m[1]!.match(IDENTIFIER) ?? []));
+  const quoted = new Set([...query.matchAll(/`([^`]+)`/g)].flatMap((m) => m[1].match(IDENTIFIER) ?? []));
   for (const word of query.match(IDENTIFIER) ?? []) {
     if (exact.size >= MAX_NAMES) break;
     const parts = word.split('.');

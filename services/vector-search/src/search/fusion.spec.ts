@@ -57,7 +57,7 @@ describe('fusion', () => {
       later.map((h) => [h.path, h.score.toFixed(12)]),
       once.map((h) => [h.path, h.score.toFixed(12)]),
     );
-    assert.equal(later[0]!.path, 'a.ts');
+    assert.equal(later[0].path, 'a.ts');
   });
 
   it("scores a rank by its list's weight over RRF_K plus the rank", () => {
