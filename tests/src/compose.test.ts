@@ -67,6 +67,12 @@ async function smoke(client: Client, url: string, rounds = 5): Promise<Record<st
   return medians;
 }
 
+/**
+ * The runner caps a test at 5 minutes; these bring a whole deployment up, index in it and take it down again, which on
+ * 2 cores next to another suite building images took longer.
+ */
+const LONG_MS = 900_000;
+
 describe('docker compose up of docker-compose.yml', { skip: missing && !process.env.CI ? missing : false }, () => {
   const project = `sxci${randomBytes(3).toString('hex')}`;
   const repos = mkdtempSync(join(tmpdir(), 'sextant-compose-repos-'));
@@ -160,7 +166,7 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
     }
   });
 
-  it('brings every container up healthy, answers the MCP smoke through the gateway, traces a call across services, stops cleanly, and keeps its index across up again', async (t) => {
+  it('brings every container up healthy, answers the MCP smoke through the gateway, traces a call across services, stops cleanly, and keeps its index across up again', { timeout: LONG_MS }, async (t) => {
     const upStarted = performance.now();
     await compose(['up', '-d']);
     await allHealthy();
@@ -280,7 +286,7 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
     }
   });
 
-  it('faults with real containers: NATS killed mid-call, Postgres restarted during an index job, git-cache killed and restarted on its volume', async (t) => {
+  it('faults with real containers: NATS killed mid-call, Postgres restarted during an index job, git-cache killed and restarted on its volume', { timeout: LONG_MS }, async (t) => {
     const key = (
       await compose(['run', '--rm', '-T', 'projects', 'node', 'apps/sextant/dist/keys/main.js', 'create', '--name', 'faults', '--admin'])
     ).trim();
