@@ -68,8 +68,8 @@ async function smoke(client: Client, url: string, rounds = 5): Promise<Record<st
 }
 
 /**
- * The runner caps a test at 5 minutes; these bring a whole deployment up, index in it and take it down again, which on
- * 2 cores next to another suite building images took longer.
+ * These bring a whole deployment up, index in it and take it down again: on a machine's first CI run (no image layer
+ * cached) that took longer than 5 minutes.
  */
 const LONG_MS = 900_000;
 
