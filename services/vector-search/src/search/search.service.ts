@@ -126,9 +126,12 @@ export class SearchService {
     let ranked: Ranked[];
     if (mode === 'hybrid') {
       const dense = this.deps.embedder.kind === 'lexical' ? HASHED_DENSE_WEIGHT : 1;
-      const fused = await this.deps.store.hybrid(words, vector!, filter, { lexical: 1, dense, files: FILE_WEIGHT });
       const names = codeNames(input.query);
-      const named = rankDefinitions(await this.deps.store.definitions(names, filter), names);
+      const [fused, definitions] = await Promise.all([
+        this.deps.store.hybrid(words, vector!, filter, { lexical: 1, dense, files: FILE_WEIGHT }),
+        this.deps.store.definitions(names, filter),
+      ]);
+      const named = rankDefinitions(definitions, names);
       ranked =
         named.length === 0
           ? withSignals(fused.hits, new Set(words), pathTokens, fused.weights)
