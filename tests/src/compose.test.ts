@@ -358,14 +358,25 @@ describe('docker compose up of docker-compose.yml', { skip: missing && !process.
         );
         return listed.body.repositories?.filter((r) => r.url === BIG) ?? [];
       };
-      await until(
+      // What the registry last said of the job, for the failure message. The bound is past the coordinator's own
+      // (a stage that finishes no batch for 5 minutes fails its job): CI saw this wait run out once at 120 s, which
+      // nine runs here with the restart at 0–10 s into the job did not repeat (each job ended within 25 s).
+      let seen = '';
+      const waited = await until(
         'the interrupted job ends',
         async () => {
           const [big] = await settle();
+          const runId = 'runId' in answered ? answered.runId : undefined;
+          const status = runId ? (await callTool(client, 'get_index_job_status', { runId })).body : 'no job id';
+          seen = JSON.stringify({ big, job: status });
           return big !== undefined && big.index_status !== 'indexing';
         },
-        120_000,
-      );
+        330_000,
+      ).catch(async (error: Error) => {
+        const logs = await compose(['logs', '--no-color', '--tail', '40', 'workspace-registry', 'vector-search']).catch(String);
+        assert.fail(`${error.message}; last seen: ${seen}\n${logs}`);
+      });
+      t.diagnostic(`the interrupted job ended ${Math.round(waited)} ms after the registry was ready again: ${seen.slice(0, 300)}`);
       const [big] = await settle();
       if (big?.index_status !== 'ready') {
         const again = await client.callTool({ name: 'index_repository', arguments: { repository: BIG } }, undefined, {

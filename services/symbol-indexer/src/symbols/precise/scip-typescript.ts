@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnWithin, VENDORED_DIRECTORIES, type Spawner } from '@sextant/checkouts';
 import { workBudgets } from '@sextant/work';
+import { workspacePaths } from './workspace-packages.js';
 
 /** The indexer's entry point, from the installed package (a dependency of this service). */
 const MAIN = join(dirname(createRequire(import.meta.url).resolve('@sourcegraph/scip-typescript/package.json')), 'dist/src/main.js');
@@ -37,7 +38,7 @@ type IndexerRun =
  * generated, never the repository's own, and written to a temporary directory, never into the checkout: every
  * TypeScript file under the root except vendored directories, or every JavaScript file when there is no TypeScript
  * (what the indexer's `--infer-tsconfig` would write at the root: measured better than repositories' own tsconfigs,
- * which leave tests out or index files several times).
+ * which leave tests out or index files several times), with a monorepo's workspace packages as `paths`.
  */
 export async function runScipTypescript(
   spawner: Spawner,
@@ -49,7 +50,7 @@ export async function runScipTypescript(
   try {
     const config = join(temp, 'tsconfig.json');
     const output = join(temp, 'index.scip');
-    await writeFile(config, JSON.stringify(generatedConfig(checkout, options.javascriptOnly)));
+    await writeFile(config, JSON.stringify(await generatedConfig(checkout, options.javascriptOnly)));
     let tail = '';
     const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-TAIL_BYTES));
     const child = spawnWithin(
@@ -122,11 +123,14 @@ export async function runScipTypescript(
   }
 }
 
-function generatedConfig(root: string, javascriptOnly: boolean): object {
+async function generatedConfig(root: string, javascriptOnly: boolean): Promise<object> {
+  const paths = await workspacePaths(root);
   return {
     compilerOptions: {
       ...(javascriptOnly ? { allowJs: true } : {}),
       noEmit: true,
+      // A monorepo's imports of its own packages, to their sources (a checkout has no node_modules to link them).
+      ...(Object.keys(paths).length > 0 ? { paths } : {}),
       // The configuration lives elsewhere: the repository's own type packages are named where they are.
       typeRoots: [join(root, 'node_modules/@types')],
     },
