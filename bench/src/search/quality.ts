@@ -11,6 +11,8 @@
  *            the release check measures, against the whole-file BM25 floor computed here, with and without the
  *            queries that spell a truth file's name, and hybrid again with `scope: all` over the six indexed together
  *            (the set's own files kept; it may lose at most 0.02 MRR); `--only-sets` leaves out the two evaluations above.
+ *            Then symbols as a signal on their own: the same index served again with SEARCH_DEFINITION_WEIGHT=0, hybrid
+ *            without the list of the definitions a query names beside hybrid with it.
  * `--store postgres` measures the Postgres store (embedded: PGlite, exact `real[]` scans, BM25 over term tables) instead of `local`.
  * Usage: npm run bench:search-quality [-- --sets DIR [--only-sets]] [--store local|postgres]
  *        (corpus under $SEXTANT_BENCH_CORPUS, default <tmp>/sextant-bench-corpus)
@@ -122,8 +124,12 @@ function options(args: readonly string[]): { setsRoot: string | undefined; onlyS
 
 const fmt = (s: Scores) => `${s.recall.toFixed(3)} ${s.mrr.toFixed(3)}`;
 
-/** Each set: its floor and each mode, on all its queries and on those that do not spell a truth file's name. */
-async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Promise<void> {
+/**
+ * Each set: its floor and each mode, on all its queries and on those that do not spell a truth file's name; returns
+ * each set's hybrid ranking.
+ */
+async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Promise<Map<string, string[][]>> {
+  const hybrids = new Map<string, string[][]>();
   console.log('\nretrieval sets (../shared/eval/retrieval): R@10 MRR; release-check ranking (topK 30, files by first chunk, cut at 10)');
   console.log('set       queries  floor(BM25)  lexical      semantic     hybrid       hybrid, scope all');
   const totals = { floor: [0, 0], lexical: [0, 0], semantic: [0, 0], hybrid: [0, 0], all: [0, 0] } as Record<string, [number, number]>;
@@ -134,6 +140,7 @@ async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Pro
     const modes: Record<string, string[][]> = {};
     for (const mode of ['lexical', 'semantic', 'hybrid']) modes[mode] = await searchRanking(call, set, set.name, mode);
     modes.all = await searchRanking(call, set, set.name, 'hybrid', true);
+    hybrids.set(set.name, modes.hybrid);
     for (const leaks of [true, false]) {
       const keep = set.queries.map((q) => leaks || !q.names_file);
       const pick = <T>(list: readonly T[]) => list.filter((_, i) => keep[i]);
@@ -169,6 +176,30 @@ async function measureSets(call: ToolCaller, sets: readonly RetrievalSet[]): Pro
       ? `never below the floor: PASS (hybrid, every set, with and without leaks; closest margin ${closest.toFixed(4)})`
       : `never below the floor: MISS (${below.join('; ')})`,
   );
+  return hybrids;
+}
+
+/**
+ * Symbols as a signal, on its own: hybrid with the list of the definitions a query names (`withSymbols`, the default)
+ * against hybrid without it (`call` a server with SEARCH_DEFINITION_WEIGHT=0 on the same index).
+ */
+async function compareSymbols(call: ToolCaller, sets: readonly RetrievalSet[], withSymbols: Map<string, string[][]>): Promise<void> {
+  console.log('\nsymbols as a signal: hybrid without and with the definitions list (SEARCH_DEFINITION_WEIGHT 0 / default); R@10 MRR');
+  console.log('set       queries  floor(BM25)  hybrid       hybrid + symbols');
+  const totals = { floor: [0, 0], plain: [0, 0], symbols: [0, 0] } as Record<string, [number, number]>;
+  for (const set of sets) {
+    const [floor, plain, symbols] = [bm25Ranking(set), await searchRanking(call, set, set.name, 'hybrid'), withSymbols.get(set.name)!];
+    for (const leaks of [true, false]) {
+      const keep = set.queries.map((q) => leaks || !q.names_file);
+      const pick = <T>(list: readonly T[]) => list.filter((_, i) => keep[i]);
+      const queries = pick(set.queries);
+      const row = { floor: score(queries, pick(floor), Infinity), plain: score(queries, pick(plain)), symbols: score(queries, pick(symbols)) };
+      if (leaks) for (const [k, v] of Object.entries(row)) totals[k] = [totals[k][0] + v.recall, totals[k][1] + v.mrr];
+      console.log(`${(leaks ? set.name : `  no leak`).padEnd(9)} ${String(queries.length).padStart(7)}  ${fmt(row.floor)}  ${fmt(row.plain)}  ${fmt(row.symbols)}`);
+    }
+  }
+  const mean = (k: string) => ({ recall: totals[k][0] / sets.length, mrr: totals[k][1] / sets.length });
+  console.log(`${'mean'.padEnd(9)} ${''.padStart(7)}  ${fmt(mean('floor'))}  ${fmt(mean('plain'))}  ${fmt(mean('symbols'))}`);
 }
 
 async function main(): Promise<void> {
@@ -199,12 +230,9 @@ async function main(): Promise<void> {
     execFileSync('git', ['ls-files'], { cwd: dir, maxBuffer: 1 << 28 })
       .toString()
       .split('\n').length - 1;
-  const embedded = await startEmbedded({
-    SEXTANT_DATA_DIR: join(work, 'data'),
-    SEXTANT_INDEXING_STAGES: 'vectors',
-    ALLOW_GLOBAL_SCOPE: 'true',
-    VECTOR_STORE: store,
-  });
+  const server = { SEXTANT_DATA_DIR: join(work, 'data'), SEXTANT_INDEXING_STAGES: 'vectors', ALLOW_GLOBAL_SCOPE: 'true', VECTOR_STORE: store };
+  let hybrids = new Map<string, string[][]>();
+  const embedded = await startEmbedded(server);
   try {
     const call = leanCaller(embedded.url);
     for (const { repo, dir } of [...evaluations, ...loaded.sets.map((set) => ({ repo: set.name, dir: set.dir }))]) {
@@ -227,10 +255,24 @@ async function main(): Promise<void> {
         );
       }
     }
-    if (loaded.sets.length > 0) await measureSets(call, loaded.sets);
+    if (loaded.sets.length > 0) hybrids = await measureSets(call, loaded.sets);
     call.close();
   } finally {
     await embedded.stop();
+  }
+  try {
+    if (loaded.sets.length > 0) {
+      // The same index, served again without the definitions list.
+      const plain = await startEmbedded({ ...server, SEARCH_DEFINITION_WEIGHT: '0' });
+      try {
+        const call = leanCaller(plain.url);
+        await compareSymbols(call, loaded.sets, hybrids);
+        call.close();
+      } finally {
+        await plain.stop();
+      }
+    }
+  } finally {
     if (existsSync(work)) rmSync(work, { recursive: true, force: true });
   }
 }

@@ -51,6 +51,13 @@ describe('vector-search settings', () => {
     assert.throws(() => local({ VECTOR_LOCAL_CHUNKS_MAX: 'many' }), /VECTOR_LOCAL_CHUNKS_MAX/);
   });
 
+  it("weighs the definitions a query names at SEARCH_DEFINITION_WEIGHT (default 6; 0 leaves them out), refusing what is not a weight", () => {
+    assert.equal(loadConfig({}).definitionWeight, 6);
+    assert.equal(loadConfig({ SEARCH_DEFINITION_WEIGHT: '0' }).definitionWeight, 0);
+    assert.throws(() => loadConfig({ SEARCH_DEFINITION_WEIGHT: '-1' }), /SEARCH_DEFINITION_WEIGHT.*>= 0/s);
+    assert.throws(() => loadConfig({ SEARCH_DEFINITION_WEIGHT: 'heavy' }), /SEARCH_DEFINITION_WEIGHT/);
+  });
+
   it('names what is missing or wrong', () => {
     const problems = (environment: NodeJS.ProcessEnv) => {
       try {

@@ -35,6 +35,15 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
     details:
       "`local`: in this process, saved as files (HNSW for the vectors, BM25 postings for the words; one writer per data directory; ADRs [0021](adr/0021-local-vector-index.md), [0022](adr/0022-local-lexical-index.md)). `postgres`: pgvector's HNSW, else an exact scan of `real[]` where the server has no pgvector; BM25 for the words, over term tables beside the chunks ([ADR 0058](adr/0058-bm25-in-postgres.md)). `qdrant`: a dense and a sparse vector per chunk, hybrid search in one Query API call ([ADR 0023](adr/0023-qdrant-store.md)).",
   }),
+  SEARCH_DEFINITION_WEIGHT: env
+    .int(0, 100)
+    .default(6)
+    .meta({
+      description:
+        "hybrid `search_code`: the weight, in the reciprocal-rank fusion, of the list of definitions a query names as code (`Request.hooks`, `url_for`); `0` leaves the list out",
+      details:
+        'the lexical list weighs 1, the whole-file list 4, the dense list 0.5 with the built-in embedder (1 with a model); figures per weight in [ADR 0049](adr/0049-search-ranks-sources-before-tests.md).',
+    }),
   QDRANT_URL: env
     .url(['http', 'https'])
     .optional()
@@ -121,6 +130,8 @@ export interface VectorSearchConfig extends CommonSettings, IndexerSettings {
   parseThreads: number | undefined;
   /** Where new collections keep their search indexes: in this process, saved as files (HNSW and BM25 postings; one writer), Postgres (pgvector, else exact scans; BM25 over term tables), or Qdrant (dense + sparse vectors). */
   vectorStore: VectorStorePreference;
+  /** Hybrid search's weight of the definitions a query names (0: not looked up). */
+  definitionWeight: number;
   /** Per-file chunking budget; past it a file is cut by lines instead. */
   fileTimeoutMs: number;
   /** Dimension of the built-in (feature-hashing) embedder. */
@@ -165,6 +176,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): VectorSearchConfig {
     allowGlobalScope: e.ALLOW_GLOBAL_SCOPE,
     checkoutsDir: resolve(e.VECTORS_CHECKOUTS_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'vector-checkouts')),
     parseThreads: e.VECTORS_PARSE_THREADS,
+    definitionWeight: e.SEARCH_DEFINITION_WEIGHT,
     vectorStore:
       store === 'local'
         ? {

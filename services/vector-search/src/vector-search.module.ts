@@ -80,6 +80,7 @@ export class VectorSearchModule {
               // What the collection holds of a repository the registry no longer knows is dropped when a search meets it.
               scopes: new Scopes(registry, bus, (ids) => store.purge(ids)),
               allowGlobalScope: config.allowGlobalScope,
+              definitionWeight: config.definitionWeight,
               // A query waits for its embedding briefly, once: past that, search answers lexically (with a warning).
               queryEmbedding: { retries: 0, timeoutMs: config.embeddings?.queryTimeoutMs ?? 5_000 },
             }),

@@ -55,10 +55,10 @@ const HASHED_DENSE_WEIGHT = 0.5;
  */
 const FILE_WEIGHT = 4;
 /**
- * In hybrid search, the weight of the definitions the query names as code (`codeNames`: `Request.hooks`, `url_for`,
- * `ServeHTTP`), a list of their chunks found by symbol. Six retrieval sets: mean MRR 0.704 at 0, 1, 2, 4, 6 and 8;
- * requests' queries without a file-name leak 0.430 → 0.450 at 6 and 8 (the floor is 0.430), hono 0.750 → 0.716–0.727
- * (ADR 0049).
+ * In hybrid search, the default weight of the definitions the query names as code (`codeNames`: `Request.hooks`,
+ * `url_for`, `ServeHTTP`), a list of their chunks found by symbol (SEARCH_DEFINITION_WEIGHT). Six retrieval sets: mean
+ * MRR 0.704 at 0, 1, 2, 4, 6 and 8; requests' queries without a file-name leak 0.430 → 0.450 at 6 and 8 (the floor is
+ * 0.430), hono 0.750 → 0.716–0.727 (ADR 0049).
  */
 const DEFINITION_WEIGHT = 6;
 /** Chunks of one file among the first results, at most (its others follow every file's first ones). */
@@ -78,6 +78,8 @@ export interface SearchServiceDeps {
   embedder: Embedder;
   scopes: Scopes;
   allowGlobalScope: boolean;
+  /** Hybrid search's weight of the definitions a query names; 0 leaves them out (default DEFINITION_WEIGHT). */
+  definitionWeight?: number;
   /** How long a query's embedding is waited for (an embeddings endpoint), and how often retried. */
   queryEmbedding: EmbedOptions;
 }
@@ -126,7 +128,8 @@ export class SearchService {
     let ranked: Ranked[];
     if (mode === 'hybrid') {
       const dense = this.deps.embedder.kind === 'lexical' ? HASHED_DENSE_WEIGHT : 1;
-      const names = codeNames(input.query);
+      const weight = this.deps.definitionWeight ?? DEFINITION_WEIGHT;
+      const names = weight > 0 ? codeNames(input.query) : { exact: [], last: [] };
       const [fused, definitions] = await Promise.all([
         this.deps.store.hybrid(words, vector!, filter, { lexical: 1, dense, files: FILE_WEIGHT }),
         this.deps.store.definitions(names, filter),
@@ -135,7 +138,7 @@ export class SearchService {
       ranked =
         named.length === 0
           ? withSignals(fused.hits, new Set(words), pathTokens, fused.weights)
-          : withSignals(withList(fused.hits, named, DEFINITION_WEIGHT), new Set(words), pathTokens, [...fused.weights, DEFINITION_WEIGHT]);
+          : withSignals(withList(fused.hits, named, weight), new Set(words), pathTokens, [...fused.weights, weight]);
     } else if (mode === 'semantic') {
       ranked = (await this.deps.store.dense(vector!, filter)).map((h) => ({ ...h, score: Math.max(0, Math.min(1, h.score)) }));
     } else ranked = (await this.deps.store.lexical(words, filter)).map((h) => ({ ...h, score: h.score / (h.score + 1) }));
