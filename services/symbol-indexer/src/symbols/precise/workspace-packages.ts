@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import { isRecord, packageTargets, workspaceGlobs, type PackageManifest } from '../binding/node-packages.js';
 
 /**
  * The packages of a monorepo's workspaces (npm and Yarn `workspaces` in the root package.json, pnpm's
@@ -8,7 +9,8 @@ import { join, posix } from 'node:path';
  * resolves to nothing and the compiler sees none of its uses: the precise tier saw 3 of the 35 files that import
  * `ServiceError` in this repository.
  *
- * A package's entry is where its `types`, `main` or `exports["."]` say, with a build directory read as `src` (the
+ * The manifests are read as the search tier's import resolver reads them (`workspaceGlobs`, `packageTargets`). A
+ * package's entry is where its `exports["."]`, `types` or `main` say, with a build directory read as `src` (the
  * checkout has sources, not builds) and without an extension (the compiler tries `.ts`, `.tsx`, `.d.ts`, `.js`), then
  * `src/index` and `index`; a subpath import (`@scope/pkg/x`) is looked for under `src/` and then the package's root.
  */
@@ -19,7 +21,9 @@ export async function workspacePaths(root: string): Promise<Record<string, strin
     const name = typeof manifest?.name === 'string' ? manifest.name : undefined;
     if (!manifest || !name || name in paths) continue;
     const at = (p: string) => join(root, dir, p);
-    const entries = [...new Set([...declaredEntries(manifest).flatMap(sourcesOf), 'src/index', 'index'])];
+    // The package's own entry, as its manifest names it (`exports` "." first, else `types`/`main`…; see packageTargets).
+    const named = packageTargets(manifest, '.').filter((t) => t !== './index');
+    const entries = [...new Set([...named.flatMap(sourcesOf), 'src/index', 'index'])];
     paths[name] = entries.map(at);
     paths[`${name}/*`] = [at('src/*'), at('*')];
   }
@@ -28,28 +32,28 @@ export async function workspacePaths(root: string): Promise<Record<string, strin
 
 /** Most package directories read; a workspace glob matching more is cut there. */
 const MAX_PACKAGES = 2_000;
-/** How deep a `**` in a workspace glob looks. */
+/** How deep a `**` in a workspace glob looks (as the search tier's resolver). */
 const MAX_GLOB_DEPTH = 4;
 const SKIPPED = new Set(['node_modules', '.git']);
 
-/** The directories (relative, `/`-separated) the root's workspace globs name that hold a package.json. */
+/** The directories (relative, `/`-separated) the root's workspace globs name (less `!` ones) that hold a package.json. */
 async function packageDirectories(root: string): Promise<string[]> {
-  const manifest = await readJson(join(root, 'package.json'));
-  const declared = manifest?.workspaces;
-  // npm: an array; Yarn also `{ packages: [...] }`.
-  const listed: unknown = Array.isArray(declared) ? declared : (declared as { packages?: unknown } | undefined)?.packages;
-  const globs = [
-    ...(Array.isArray(listed) ? (listed as unknown[]) : []),
-    ...pnpmPackages(await readFile(join(root, 'pnpm-workspace.yaml'), 'utf8').catch(() => '')),
-  ].filter((g): g is string => typeof g === 'string' && !g.startsWith('!'));
-  const found = new Set<string>();
-  for (const glob of globs) {
-    for (const dir of await expand(root, posix.normalize(glob.replace(/^\.\//, '')).split('/').filter(Boolean), '', 0)) {
-      if (found.size >= MAX_PACKAGES) break;
-      if (await readJson(join(root, dir, 'package.json'))) found.add(dir);
-    }
+  const globs = workspaceGlobs(
+    (await readJson(join(root, 'package.json'))) ?? null,
+    await readFile(join(root, 'pnpm-workspace.yaml'), 'utf8').catch(() => null),
+  );
+  const expandAll = async (list: string[]) => {
+    const out = new Set<string>();
+    for (const glob of list) for (const dir of await expand(root, posix.normalize(glob).split('/').filter(Boolean), '', 0)) out.add(dir);
+    return out;
+  };
+  const excluded = await expandAll(globs.exclude);
+  const found: string[] = [];
+  for (const dir of await expandAll(globs.include)) {
+    if (found.length >= MAX_PACKAGES) break;
+    if (!excluded.has(dir) && (await readJson(join(root, dir, 'package.json')))) found.push(dir);
   }
-  return [...found].sort();
+  return found.sort();
 }
 
 /** The directories matching a glob's segments under `base` (only `*` and `**` are special; `..` leaves nothing). */
@@ -67,38 +71,8 @@ async function expand(root: string, segments: string[], base: string, depth: num
     if (depth < MAX_GLOB_DEPTH) for (const child of children) out.push(...(await expand(root, segments, child, depth + 1)));
     return out;
   }
-  const pattern = new RegExp(`^${head.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+  const pattern = new RegExp(`^${head.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
   for (const child of children) if (pattern.test(posix.basename(child))) out.push(...(await expand(root, rest, child, depth)));
-  return out;
-}
-
-/** The `packages:` list of a pnpm-workspace.yaml (its items, quoted or not; the rest of the file is not read). */
-function pnpmPackages(yaml: string): string[] {
-  const out: string[] = [];
-  let inPackages = false;
-  for (const line of yaml.split('\n')) {
-    if (/^packages:\s*$/.test(line)) inPackages = true;
-    else if (/^\S/.test(line)) inPackages = false;
-    else if (inPackages) {
-      const item = /^\s+-\s+['"]?([^'"#]+?)['"]?\s*(#.*)?$/.exec(line);
-      if (item) out.push(item[1]);
-    }
-  }
-  return out;
-}
-
-/** The entry files a package.json names, in the order a compiler reads them. */
-function declaredEntries(manifest: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  const add = (value: unknown) => {
-    if (typeof value === 'string') out.push(value);
-    else if (value && typeof value === 'object') for (const key of ['types', 'import', 'require', 'default']) add((value as Record<string, unknown>)[key]);
-  };
-  add(manifest.types);
-  add(manifest.typings);
-  const exports = manifest.exports;
-  add(typeof exports === 'object' && exports !== null && '.' in exports ? (exports as Record<string, unknown>)['.'] : exports);
-  add(manifest.main);
   return out;
 }
 
@@ -112,10 +86,10 @@ function sourcesOf(entry: string): string[] {
   return [bare.replace(/^(dist|build|lib|out)\//, 'src/'), bare];
 }
 
-async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
+async function readJson(file: string): Promise<PackageManifest | undefined> {
   try {
     const value: unknown = JSON.parse(await readFile(file, 'utf8'));
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isRecord(value) ? value : undefined;
   } catch {
     return undefined;
   }
