@@ -42,6 +42,8 @@ export function codeNames(query: string): CodeNames {
 
 /** A name that more definitions than this carry says little about which one is meant (`type`, `handle`): left out. */
 const MAX_DEFINITIONS = 5;
+/** Chunks looked up per name (`ChunkStore.definitions`): one more than a name may carry, to tell it is too many. */
+export const DEFINITIONS_PER_NAME = MAX_DEFINITIONS + 1;
 
 /**
  * The chunks found for `names` (`ChunkStore.definitions`), ranked: a symbol equal to a name before one that only ends

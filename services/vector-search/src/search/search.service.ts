@@ -6,7 +6,7 @@ import type { Database } from '@sextant/persistence';
 import type { EmbedOptions, Embedder } from '../embedding/embedder.js';
 import { pathTokens, tokenize } from '../lexical/tokenizer.js';
 import { indexedCollections, UNKNOWN_REPOSITORY, type ChunkStore } from '../store/chunk-store.js';
-import { codeNames, rankDefinitions } from './code-names.js';
+import { codeNames, DEFINITIONS_PER_NAME, rankDefinitions } from './code-names.js';
 import { demoteTests, spreadAcrossFiles, withList, withoutOverlaps, withSignals, type Ranked } from './fusion.js';
 import type { Hit } from './hit.js';
 
@@ -132,7 +132,7 @@ export class SearchService {
       const names = weight > 0 ? codeNames(input.query) : { exact: [], last: [] };
       const [fused, definitions] = await Promise.all([
         this.deps.store.hybrid(words, vector!, filter, { lexical: 1, dense, files: FILE_WEIGHT }),
-        this.deps.store.definitions(names, filter),
+        this.deps.store.definitions(names, filter, DEFINITIONS_PER_NAME),
       ]);
       const named = rankDefinitions(definitions, names);
       ranked =

@@ -138,9 +138,13 @@ export class ChunkStore {
           `collection ${this.collection}: this Postgres has no pgvector, so the dense side of search is an exact scan (fine for small indexes; install pgvector or set QDRANT_URL for large ones)`,
         );
       }
-      // Definitions by name (a collection made before them gets them now).
-      await runner.query(`CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_symbol" ON ${this.table} (symbol)`);
-      await runner.query(`CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_name" ON ${this.table} ((${LAST_NAME}))`);
+      // Definitions by name within the filter's repositories, one index for both conditions (a collection made before
+      // them gets them now). With an index on the name alone, Postgres ANDed it with every chunk of the repository
+      // through the primary key: 14 ms a name at 200k chunks, 28 ms a hybrid search; 0.4 ms so. The first version's
+      // indexes on the name alone go.
+      for (const old of ['symbol', 'name']) await runner.query(`DROP INDEX IF EXISTS "vector_search"."chunks_${this.collection}_${old}"`);
+      await runner.query(`CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_sym" ON ${this.table} (symbol, repository_id)`);
+      await runner.query(`CREATE INDEX IF NOT EXISTS "chunks_${this.collection}_last" ON ${this.table} ((${LAST_NAME}), repository_id)`);
       this.column = column;
       this.sql = this.statements(index.column);
       await index.open();
@@ -189,11 +193,19 @@ export class ChunkStore {
       ),
       purge: sql(`chunks.${c}.purge`, `DELETE FROM ${t} WHERE repository_id = ANY($1::text[])`),
       purgeIndexed: sql(`chunks.${c}.purge-indexed`, `DELETE FROM "vector_search"."indexed" WHERE repository_id = ANY($1::text[])`),
+      // At most $6 chunks per name, each found by its index (a name carried by more is dropped as ambiguous, so
+      // more are never needed): `process` of `process.nextTick` names thousands of chunks in a large index, and
+      // gathering and sorting them all took a hybrid search over 200k chunks from 8 to 150 ms.
       definitions: sql(
         `chunks.${c}.definitions`,
-        `SELECT ${COLUMNS}, (CASE WHEN symbol = ANY($4::text[]) THEN 2 ELSE 1 END)::float8 AS score FROM ${t}
-         WHERE (symbol = ANY($4::text[]) OR ${LAST_NAME} = ANY($5::text[])) AND ${FILTER}
-         ORDER BY score DESC, path, ordinal LIMIT $1`,
+        `SELECT * FROM (
+           SELECT named.*, 2::float8 AS score FROM unnest($4::text[]) AS n(name)
+             CROSS JOIN LATERAL (SELECT ${COLUMNS} FROM ${t} WHERE symbol = n.name AND ${FILTER} LIMIT $6) named
+           UNION ALL
+           SELECT named.*, 1::float8 AS score FROM unnest($5::text[]) AS n(name)
+             CROSS JOIN LATERAL (
+               SELECT ${COLUMNS} FROM ${t} WHERE ${LAST_NAME} = n.name AND symbol <> ALL($4::text[]) AND ${FILTER} LIMIT $6) named
+         ) found ORDER BY score DESC, path, ordinal, "repositoryId" LIMIT $1`,
       ),
       hydrate: sql(`chunks.${c}.hydrate`, `SELECT ${COLUMNS}, key::text AS key FROM ${t} WHERE key = ANY($1::bigint[]) AND ${FILTER}`),
       repositories: sql(`chunks.${c}.repositories`, `SELECT repository_id AS id FROM "vector_search"."indexed" WHERE collection = $1`),
@@ -306,12 +318,19 @@ export class ChunkStore {
 
   /**
    * The chunks of definitions a query names (`codeNames`): symbols equal to an `exact` name first, then those whose
-   * last name is one of `last`; in path order.
+   * last name is one of `last` (and not an exact one); in path order; at most `perName` for each name.
    */
-  async definitions(names: { exact: readonly string[]; last: readonly string[] }, filter: SearchFilter): Promise<Hit[]> {
+  async definitions(names: { exact: readonly string[]; last: readonly string[] }, filter: SearchFilter, perName: number): Promise<Hit[]> {
     if (names.exact.length === 0 && names.last.length === 0) return [];
     await this.open();
-    const { rows } = await this.db.run<Hit>(this.sql.definitions, [filter.limit, filter.repositoryIds, filter.pathPrefix, names.exact, names.last]);
+    const { rows } = await this.db.run<Hit>(this.sql.definitions, [
+      filter.limit,
+      filter.repositoryIds,
+      filter.pathPrefix,
+      names.exact,
+      names.last,
+      perName,
+    ]);
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
 

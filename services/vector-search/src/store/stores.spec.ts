@@ -161,13 +161,26 @@ describe('vector stores: a new one is one class and one entry (ADR 0052)', () =>
     );
     const filter = { repositoryIds: ['r2'], pathPrefix: null, limit: 10 };
     const places = (hits: readonly Hit[]) => hits.map((h) => `${h.path}#${h.ordinal}`);
-    assert.deepEqual(places(await store.definitions({ exact: ['Request.hooks', 'Request'], last: [] }, filter)), ['models.py#0']);
-    assert.deepEqual(places(await store.definitions({ exact: ['dispatch_hook'], last: ['dispatch_hook'] }, filter)), [
+    assert.deepEqual(places(await store.definitions({ exact: ['Request.hooks', 'Request'], last: [] }, filter, 6)), ['models.py#0']);
+    // The exact match once (not again as a last name), before the last-name ones.
+    assert.deepEqual(places(await store.definitions({ exact: ['dispatch_hook'], last: ['dispatch_hook'] }, filter, 6)), [
       'hooks.py#0',
       'sessions.py#0',
     ]);
-    assert.deepEqual(await store.definitions({ exact: ['Request'], last: [] }, { ...filter, repositoryIds: ['elsewhere'] }), []);
-    assert.deepEqual(await store.definitions({ exact: [], last: [] }, filter), []);
+    assert.deepEqual(await store.definitions({ exact: ['Request'], last: [] }, { ...filter, repositoryIds: ['elsewhere'] }, 6), []);
+    assert.deepEqual(await store.definitions({ exact: [], last: [] }, filter, 6), []);
+    // A name many chunks carry: `perName` of them, whatever the filter's limit.
+    await store.replace(
+      { id: 'r2', name: 'models' },
+      'c1',
+      await Promise.all(Array.from({ length: 9 }, async (_, i) => ({ path: `h${i}.py`, chunks: [await named(`h${i}.py`, 0, `H${i}.handle`)] }))),
+      [],
+    );
+    assert.equal((await store.definitions({ exact: [], last: ['handle'] }, filter, 6)).length, 6);
+    const [exact, ...byLast] = places(await store.definitions({ exact: ['H3.handle'], last: ['handle'] }, filter, 2));
+    assert.equal(exact, 'h3.py#0');
+    assert.equal(byLast.length, 2);
+    assert.ok(!byLast.includes('h3.py#0'), byLast.join());
   });
 
   it('a collection recorded with a store this server lacks fails to open, naming it', async () => {
