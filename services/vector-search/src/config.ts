@@ -11,6 +11,7 @@ import {
   parseEnv,
 } from '@sextant/runtime';
 import type { EndpointEmbedderOptions } from './embedding/endpoint-embedder.js';
+import { DEFINITION_WEIGHT } from './search/code-names.js';
 import type { VectorStorePreference } from './store/chunk-store.js';
 
 /** Every environment variable of the vector-search service (described here; docs/configuration.md is generated: `npm run docs`). */
@@ -37,7 +38,7 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
   }),
   SEARCH_DEFINITION_WEIGHT: env
     .int(0, 100)
-    .default(6)
+    .default(DEFINITION_WEIGHT)
     .meta({
       description:
         "hybrid `search_code`: the weight, in the reciprocal-rank fusion, of the list of definitions a query names as code (`Request.hooks`, `url_for`); `0` leaves the list out",

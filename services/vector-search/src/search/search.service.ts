@@ -54,13 +54,6 @@ const HASHED_DENSE_WEIGHT = 0.5;
  * --sets): mean MRR 0.679 → 0.704 at 4; 0.5, 2 and 6 gave 0.679, 0.697, 0.701 (ADR 0049).
  */
 const FILE_WEIGHT = 4;
-/**
- * In hybrid search, the default weight of the definitions the query names as code (`codeNames`: `Request.hooks`,
- * `url_for`, `ServeHTTP`), a list of their chunks found by symbol (SEARCH_DEFINITION_WEIGHT). Six retrieval sets: mean
- * MRR 0.704 at 0, 1, 2, 4, 6 and 8; requests' queries without a file-name leak 0.430 → 0.450 at 6 and 8 (the floor is
- * 0.430), hono 0.750 → 0.716–0.727 (ADR 0049).
- */
-const DEFINITION_WEIGHT = 6;
 /** Chunks of one file among the first results, at most (its others follow every file's first ones). */
 const CHUNKS_PER_FILE = 2;
 /**
@@ -78,8 +71,8 @@ export interface SearchServiceDeps {
   embedder: Embedder;
   scopes: Scopes;
   allowGlobalScope: boolean;
-  /** Hybrid search's weight of the definitions a query names; 0 leaves them out (default DEFINITION_WEIGHT). */
-  definitionWeight?: number;
+  /** Hybrid search's weight of the definitions a query names; 0 leaves them out (SEARCH_DEFINITION_WEIGHT). */
+  definitionWeight: number;
   /** How long a query's embedding is waited for (an embeddings endpoint), and how often retried. */
   queryEmbedding: EmbedOptions;
 }
@@ -128,7 +121,7 @@ export class SearchService {
     let ranked: Ranked[];
     if (mode === 'hybrid') {
       const dense = this.deps.embedder.kind === 'lexical' ? HASHED_DENSE_WEIGHT : 1;
-      const weight = this.deps.definitionWeight ?? DEFINITION_WEIGHT;
+      const weight = this.deps.definitionWeight;
       const names = weight > 0 ? codeNames(input.query) : { exact: [], last: [] };
       const [fused, definitions] = await Promise.all([
         this.deps.store.hybrid(words, vector!, filter, { lexical: 1, dense, files: FILE_WEIGHT }),
