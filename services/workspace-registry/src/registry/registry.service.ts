@@ -192,7 +192,9 @@ export class RegistryService {
 
   /** Other services' lookups: each reference (id, name, locator, or a URL form of one) → its repository, or null. */
   async resolveRepositories(input: ResolveRepositories.Request): Promise<ResolveRepositories.Response> {
-    const repositories = await Promise.all(input.references.map((reference) => this.lookUp(reference)));
+    const found = await this.deps.store.findMany(input.references);
+    // One not found by id, name or locator may be another spelling of a registered URL.
+    const repositories = await Promise.all(found.map(async (r, i) => r ?? (await this.deps.workspaces.registeredAt(input.references[i]))));
     return { repositories: repositories.map((r) => (r ? registered(r) : null)) };
   }
 
@@ -201,7 +203,7 @@ export class RegistryService {
    * cached), its indexing status, and the edits a watcher saw in a workspace since its index was made.
    */
   async freshness(input: RepositoryFreshness.Request): Promise<RepositoryFreshness.Response> {
-    const found = await Promise.all(input.ids.map((id) => this.deps.store.find(id)));
+    const found = await this.deps.store.findMany(input.ids);
     const known = found.filter((r): r is Repository => r !== undefined);
     const heads = this.currentHeads(known);
     const statuses = await this.indexStatuses(known);

@@ -75,6 +75,12 @@ const SQL = {
     `SELECT ${REPOSITORY_COLUMNS} FROM ${T.repositories}
      WHERE id = coalesce((SELECT repository_id FROM ${T.merges} WHERE merged_id = $1), $1)`,
   ),
+  // Many ids in one query: a search over a thousand repositories asks for the hundred its hits come from.
+  byIds: sql(
+    'repo-by-ids',
+    `SELECT asked::text AS asked, ${REPOSITORY_COLUMNS} FROM unnest($1::uuid[]) AS a(asked)
+     JOIN ${T.repositories} ON id = coalesce((SELECT repository_id FROM ${T.merges} WHERE merged_id = asked), asked)`,
+  ),
   clearIdentities: sql('repo-clear-identities', `UPDATE ${T.repositories} SET identity = NULL WHERE id = ANY($1::uuid[])`),
   setIdentity: sql('repo-set-identity', `UPDATE ${T.repositories} SET identity = $2, locator = $3 WHERE id = $1`),
   recordMerge: sql(
@@ -216,6 +222,20 @@ export class RegistryStore {
     }
     const { rows } = await this.db.run<Repository>(SQL.byName, [idOrName]);
     return rows.length === 1 ? rows[0] : undefined;
+  }
+
+  /**
+   * `find` of many references at once: those that are ids in one query (a merged id names the repository it was
+   * merged into), the rest (names, locators, ids not found) one at a time.
+   */
+  async findMany(references: readonly string[]): Promise<Array<Repository | undefined>> {
+    const ids = [...new Set(references.filter((r) => UUID.test(r)).map((r) => r.toLowerCase()))];
+    const byId = new Map<string, Repository>();
+    if (ids.length > 0) {
+      const { rows } = await this.db.run<Repository & { asked: string }>(SQL.byIds, [ids]);
+      for (const { asked, ...repository } of rows) byId.set(asked, repository);
+    }
+    return Promise.all(references.map(async (r) => byId.get(r.toLowerCase()) ?? (await this.find(r))));
   }
 
   async setRef(id: string, ref: string | null): Promise<void> {
