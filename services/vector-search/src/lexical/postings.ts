@@ -225,9 +225,11 @@ export class Postings {
 
   /**
    * The `k` best chunks by BM25 over `query` (idf given: it is the scope's,
-   * not this repository's), among those whose path starts with `pathPrefix`.
+   * not this repository's), among those whose path starts with `pathPrefix`;
+   * only those scoring above `floor` (a search over many repositories: what the
+   * others already beat).
    */
-  top(query: readonly WeightedTerm[], k: number, pathPrefix: string | null): Array<{ key: bigint; score: number }> {
+  top(query: readonly WeightedTerm[], k: number, pathPrefix: string | null, floor = 0): Array<{ key: bigint; score: number }> {
     if (this.live === 0 || k <= 0) return [];
     const allowed = pathPrefix === null ? null : Uint8Array.from(this.paths, (p) => (p.startsWith(pathPrefix) ? 1 : 0));
     const scores = new Float32Array(this.docs);
@@ -244,7 +246,7 @@ export class Postings {
         scores[doc] += (weight * tf) / (tf + K1 * (1 - B + (B * lengths[doc]) / average));
       });
     }
-    return best(scores, k).map(({ doc, score }) => ({ key: BigInt(this.keys[doc]), score }));
+    return best(scores, k, floor).map(({ doc, score }) => ({ key: BigInt(this.keys[doc]), score }));
   }
 
   /**
@@ -295,9 +297,10 @@ export class Postings {
 
   /**
    * The `k` best files by BM25 over whole files (`idfs` per term of `found`, the scope's; `average` its mean file
-   * length), each as its best chunk's key (the chunk scoring highest on the same terms).
+   * length), each as its best chunk's key (the chunk scoring highest on the same terms); only files scoring above
+   * `floor`, as `top`.
    */
-  topFiles(found: FileMatches, idfs: readonly number[], average: number, k: number): Array<{ key: bigint; score: number }> {
+  topFiles(found: FileMatches, idfs: readonly number[], average: number, k: number, floor = 0): Array<{ key: bigint; score: number }> {
     if (k <= 0 || found.files === 0) return [];
     const { alive, pathOf, lengths } = this;
     const { allowed } = found;
@@ -322,7 +325,7 @@ export class Postings {
         tf[file] = 0;
       }
     }
-    const top = best(scores, k);
+    const top = best(scores, k, floor);
     // Each top file's best chunk: -1 marks a top file not yet given one; other files stay -2.
     const bestDoc = new Int32Array(this.paths.length).fill(-2);
     for (const { doc: file } of top) bestDoc[file] = -1;
@@ -570,7 +573,9 @@ function mergeSegments(segments: readonly Segment[], keep: Uint8Array, renumber?
 }
 
 /** The `k` highest positive scores, best first (a min-heap of size k). */
-function best(scores: Float32Array, k: number): Array<{ doc: number; score: number }> {
+/** The `k` best scores above `floor` (and above 0), best first. */
+function best(scores: Float32Array, k: number, floor: number): Array<{ doc: number; score: number }> {
+  const least = Math.max(0, floor);
   const heap: Array<{ doc: number; score: number }> = [];
   const down = (i: number) => {
     for (;;) {
@@ -586,7 +591,7 @@ function best(scores: Float32Array, k: number): Array<{ doc: number; score: numb
   };
   for (let doc = 0; doc < scores.length; doc++) {
     const score = scores[doc];
-    if (score <= 0) continue;
+    if (score <= least) continue;
     if (heap.length < k) {
       heap.push({ doc, score });
       for (let i = heap.length - 1; i > 0;) {
