@@ -163,7 +163,7 @@ function hasBody(req: IncomingMessage): boolean {
  * socket the moment the answer is written. The client is still sending the
  * body, so its data reaches a closed socket, the kernel answers with a reset,
  * and the client (whose write fails with EPIPE) often never reads the answer
- * that was already on its way: measured, 15 % of 1.25 MiB posts refused with
+ * that was already on its way: measured, 105 of 800 posts of 1.25 MiB refused with
  * 413 lost their answer. Here this connection's close lingers instead.
  */
 export function refuseBody(req: IncomingMessage, res: ServerResponse): void {
