@@ -572,8 +572,7 @@ function mergeSegments(segments: readonly Segment[], keep: Uint8Array, renumber?
   };
 }
 
-/** The `k` highest positive scores, best first (a min-heap of size k). */
-/** The `k` best scores above `floor` (and above 0), best first. */
+/** The `k` highest scores above `floor` and above 0, best first (a min-heap of size k). */
 function best(scores: Float32Array, k: number, floor: number): Array<{ doc: number; score: number }> {
   const least = Math.max(0, floor);
   const heap: Array<{ doc: number; score: number }> = [];

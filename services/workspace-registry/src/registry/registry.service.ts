@@ -192,9 +192,7 @@ export class RegistryService {
 
   /** Other services' lookups: each reference (id, name, locator, or a URL form of one) → its repository, or null. */
   async resolveRepositories(input: ResolveRepositories.Request): Promise<ResolveRepositories.Response> {
-    const found = await this.deps.store.findMany(input.references);
-    // One not found by id, name or locator may be another spelling of a registered URL.
-    const repositories = await Promise.all(found.map(async (r, i) => r ?? (await this.deps.workspaces.registeredAt(input.references[i]))));
+    const repositories = await this.lookUpAll(input.references);
     return { repositories: repositories.map((r) => (r ? registered(r) : null)) };
   }
 
@@ -350,7 +348,13 @@ export class RegistryService {
 
   /** By id or name, else by identity (ADR 0044): any spelling of a registered repository's URL or path is that repository. */
   private async lookUp(reference: string): Promise<Repository | undefined> {
-    return (await this.deps.store.find(reference)) ?? this.deps.workspaces.registeredAt(reference);
+    return (await this.lookUpAll([reference]))[0];
+  }
+
+  /** By id, name or locator (ids in one query), else as another spelling of a registered URL; in order. */
+  private async lookUpAll(references: readonly string[]): Promise<Array<Repository | undefined>> {
+    const found = await this.deps.store.findMany(references);
+    return Promise.all(found.map(async (r, i) => r ?? (await this.deps.workspaces.registeredAt(references[i]))));
   }
 
   /** The registry's part of the health report: one entry per workspace, and the interrupted jobs. */

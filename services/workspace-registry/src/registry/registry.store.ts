@@ -220,13 +220,18 @@ export class RegistryStore {
       const { rows } = await this.db.run<Repository>(SQL.byId, [idOrName]);
       if (rows[0]) return rows[0];
     }
-    const { rows } = await this.db.run<Repository>(SQL.byName, [idOrName]);
+    return this.byName(idOrName);
+  }
+
+  /** By name (case-insensitive) or locator; undefined when unknown or ambiguous. */
+  private async byName(nameOrLocator: string): Promise<Repository | undefined> {
+    const { rows } = await this.db.run<Repository>(SQL.byName, [nameOrLocator]);
     return rows.length === 1 ? rows[0] : undefined;
   }
 
   /**
    * `find` of many references at once: those that are ids in one query (a merged id names the repository it was
-   * merged into), the rest (names, locators, ids not found) one at a time.
+   * merged into), the rest (names, locators, ids not found by id) by name one at a time.
    */
   async findMany(references: readonly string[]): Promise<Array<Repository | undefined>> {
     const ids = [...new Set(references.filter((r) => UUID.test(r)).map((r) => r.toLowerCase()))];
@@ -235,7 +240,7 @@ export class RegistryStore {
       const { rows } = await this.db.run<Repository & { asked: string }>(SQL.byIds, [ids]);
       for (const { asked, ...repository } of rows) byId.set(asked, repository);
     }
-    return Promise.all(references.map(async (r) => byId.get(r.toLowerCase()) ?? (await this.find(r))));
+    return Promise.all(references.map(async (r) => byId.get(r.toLowerCase()) ?? (await this.byName(r))));
   }
 
   async setRef(id: string, ref: string | null): Promise<void> {
