@@ -559,6 +559,57 @@ describe('indexing pipeline: a stage no service serves', () => {
   });
 });
 
+describe('indexing pipeline: jobs at once (SEXTANT_JOBS_AT_ONCE)', () => {
+  it("runs two repositories' jobs at the same time with SEXTANT_JOBS_AT_ONCE=2, one after the other with 1", async () => {
+    const base = mkdtempSync(join(tmpdir(), 'sextant-jobs-at-once-'));
+    const roots = join(base, 'roots');
+    const dirs = ['first', 'second'].map((name) => makeWorkspace(roots, name, 3));
+    /** The most of the two jobs seen running at once while both are in hand (an unserved stage holds each for its stall). */
+    const mostRunning = async (jobsAtOnce: string): Promise<number> => {
+      const sextant = await startEmbedded({
+        SEXTANT_WORKSPACE: dirs[0],
+        SEXTANT_ALLOWED_ROOTS: roots,
+        SEXTANT_INDEXING_STAGES: 'unserved',
+        SEXTANT_STAGE_STALL_MS: '2000',
+        SEXTANT_JOBS_AT_ONCE: jobsAtOnce,
+        SEXTANT_WATCH_SYNC_MS: '0',
+      });
+      try {
+        const client = await httpClient(sextant.url);
+        const jobs: string[] = [];
+        for (const dir of dirs) {
+          const started = await callTool<JobBody>(client, 'index_repository', { localPath: dir });
+          assert.equal(started.isError, false, JSON.stringify(started.body));
+          jobs.push(started.body.job_id);
+        }
+        let most = 0;
+        for (;;) {
+          const statuses = await Promise.all(
+            jobs.map(async (runId) => (await callTool<JobStatusBody>(client, 'get_index_job_status', { runId })).body.status),
+          );
+          most = Math.max(most, statuses.filter((s) => s === 'running').length);
+          if (statuses.every((s) => s === 'failed')) break;
+          assert.ok(
+            statuses.every((s) => ['pending', 'running', 'failed'].includes(s)),
+            statuses.join(),
+          );
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await client.close();
+        return most;
+      } finally {
+        await sextant.stop();
+      }
+    };
+    try {
+      assert.equal(await mostRunning('2'), 2, 'both jobs ran at once');
+      assert.equal(await mostRunning('1'), 1, 'one job at a time');
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('indexing pipeline (distributed: workspace-registry as its own process)', () => {
   let stack: Stack;
   let client: Client;

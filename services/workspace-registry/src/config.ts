@@ -52,6 +52,11 @@ export const WorkspaceRegistryEnv = IndexingServiceEnv.extend({
     .int(100, 24 * 3_600_000)
     .default(300_000)
     .describe("a job whose current stage finishes no batch for this long fails, naming the stage (is the stage's service running?)"),
+  SEXTANT_JOBS_AT_ONCE: env.int(1, 64).default(1).meta({
+    description: 'indexing jobs this service runs at once, each for another repository',
+    details:
+      "a job of a small repository spends most of its time waiting (clones, the stages' batches), so onboarding many runs faster with a few at once ([ADR 0054](adr/0054-org-scale.md)); replicas each run as many.",
+  }),
   SEXTANT_PROGRESS_INTERVAL_MS: env.int(50, 60_000).default(250).describe("a job's progress is written at most this often"),
   SEXTANT_HEAD_CACHE_MS: env
     .int(100, 24 * 3_600_000)
@@ -88,6 +93,8 @@ export interface WorkspaceRegistryConfig extends CommonSettings, IndexerSettings
   progressIntervalMs: number;
   /** A job whose stage finishes no batch for this long fails (SEXTANT_STAGE_STALL_MS). */
   stageStallMs: number;
+  /** Indexing jobs run at once (SEXTANT_JOBS_AT_ONCE). */
+  jobsAtOnce: number;
   /** Branch heads are read in the background, a round this long after the last one ended. */
   headCacheMs: number;
   batchFiles: number;
@@ -120,6 +127,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv, cwd: string = process
     stages: e.SEXTANT_INDEXING_STAGES,
     progressIntervalMs: e.SEXTANT_PROGRESS_INTERVAL_MS,
     stageStallMs: e.SEXTANT_STAGE_STALL_MS,
+    jobsAtOnce: e.SEXTANT_JOBS_AT_ONCE,
     headCacheMs: e.SEXTANT_HEAD_CACHE_MS,
     batchFiles: e.INDEX_BATCH_FILES,
     watchMaxDirectories: e.SEXTANT_WATCH_MAX_DIRECTORIES,

@@ -98,6 +98,7 @@ export class WorkspaceRegistryModule {
               batchFiles: config.batchFiles,
               progressIntervalMs: config.progressIntervalMs,
               stageStallMs: config.stageStallMs,
+              jobsAtOnce: config.jobsAtOnce,
             }),
         },
         {

@@ -19,6 +19,8 @@ export interface CoordinatorOptions {
   idleMs?: number;
   /** A stage that finishes no batch for this long fails the job (no worker runs it); default 5 minutes. */
   stageStallMs?: number;
+  /** Jobs run at once (default 1): each takes its own pending job, so a job's waits (clone, stages) overlap another's work. */
+  jobsAtOnce?: number;
 }
 
 /** How often a running stage's batches are counted. */
@@ -44,8 +46,8 @@ class Stopping extends Error {
 }
 
 /**
- * Runs indexing jobs, one at a time per coordinator (replicas of the
- * workspace registry run one each): Discovery, then each configured stage's
+ * Runs indexing jobs, `jobsAtOnce` at a time per coordinator (replicas of the
+ * workspace registry run one each; a repository has one job running at most): Discovery, then each configured stage's
  * batches (done by that stage's workers, anywhere), then Finalizing, which
  * makes the job's changes the repository's manifest at once. Progress goes to
  * the job row, from which `index_status`, `get_index_job_status` and the
@@ -56,7 +58,8 @@ export class Coordinator {
   private readonly log = new Logger('Coordinator');
   private readonly leaseMs: number;
   private readonly stageStallMs: number;
-  private readonly loop: PollLoop;
+  /** One loop per job run at once; each claims its own job. */
+  private readonly loops: PollLoop[];
   private lastSweep = 0;
 
   constructor(
@@ -68,21 +71,30 @@ export class Coordinator {
     this.leaseMs = options.leaseMs ?? 15_000;
     this.stageStallMs = options.stageStallMs ?? 300_000;
     // The database may be unreachable: the job (if any) keeps its lease or is reported interrupted later.
-    this.loop = new PollLoop(
-      () => this.step(),
-      options.idleMs ?? 500,
-      (error) => this.log.warn(`job loop: ${error.message}`),
+    this.loops = Array.from(
+      { length: Math.max(1, options.jobsAtOnce ?? 1) },
+      () =>
+        new PollLoop(
+          () => this.step(),
+          options.idleMs ?? 500,
+          (error) => this.log.warn(`job loop: ${error.message}`),
+        ),
     );
   }
 
   /** Reports jobs a stopped process left running as interrupted, then runs jobs until `stop()`. */
   start(): void {
-    this.loop.start();
+    for (const loop of this.loops) loop.start();
+  }
+
+  /** The loops start and stop together. */
+  private get stopping(): boolean {
+    return this.loops[0].stopped;
   }
 
   /** Stops taking jobs; a job in hand stops at its next progress step and is left to be reported interrupted. */
   async stop(): Promise<void> {
-    await this.loop.stop();
+    await Promise.all(this.loops.map((loop) => loop.stop()));
     this.discovery.close();
   }
 
@@ -104,7 +116,7 @@ export class Coordinator {
 
   /** A job was just queued: look now rather than at the next poll. */
   wake(): void {
-    this.loop.wake();
+    for (const loop of this.loops) loop.wake();
   }
 
   /** Sweeps for abandoned jobs now and then; runs the next pending job, if any. */
@@ -238,7 +250,7 @@ export class Coordinator {
   /** Discovery's progress, written at most every `progressIntervalMs` (and always at the end). */
   private reporter(job: Job): (scanned: number, listed: number) => Promise<void> {
     return (scanned, listed) => {
-      if (this.loop.stopped) throw new Stopping();
+      if (this.stopping) throw new Stopping();
       return this.progress(job, {
         stage: 'discovery',
         percent: percentOf('discovery', listed === 0 ? 1 : scanned / listed),
@@ -267,7 +279,7 @@ export class Coordinator {
       let lastDone = -1;
       let lastMove = Date.now();
       for (;;) {
-        if (this.loop.stopped) throw new Stopping();
+        if (this.stopping) throw new Stopping();
         const counts = await this.jobs.stageCounts(job.id, stage);
         if (counts.failed > 0) throw new Error(`the ${stage} stage failed on ${counts.failed} batch(es) of files: ${counts.error}`);
         const files = counts.done === counts.total ? total : Math.min(total, counts.done * this.options.batchFiles);
