@@ -13,16 +13,17 @@
  *   postgres   each table's size (pg_total_relation_size), scaled to 1,000 repositories
  *   shards     how 2 shards of each indexer would split the org, by repositories and by files: the shard the registry
  *              gives each repository (shardOf of its URL's key), computed here; no distributed run is part of this bench
- * Targets: search_code over all p50 ≤ 50 ms, GET /health p50 ≤ 100 ms, the 2-shard split within ±20 %.
+ * Targets: search_code over all p50 ≤ 50 ms, GET /health p50 ≤ 100 ms, the 2-shard split within ±20 %, the quick form
+ * within 10 minutes (when it onboards).
  *
  * Usage: npm run bench:org [-- --quick] [-- --repositories N]
  *   full form (default): 1,000 repositories, median 20 files (σ 1.4, drawn sizes capped at 2,000), plus 5 large ones
  *     of 5,000, 8,000, 12,000, 16,000 and 20,000 files; 200 samples per query. Not run yet on these machines.
  *   --quick: 1,000 repositories (29,504 files), median 12 files (σ 1.2, capped at 400), plus 3 of 1,500, 2,500 and
- *     3,000 files; 60 samples per query. On this shared 2-core machine it took 17–21 minutes (corpus 50 s once,
- *     onboarding 913–1,117 s: one job at a time, about 0.7–0.8 s a job), not the 10 minutes issue 40 asks of it;
- *     with --data DIR of an indexed org, about a minute. SEXTANT_JOBS_AT_ONCE=4 took a quarter less onboarding time
- *     on 200 repositories (214 → 160 s, ADR 0054).
+ *     3,000 files; 60 samples per query. The process runs 4 indexing jobs at once (SEXTANT_JOBS_AT_ONCE=4, unless
+ *     the environment gives another): on this shared 2-core machine the whole run took 8.6 minutes (corpus 45 s,
+ *     onboarding 431 s); one job at a time it took 17–21 minutes (onboarding 913–1,117 s, about 0.7–0.8 s a job).
+ *     It prints PASS/MISS for the 10 minutes issue 40 asks of it. With --data DIR of an indexed org, about a minute.
  *   --data DIR: the process's data directory is DIR and is kept; a later run given the same DIR skips onboarding
  *     (the git daemon listens on the port the first run used) and measures the queries again on a restarted process:
  *     the before and after of a change that does not touch indexing, without indexing 1,000 repositories again.
@@ -64,6 +65,8 @@ const SAMPLES = quick ? 60 : 200;
 const IN_FLIGHT = 8;
 /** Settings a run may give the process (the bench's before/after of a setting). */
 const PASSED = ['VECTOR_LOCAL_CHUNKS_MAX', 'SEXTANT_HEAD_CACHE_MS', 'SEXTANT_INDEXING_STAGES', 'SEXTANT_JOBS_AT_ONCE'];
+/** Onboarding an organization is what SEXTANT_JOBS_AT_ONCE is for (ADR 0054): the bench runs 4 jobs at once unless told. */
+const ONBOARDING = { SEXTANT_JOBS_AT_ONCE: '4' };
 
 const SEARCHES = [
   'retry with backoff when the upstream times out',
@@ -153,7 +156,8 @@ async function jobCounts(db: pg.Client): Promise<Record<string, number>> {
 
 async function main(): Promise<void> {
   const root = process.env.SEXTANT_BENCH_ORG ?? join(tmpdir(), `sextant-bench-org-${quick ? 'quick' : 'full'}-${count}`);
-  let started = performance.now();
+  const benchStarted = performance.now();
+  let started = benchStarted;
   const corpus = buildOrg(root, SHAPE);
   const sizes = corpus.repositories.map((r) => r.files).sort((a, b) => a - b);
   const languages = new Map<string, number>();
@@ -175,7 +179,10 @@ async function main(): Promise<void> {
   // The first repository, checked out: the one local workspace of the org.
   const local = join(work, 'checkout');
   if (!previous) execFileSync('git', ['clone', '-q', join(root, `${corpus.repositories[0].name}.git`), local]);
-  const passed = Object.fromEntries(PASSED.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+  const passed = {
+    ...ONBOARDING,
+    ...Object.fromEntries(PASSED.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]])),
+  };
   const sextant = await startEmbedded({
     SEXTANT_DATA_DIR: work,
     LOG_LEVEL: 'info',
@@ -189,7 +196,7 @@ async function main(): Promise<void> {
     await daemon.stop();
     throw error;
   });
-  if (Object.keys(passed).length > 0) console.log(`settings: ${JSON.stringify(passed)}`);
+  console.log(`settings: ${JSON.stringify(passed)}`);
   const pid = sextant.process.pid;
   const fds = handles(pid);
   const db = new pg.Client({ connectionString: embeddedDatabaseUrl(work) });
@@ -356,6 +363,10 @@ async function main(): Promise<void> {
         `repositories ±${(spread(repositoriesOf) * 100).toFixed(1)} %, files ±${(spread(filesOf) * 100).toFixed(1)} %`,
       ),
     );
+    if (quick && !previous) {
+      const minutes = (performance.now() - benchStarted) / 60_000;
+      console.log(verdict(minutes <= 10, 'the quick form, corpus to last query, ≤ 10 minutes', `${minutes.toFixed(1)} min`));
+    }
   } finally {
     call.close();
     await db.end();
