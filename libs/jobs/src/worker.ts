@@ -51,7 +51,7 @@ export class StageWorker<B extends Batch = Batch> {
   private readonly log: Logger;
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
-  private readonly loops: PollLoop[];
+  private readonly loops: PollLoop;
 
   constructor(
     private readonly source: BatchSource<B>,
@@ -61,30 +61,27 @@ export class StageWorker<B extends Batch = Batch> {
     this.log = new Logger(`Stage:${stage.name}`);
     this.leaseMs = options.leaseMs ?? 15_000;
     this.maxAttempts = options.maxAttempts ?? 3;
-    this.loops = Array.from(
-      { length: Math.max(1, options.concurrency ?? 1) },
-      () =>
-        new PollLoop(
-          () => this.runOne(),
-          options.idleMs ?? 250,
-          (error) => this.log.warn(`could not take a batch (${error.message}); trying again`),
-        ),
+    this.loops = new PollLoop(
+      () => this.runOne(),
+      options.idleMs ?? 250,
+      (error) => this.log.warn(`could not take a batch (${error.message}); trying again`),
+      options.concurrency,
     );
   }
 
   start(): void {
-    for (const loop of this.loops) loop.start();
+    this.loops.start();
   }
 
   /** Stops claiming; resolves once the batches in hand are done. */
   async stop(): Promise<void> {
-    await Promise.all(this.loops.map((loop) => loop.stop()));
+    await this.loops.stop();
   }
 
   /** Processes batches until none is free; returns how many it did. */
   async drain(): Promise<number> {
     let done = 0;
-    while (!this.loops[0].stopped && (await this.runOne())) done++;
+    while (!this.loops.stopped && (await this.runOne())) done++;
     return done;
   }
 

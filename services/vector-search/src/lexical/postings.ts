@@ -9,6 +9,7 @@
  * segment is merged into one without them. An entry packs a chunk's number
  * and its term frequency into one integer (`doc << 8 | tf`).
  */
+import { TopK } from '../store/top-k.js';
 
 /** A term's weighted frequency in a chunk: body occurrences plus HEADER_WEIGHT × header (path, symbol) ones, at most 255. */
 export type TermCounts = Map<string, number>;
@@ -572,37 +573,13 @@ function mergeSegments(segments: readonly Segment[], keep: Uint8Array, renumber?
   };
 }
 
-/** The `k` highest scores above `floor` and above 0, best first (a min-heap of size k). */
+/** The `k` highest scores above `floor` and above 0, best first (ties in document order). */
 function best(scores: Float32Array, k: number, floor: number): Array<{ doc: number; score: number }> {
   const least = Math.max(0, floor);
-  const heap: Array<{ doc: number; score: number }> = [];
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && heap[l].score < heap[m].score) m = l;
-      if (r < heap.length && heap[r].score < heap[m].score) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m], heap[i]];
-      i = m;
-    }
-  };
+  const top = new TopK<number>(k);
   for (let doc = 0; doc < scores.length; doc++) {
     const score = scores[doc];
-    if (score <= least) continue;
-    if (heap.length < k) {
-      heap.push({ doc, score });
-      for (let i = heap.length - 1; i > 0;) {
-        const parent = (i - 1) >> 1;
-        if (heap[parent].score <= heap[i].score) break;
-        [heap[i], heap[parent]] = [heap[parent], heap[i]];
-        i = parent;
-      }
-    } else if (score > heap[0].score) {
-      heap[0] = { doc, score };
-      down(0);
-    }
+    if (score > least && score > top.floor) top.offer(doc, score);
   }
-  return heap.sort((a, b) => b.score - a.score);
+  return top.sorted().map(({ key, score }) => ({ doc: key, score }));
 }

@@ -1,6 +1,6 @@
-/** A scored key, as the local index's lists hold them. */
-export interface Scored {
-  key: bigint;
+/** A scored key, as the local index's lists hold them (a chunk's key; a document's number in the postings). */
+export interface Scored<K = bigint> {
+  key: K;
   score: number;
 }
 
@@ -10,9 +10,9 @@ export interface Scored {
  * is what sorting every list offered together would give, best first, ties in the order offered. `floor` is the score
  * a key must beat to be kept: a repository's own search can leave out what scores no more.
  */
-export class TopK {
+export class TopK<K = bigint> {
   /** The kept ones, the worst at the root: lowest score first, and among equal scores the last offered. */
-  private readonly heap: Array<Scored & { seq: number }> = [];
+  private readonly heap: Array<Scored<K> & { seq: number }> = [];
   private offered = 0;
 
   constructor(private readonly k: number) {}
@@ -22,7 +22,7 @@ export class TopK {
     return this.heap.length < this.k ? -Infinity : this.heap[0].score;
   }
 
-  offer(key: bigint, score: number): void {
+  offer(key: K, score: number): void {
     if (this.k <= 0) return;
     const entry = { key, score, seq: this.offered++ };
     const heap = this.heap;
@@ -50,12 +50,12 @@ export class TopK {
     }
   }
 
-  offerAll(list: readonly Scored[]): void {
+  offerAll(list: readonly Scored<K>[]): void {
     for (const { key, score } of list) this.offer(key, score);
   }
 
   /** The kept ones, best first (ties in the order offered). */
-  sorted(): Scored[] {
+  sorted(): Scored<K>[] {
     return [...this.heap].sort((a, b) => b.score - a.score || a.seq - b.seq).map(({ key, score }) => ({ key, score }));
   }
 }

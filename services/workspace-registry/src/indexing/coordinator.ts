@@ -59,7 +59,7 @@ export class Coordinator {
   private readonly leaseMs: number;
   private readonly stageStallMs: number;
   /** One loop per job run at once; each claims its own job. */
-  private readonly loops: PollLoop[];
+  private readonly loops: PollLoop;
   private lastSweep = 0;
 
   constructor(
@@ -71,30 +71,26 @@ export class Coordinator {
     this.leaseMs = options.leaseMs ?? 15_000;
     this.stageStallMs = options.stageStallMs ?? 300_000;
     // The database may be unreachable: the job (if any) keeps its lease or is reported interrupted later.
-    this.loops = Array.from(
-      { length: Math.max(1, options.jobsAtOnce ?? 1) },
-      () =>
-        new PollLoop(
-          () => this.step(),
-          options.idleMs ?? 500,
-          (error) => this.log.warn(`job loop: ${error.message}`),
-        ),
+    this.loops = new PollLoop(
+      () => this.step(),
+      options.idleMs ?? 500,
+      (error) => this.log.warn(`job loop: ${error.message}`),
+      options.jobsAtOnce,
     );
   }
 
   /** Reports jobs a stopped process left running as interrupted, then runs jobs until `stop()`. */
   start(): void {
-    for (const loop of this.loops) loop.start();
+    this.loops.start();
   }
 
-  /** The loops start and stop together. */
   private get stopping(): boolean {
-    return this.loops[0].stopped;
+    return this.loops.stopped;
   }
 
   /** Stops taking jobs; a job in hand stops at its next progress step and is left to be reported interrupted. */
   async stop(): Promise<void> {
-    await Promise.all(this.loops.map((loop) => loop.stop()));
+    await this.loops.stop();
     this.discovery.close();
   }
 
@@ -116,7 +112,7 @@ export class Coordinator {
 
   /** A job was just queued: look now rather than at the next poll. */
   wake(): void {
-    for (const loop of this.loops) loop.wake();
+    this.loops.wake();
   }
 
   /** Sweeps for abandoned jobs now and then; runs the next pending job, if any. */
