@@ -1,6 +1,6 @@
 /**
  * The precise tier (ADR 0053) in the distributed pipeline: a remote repository of TypeScript indexed by the symbols
- * stage, then the precise stage (the real scip-typescript in a child process), over real NATS, Postgres and git;
+ * stage, then the precise stage (the real scip-typescript and, once Python files come, scip-python, in child processes), over real NATS, Postgres and git;
  * find_references and go to definition answer from it, labelled, and from the search tier where it does not cover;
  * an indexer whose index is refused, or that runs past its budget, leaves the job completed with a warning.
  */
@@ -59,7 +59,7 @@ interface JobStatus {
 
 const site = (r: Reference) => `${r.path}:${r.line}:${r.column}:${r.precision}`;
 
-describe('precise tier (scip-typescript) in the distributed pipeline', () => {
+describe('precise tier (scip-typescript, scip-python) in the distributed pipeline', () => {
   let base: string;
   let stack: Stack;
   let client: Client;
@@ -237,5 +237,25 @@ describe('precise tier (scip-typescript) in the distributed pipeline', () => {
     assert.equal(job.status, 'completed', job.error_message ?? '');
     assert.match(job.warnings?.join(' ') ?? '', /ran past its time budget .*\(time_budget\)/);
     await restartSymbolIndexer({});
+  });
+
+  it('runs scip-python beside scip-typescript on a repository of both: a src layout whose own pyright configuration leaves its tests out', async () => {
+    remote.commit('main', {
+      'py/pyproject.toml': '[project]\nname = "shop"\n\n[tool.pyright]\ninclude = ["src"]\n',
+      'py/src/shop/__init__.py': '',
+      'py/src/shop/money.py': 'def price(cents: int) -> str:\n    return f"{cents / 100:.2f}"\n',
+      'py/tests/test_money.py': 'from shop.money import price\n\n\ndef test_price():\n    assert price(1234) == "12.34"\n',
+    });
+    const job = await index();
+    assert.equal(job.status, 'completed', job.error_message ?? '');
+    assert.equal(job.warnings, undefined);
+    const price = await references({ path: 'py/src/shop/money.py', line: 1, column: 4 });
+    assert.ok(price.includes('py/tests/test_money.py:5:11:precise'), price.join(' '));
+    assert.ok(
+      price.every((r) => r.endsWith(':precise')),
+      price.join(' '),
+    );
+    // The TypeScript files keep their precise answers in the same index.
+    assert.ok((await references({ path: 'src/cart.ts', line: 5, column: 2 })).includes('src/more.ts:2:27:precise'));
   });
 });

@@ -106,7 +106,7 @@ export class WorkBudget {
  * - `clones`: git children that talk to a remote (clone, fetch, ls-remote);
  * - `greps`: ripgrep and git grep children;
  * - `parses`: files handed to the parse workers at once, over every parse pool of the process;
- * - `indexers`: compiler-grade indexers (scip-typescript) at once: each takes a core and up to gigabytes.
+ * - `indexers`: compiler-grade indexers (scip-typescript, scip-python) at once: each takes a core and up to gigabytes.
  */
 export const workBudgets = {
   clones: new WorkBudget('clones', 4),

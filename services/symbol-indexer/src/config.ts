@@ -23,9 +23,10 @@ export const SymbolIndexerEnv = IndexingServiceEnv.extend({
     .default(2_000)
     .describe('per-file parse and query budget; a file past it is kept at file level (no symbols)'),
   SYMBOLS_PRECISE_TIMEOUT_MS: env.int(100, 3_600_000).default(240_000).meta({
-    description: 'time budget of one run of the precise stage (scip-typescript on a repository); past it the indexer is stopped',
+    description:
+      'time budget of one run of one precise-stage indexer (scip-typescript, scip-python) on a repository; past it the indexer is stopped',
     details:
-      'the job then completes with the search tier and a warning; keep it under `SEXTANT_STAGE_STALL_MS`, which fails a job whose stage finishes no batch for that long ([ADR 0053](adr/0053-precise-tier-from-scip.md))',
+      'the job then completes with the search tier and a warning; keep it (twice it, for a repository with both TypeScript and Python) under `SEXTANT_STAGE_STALL_MS`, which fails a job whose stage finishes no batch for that long ([ADR 0053](adr/0053-precise-tier-from-scip.md))',
   }),
   SYMBOLS_PRECISE_MAX_MEMORY_MB: env
     .int(128, 65_536)

@@ -45,7 +45,7 @@ export const WorkspaceRegistryEnv = IndexingServiceEnv.extend({
     .default(['symbols', 'vectors'])
     .meta({
       description:
-        "indexing stages a job waits for after Discovery, in order (`symbols`: symbol-indexer; `vectors`: vector-search; `precise`: symbol-indexer's scip-typescript run, after `symbols`, not in the default); `none`: Discovery and Finalizing only",
+        "indexing stages a job waits for after Discovery, in order (`symbols`: symbol-indexer; `vectors`: vector-search; `precise`: symbol-indexer's scip-typescript and scip-python runs, after `symbols`, not in the default); `none`: Discovery and Finalizing only",
       details: 'a stage no running service serves holds every job until it fails after `SEXTANT_STAGE_STALL_MS` without progress.',
     }),
   SEXTANT_STAGE_STALL_MS: env

@@ -4,8 +4,10 @@ import type { IndexingStage } from '@sextant/jobs';
 import type { StageBatch } from '@sextant/registry-client';
 import { ServiceError } from '@sextant/work';
 import type { PreciseStore } from './precise.store.js';
-import { decodeScipIndex, type ScipLimits } from './scip-index.js';
-import { runScipTypescript, type IndexerLimits } from './scip-typescript.js';
+import { decodeScipIndex, mergeScipIndexes, type ScipIndex, type ScipLimits } from './scip-index.js';
+import { runScipIndexer, type IndexerLimits } from './scip-indexer.js';
+import { scipPython } from './scip-python.js';
+import { scipTypescript } from './scip-typescript.js';
 
 /** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */
 const PRECISE_STAGE = 'precise';
@@ -18,11 +20,12 @@ const MAX_DOCUMENTS = 200_000;
 /**
  * The precise stage of an indexing job (ADR 0053), after the symbols stage: once per repository and job (the first
  * of the job's batches to come takes the run; the others pass), when the repository has TypeScript or JavaScript
- * files and something changed since its stored index, runs scip-typescript on the job's checkout, checks and decodes
- * its index and replaces the repository's precise tier with it in one transaction. An indexer that fails, overruns
- * its budget or writes an index that does not decode leaves the previous index in place (files changed since are
- * answered from the search tier) and the job completes with a counter `precise_failed_<cause>`, which the job's
- * status turns into a warning that names the cause; the details are in this service's log.
+ * files (scip-typescript) or Python files (scip-python) and something changed since its stored index, runs each
+ * indexer on the job's checkout, checks and decodes its index and replaces the repository's precise tier with their
+ * union in one transaction. An indexer that fails, overruns its budget or writes an index that does not decode adds
+ * a counter `precise_failed_<cause>`, which the job's status turns into a warning that names the cause (the details
+ * are in this service's log), and its language's files are answered from the search tier; when no indexer gave an
+ * index, the previous index stays in place (files changed since are answered from the search tier).
  */
 export class PreciseStage implements IndexingStage<StageBatch> {
   readonly name = PRECISE_STAGE;
@@ -48,45 +51,61 @@ export class PreciseStage implements IndexingStage<StageBatch> {
   async process(batch: StageBatch): Promise<Record<string, number>> {
     const repositoryId = batch.repository.id;
     const state = await this.deps.store.state(repositoryId);
-    if (state.typescript + state.javascript === 0) return { precise_not_applicable: 1 };
+    const typescript = state.typescript + state.javascript > 0;
+    if (!typescript && state.python === 0) return { precise_not_applicable: 1 };
     if (state.indexed && state.changed === 0 && state.commit === batch.commit) return { precise_unchanged: 1 };
     const startedAt = await this.deps.store.claim(repositoryId, batch.jobId, batch.id);
     if (!startedAt) return {};
     return atJobCommit(this.deps, batch, async (dir, commit): Promise<Record<string, number>> => {
-      const run = await runScipTypescript(this.deps.spawner, dir, {
-        javascriptOnly: state.typescript === 0,
-        env: this.deps.env,
-        limits: this.deps.limits,
-        signal: this.stopping.signal,
-      });
       const name = batch.repository.name;
-      if (!run.ok) {
-        this.log.warn(`${name}: the precise tier keeps its previous index (${run.reason})`);
-        return { [`precise_failed_${run.cause}`]: 1, precise_ms: run.ms };
-      }
-      let index;
-      try {
-        index = decodeScipIndex(run.bytes, {
-          maxBytes: this.deps.limits.maxIndexBytes,
-          maxDocuments: MAX_DOCUMENTS,
-          maxOccurrences: this.deps.limits.maxOccurrences,
+      const indexers = [
+        ...(typescript ? [scipTypescript(state.typescript === 0)] : []),
+        ...(state.python > 0 ? [scipPython(name, commit ?? 'working-tree')] : []),
+      ];
+      const counters: Record<string, number> = { precise_ms: 0 };
+      const count = (key: string, n: number) => (counters[key] = (counters[key] ?? 0) + n);
+      const indexes: ScipIndex[] = [];
+      let occurrences = 0;
+      for (const indexer of indexers) {
+        const run = await runScipIndexer(this.deps.spawner, indexer, dir, {
+          env: this.deps.env,
+          limits: this.deps.limits,
+          signal: this.stopping.signal,
         });
-      } catch (error) {
-        if (!(error instanceof ServiceError)) throw error;
-        this.log.warn(`${name}: the precise tier keeps its previous index (${error.busError.message})`);
-        return { precise_failed_invalid_index: 1, precise_ms: run.ms };
+        count('precise_ms', run.ms);
+        if (!run.ok) {
+          this.log.warn(`${name}: no precise index from ${indexer.name} (${run.reason})`);
+          count(`precise_failed_${run.cause}`, 1);
+          continue;
+        }
+        try {
+          const index = decodeScipIndex(run.bytes, {
+            maxBytes: this.deps.limits.maxIndexBytes,
+            maxDocuments: MAX_DOCUMENTS,
+            // Together the indexes stay within the bound of one.
+            maxOccurrences: this.deps.limits.maxOccurrences - occurrences,
+          });
+          occurrences += index.occurrenceCount;
+          indexes.push(index);
+          this.log.log(
+            `${name}: precise tier from ${index.tool}: ${index.documents.length} documents, ${index.occurrenceCount} occurrences in ${run.ms} ms` +
+              (run.peakRssMb === null ? '' : `, peak ${run.peakRssMb} MB`),
+          );
+          if (run.peakRssMb !== null) counters.precise_peak_rss_mb = Math.max(counters.precise_peak_rss_mb ?? 0, run.peakRssMb);
+        } catch (error) {
+          if (!(error instanceof ServiceError)) throw error;
+          this.log.warn(`${name}: no precise index from ${indexer.name} (${error.busError.message})`);
+          count('precise_failed_invalid_index', 1);
+        }
       }
+      // Nothing indexed: the previous index stays (files changed since are answered from the search tier).
+      if (indexes.length === 0) {
+        this.log.warn(`${name}: the precise tier keeps its previous index`);
+        return counters;
+      }
+      const index = mergeScipIndexes(indexes);
       await this.deps.store.replace(repositoryId, commit, startedAt, index);
-      this.log.log(
-        `${name}: precise tier from ${index.tool}: ${index.documents.length} documents, ${index.occurrenceCount} occurrences in ${run.ms} ms` +
-          (run.peakRssMb === null ? '' : `, peak ${run.peakRssMb} MB`),
-      );
-      return {
-        precise_documents: index.documents.length,
-        precise_occurrences: index.occurrenceCount,
-        precise_ms: run.ms,
-        ...(run.peakRssMb === null ? {} : { precise_peak_rss_mb: run.peakRssMb }),
-      };
+      return { ...counters, precise_documents: index.documents.length, precise_occurrences: index.occurrenceCount };
     });
   }
 }

@@ -44,6 +44,7 @@ const SQL = {
     'precise.state',
     `SELECT count(*) FILTER (WHERE f.language IN ('typescript', 'tsx'))::int AS "typescript",
             count(*) FILTER (WHERE f.language = 'javascript')::int AS "javascript",
+            count(*) FILTER (WHERE f.language = 'python')::int AS "python",
             count(*) FILTER (WHERE i.started_at IS NULL OR f.indexed_at > i.started_at)::int AS "changed",
             min(i.commit) AS "commit", bool_or(i.started_at IS NOT NULL) AS "indexed"
      FROM ${T.files} f LEFT JOIN ${T.indexes} i ON i.repository_id = f.repository_id
@@ -170,6 +171,7 @@ export interface PreciseHit {
 export interface PreciseState {
   typescript: number;
   javascript: number;
+  python: number;
   changed: number;
   commit: string | null;
   indexed: boolean;

@@ -204,3 +204,21 @@ export function decodeScipIndex(bytes: Uint8Array, limits: ScipLimits): ScipInde
   }
   return { tool, documents, symbols: [...symbols.values()], occurrenceCount };
 }
+
+/**
+ * Indexes of one checkout by several indexers (one per language) as one: their documents (a path indexed twice is
+ * kept from the first) and symbols (one per symbol string: the schemes of different indexers do not meet).
+ */
+export function mergeScipIndexes(indexes: readonly ScipIndex[]): ScipIndex {
+  if (indexes.length === 1) return indexes[0];
+  const paths = new Set<string>();
+  const documents = indexes.flatMap((i) => i.documents).filter((d) => !paths.has(d.path) && paths.add(d.path));
+  const names = new Set<string>();
+  const symbols = indexes.flatMap((i) => i.symbols).filter((s) => !names.has(s.symbol) && names.add(s.symbol));
+  return {
+    tool: indexes.map((i) => i.tool).join(' + '),
+    documents,
+    symbols,
+    occurrenceCount: documents.reduce((sum, d) => sum + d.occurrences.length, 0),
+  };
+}
