@@ -11,9 +11,10 @@
 // - `npm install --omit=dev --ignore-scripts` there, so test and bench
 //   packages (tests, bench, libs/testing, Nx, Prettier) stay out;
 // - then only what runs on linux-x64 is kept (prune()): a grammar package's
-//   .wasm (not its C sources, bindings and prebuilds for every platform), no
-//   TypeScript (a peer of the Qdrant client for its types only), no source
-//   maps, declaration files or browser builds. The optional ONNX embedder
+//   .wasm (not its C sources, bindings and prebuilds for every platform),
+//   TypeScript's compiler library and standard declarations only (what
+//   scip-typescript runs on), no source maps, other declaration files or
+//   browser builds. The optional ONNX embedder
 //   (EMBEDDINGS_MODEL_DIR: @huggingface/transformers on onnxruntime-node and
 //   sharp) is left out unless --onnx, and then with linux-x64 binaries only.
 // deploy/Dockerfile runs it; tests/src/image.test.ts runs it too and starts
@@ -111,6 +112,8 @@ function nodeModulesUnder(dir, found = []) {
 
 /** Removes from the installed packages what never runs in the image (see the head of this file). */
 function prune(modules) {
+  /** TypeScript's own declarations of the standard library: the compiler reads them (the walk below keeps them). */
+  const STANDARD_LIB = /[\\/]typescript[\\/]lib[\\/]lib\.[^\\/]*\.d\.ts$/;
   const remove = (...paths) => paths.forEach((p) => rmSync(join(modules, p), { recursive: true, force: true }));
   const keepOnly = (dir, keep) => {
     if (!existsSync(join(modules, dir))) return;
@@ -120,7 +123,11 @@ function prune(modules) {
   for (const name of readdirSync(modules).filter((n) => n.startsWith('tree-sitter-'))) {
     keepOnly(name, (entry) => entry.endsWith('.wasm') || entry === 'package.json' || entry.startsWith('LICENSE'));
   }
-  remove('typescript', 'typeorm/browser', 'onnxruntime-web');
+  remove('typeorm/browser', 'onnxruntime-web');
+  // TypeScript is scip-typescript's compiler (the precise stage, ADR 0053): its library and the standard declarations
+  // (lib.*.d.ts) it type-checks against; not tsc, tsserver or the diagnostics' translations.
+  keepOnly('typescript', (entry) => entry === 'lib' || entry === 'package.json' || entry.startsWith('LICENSE'));
+  keepOnly('typescript/lib', (entry) => entry === 'typescript.js' || /^lib\..*\.d\.ts$/.test(entry));
   // usearch (the local vector index) loads its linux-x64 prebuild; its C++ sources and kernels are for builds.
   keepOnly('usearch/prebuilds', (entry) => entry === 'linux-x64');
   remove('usearch/numkong', 'usearch/cpp', 'usearch/include', 'usearch/c', 'usearch/binding.gyp');
@@ -137,13 +144,20 @@ function prune(modules) {
   // gpt-tokenizer (get_code_context's token counts) runs from its ES modules: its CommonJS copy, TypeScript sources and
   // raw .tiktoken rank files (21 MB) are not read.
   remove('gpt-tokenizer/cjs', 'gpt-tokenizer/src', 'gpt-tokenizer/data');
+  // Packages that ship their TypeScript sources or tests beside what Node loads (their exports name only dist builds).
+  remove('zod/src', 'rxjs/src', 'bintrees/test');
+  // scip-python (the precise stage, ADR 0060) runs dist/scip-python.js with an empty environment: its test entry and
+  // the third-party packages' stubs typeshed bundles (17 MB) are not read for a repository's own symbols; the
+  // standard library's stubs stay.
+  remove('@sourcegraph/scip-python/dist/scip-python-test.js', '@sourcegraph/scip-python/dist/typeshed-fallback/stubs');
   // Source maps and declarations are for debuggers and compilers; docs for people.
   const walk = (dir) => {
     for (const entry of readdirSync(dir)) {
       const path = join(dir, entry);
       const info = lstatSync(path);
       if (info.isDirectory()) walk(path);
-      else if (/\.(map|d\.ts|d\.mts|d\.cts|md|markdown)$/i.test(entry) && !/^license/i.test(entry)) rmSync(path);
+      else if (/\.(map|d\.ts|d\.mts|d\.cts|md|markdown)$/i.test(entry) && !/^license/i.test(entry) && !STANDARD_LIB.test(path))
+        rmSync(path);
     }
   };
   walk(modules);
