@@ -243,7 +243,7 @@ describe('precise tier (scip-typescript, scip-python) in the distributed pipelin
     remote.commit('main', {
       'py/pyproject.toml': '[project]\nname = "shop"\n\n[tool.pyright]\ninclude = ["src"]\n',
       'py/src/shop/__init__.py': '',
-      'py/src/shop/money.py': 'def price(cents: int) -> str:\n    return f"{cents / 100:.2f}"\n',
+      'py/src/shop/money.py': 'def price(cents: int) -> str:\n    return f"{cents / 100:.2f}"\n\n__doc__ = f"Prices, e.g. {price(1)}"\n',
       'py/tests/test_money.py': 'from shop.money import price\n\n\ndef test_price():\n    assert price(1234) == "12.34"\n',
     });
     const job = await index();
@@ -251,6 +251,9 @@ describe('precise tier (scip-typescript, scip-python) in the distributed pipelin
     assert.equal(job.warnings, undefined);
     const price = await references({ path: 'py/src/shop/money.py', line: 1, column: 4 });
     assert.ok(price.includes('py/tests/test_money.py:5:11:precise'), price.join(' '));
+    assert.ok(price.includes('py/src/shop/money.py:4:26:precise'), price.join(' '));
+    // `__doc__ = …` assigns what typeshed defines: the compiler calls it a write, not a definition; it is not its own reference.
+    assert.deepEqual(await references({ path: 'py/src/shop/money.py', line: 4, column: 0 }), []);
     assert.ok(
       price.every((r) => r.endsWith(':precise')),
       price.join(' '),

@@ -118,8 +118,11 @@ export class PreciseAnswers {
     for (const [repositoryId, symbols] of covered) {
       const hits = await this.precise.occurrencesOf(repositoryId, symbols, limit + 1);
       const known = new Map(found.filter((r) => r.repositoryId === repositoryId).map((r) => [`${r.path}\0${r.line}\0${r.column}`, r]));
+      // A definition's own name is not one of its references, even where the compiler does not call it a definition
+      // (a module's `__doc__ = …` assigns what typeshed defines; a name assigned twice is defined at the first).
+      const asked = new Set(byRepository.get(repositoryId)!.map((d) => `${d.path}\0${d.line}\0${d.column}`));
       for (const h of hits) {
-        if (h.roles & ROLE.definition) continue;
+        if (h.roles & ROLE.definition || asked.has(`${h.path}\0${h.line}\0${h.column}`)) continue;
         out.push({
           repositoryId,
           path: h.path,
