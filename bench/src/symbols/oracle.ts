@@ -15,8 +15,8 @@
  *   locals       the same two for sampled parameters and local variables (found by Sextant's `@local.definition`
  *                captures, not at the top level of a file), asked at their declarations: reported apart
  * Each project is its own git workspace, indexed by an embedded Sextant through the gateway (MCP over HTTP).
- * With `--tier precise`, jobs also run the precise stage (scip-typescript, ADR 0053): the answers then come from the
- * precise tier where it covers and say so (`precision`); the run prints the stage's time and peak memory per 100k lines
+ * With `--tier precise`, jobs also run the precise stage (scip-typescript, ADR 0053; scip-python, ADR 0060): the
+ * answers then come from the precise tier where it covers and say so (`precision`); the run prints the stage's time and peak memory per 100k lines
  * and how many answered references and first `locate_symbol` definitions each tier gave. For `sextant`, the names
  * checked against `git grep` are also asked of `search_dependencies` and `analyze_change_impact` on their defining
  * file: the direct dependents by tier, and how many of the language service's files of the name they include.

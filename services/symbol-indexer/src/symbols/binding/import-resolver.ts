@@ -510,8 +510,8 @@ export class ImportResolver {
   }
 }
 
-/** What makes a directory a Python project's root. */
-const PYTHON_PROJECT_FILES = ['pyproject.toml', 'setup.py', 'setup.cfg'];
+/** What makes a directory a Python project's root (the precise tier's scip-python reads them too). */
+export const PYTHON_PROJECT_FILES = ['pyproject.toml', 'setup.py', 'setup.cfg'];
 
 /** The member globs of a uv workspace in a `pyproject.toml` (`[tool.uv.workspace]`, `members = [...]`, one line or several). */
 function uvWorkspaceMembers(text: string | null): string[] {

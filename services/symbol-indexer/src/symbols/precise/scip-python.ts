@@ -2,6 +2,7 @@ import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { VENDORED_DIRECTORIES } from '@sextant/checkouts';
+import { PYTHON_PROJECT_FILES } from '../binding/import-resolver.js';
 import type { ScipIndexer } from './scip-indexer.js';
 
 /** The indexer's entry point, from the installed package (a dependency of this service). */
@@ -9,9 +10,6 @@ const MAIN = join(dirname(createRequire(import.meta.url).resolve('@sourcegraph/s
 
 /** Files that configure pyright: the generated one takes their place. */
 const PYRIGHT_CONFIGS = new Set(['pyrightconfig.json', 'scip-pyrightconfig.json']);
-
-/** What marks a directory as a Python project, whose `src/` is then a root of imports (a src layout). */
-const PROJECT_FILES = ['pyproject.toml', 'setup.py', 'setup.cfg'];
 
 /** How deep under the root a project (a workspace member) is looked for. */
 const PROJECT_DEPTH = 2;
@@ -66,14 +64,17 @@ async function generatedConfig(checkout: string): Promise<object> {
   };
 }
 
-/** The `src/` directories of the checkout's Python projects (the root's and its members' up to PROJECT_DEPTH), relative. */
+/**
+ * The `src/` directories of the checkout's Python projects (the root's, and those of directories up to PROJECT_DEPTH
+ * below it with a project file, as the search tier's import resolver recognizes a project), relative.
+ */
 async function sourceRoots(checkout: string): Promise<string[]> {
   const roots: string[] = [];
   const visit = async (relative: string, depth: number): Promise<void> => {
     const entries = await readdir(join(checkout, relative), { withFileTypes: true }).catch(() => []);
     const names = new Set(entries.map((e) => e.name));
     const hasSrc = entries.some((e) => e.name === 'src' && e.isDirectory());
-    if (hasSrc && (relative === '' || PROJECT_FILES.some((f) => names.has(f)))) roots.push(join(relative, 'src'));
+    if (hasSrc && (relative === '' || PYTHON_PROJECT_FILES.some((f) => names.has(f)))) roots.push(join(relative, 'src'));
     if (depth >= PROJECT_DEPTH) return;
     for (const e of entries) {
       if (!e.isDirectory() || e.name.startsWith('.') || e.name === 'src' || VENDORED_DIRECTORIES.includes(e.name)) continue;
