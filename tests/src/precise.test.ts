@@ -36,6 +36,15 @@ const FILES: Record<string, string> = {
   'src/make.ts': ["import { Cart } from './cart';", 'export const make = () => new Cart();'].join('\n'),
   // The search tier cannot tell whose `add` this is (the receiver's type is a function's inferred return); the compiler can.
   'src/more.ts': ["import { make } from './make';", 'export const more = make().add(5);'].join('\n'),
+  // A type hierarchy the compiler links: implementations of an interface, and a subclass through an aliased import
+  // (its extends clause names no `Square`: the search tier cannot tell).
+  'src/shape.ts': [
+    'export interface Shape { area(): number; }',
+    'export class Square implements Shape { area() { return 4; } }',
+    'export class Circle implements Shape { area() { return 3; } }',
+    'export function measure(s: Shape): number { return s.area(); }',
+  ].join('\n'),
+  'src/far.ts': ["import { Square as Box } from './shape';", 'export class Cube extends Box { area() { return 24; } }'].join('\n'),
 };
 
 interface Reference {
@@ -202,6 +211,37 @@ describe('precise tier (scip-typescript, scip-python) in the distributed pipelin
     assert.deepEqual(graph, expected);
     assert.deepEqual(impact, expected);
     assert.equal(freshness[0].precise_commit, first);
+  });
+
+  it('answers a member with the members it implements, overrides or shares an interface with, and the type hierarchy, as the compiler links them', async () => {
+    // Square's area: the interface's member it implements, the other implementation, the override in a subclass
+    // (declarations an editor lists as references of one another), and the call through the interface.
+    assert.deepEqual(await references({ path: 'src/shape.ts', line: 2, column: 39 }), [
+      'src/far.ts:2:32:precise',
+      'src/shape.ts:1:25:precise',
+      'src/shape.ts:3:39:precise',
+      'src/shape.ts:4:53:precise',
+    ]);
+    type Def = { path: string; line: number; name: string; precision?: string };
+    const show = (ds: Def[]) => ds.map((d) => `${d.path}:${d.line}:${d.name}:${d.precision}`);
+    const hierarchy = async (name: string) => {
+      const found = await callTool<{ subtypes: Def[]; freshness: Freshness[] }>(client, 'get_symbol_hierarchy', { repo, name });
+      assert.equal(found.isError, false, JSON.stringify(found.body));
+      return found.body;
+    };
+    // The direct subtypes: Cube extends Square through an alias, so Shape's are Square and Circle only.
+    assert.deepEqual(show((await hierarchy('Shape')).subtypes), ['src/shape.ts:2:Square:precise', 'src/shape.ts:3:Circle:precise']);
+    const square = await hierarchy('Square');
+    assert.deepEqual(show(square.subtypes), ['src/far.ts:2:Cube:precise']);
+    assert.equal(square.freshness[0].precise_commit, first);
+    // Who calls Square's area: `measure`, through the interface; what `measure` calls: the interface's member.
+    const related = async (name: string) => {
+      const found = await callTool<{ callers: Def[]; callees: Def[] }>(client, 'find_related_symbols', { repo, name });
+      assert.equal(found.isError, false, JSON.stringify(found.body));
+      return found.body;
+    };
+    assert.deepEqual(show((await related('Square.area')).callers), ['src/shape.ts:4:measure:precise']);
+    assert.deepEqual(show((await related('measure')).callees), ['src/shape.ts:1:area:precise']);
   });
 
   it('keeps the previous precise index when a new one is refused: the job warns, a changed file is answered from the search tier', async () => {

@@ -5,6 +5,7 @@ import { BindingLookups1732800000000 } from './1732800000000-binding-lookups.js'
 import { PathPrefix1732900000000 } from './1732900000000-path-prefix.js';
 import { PreciseTier1733000000000 } from './1733000000000-precise-tier.js';
 import { ScipUploads1733100000000 } from './1733100000000-scip-uploads.js';
+import { RelationshipKinds1733200000000 } from './1733200000000-relationship-kinds.js';
 
 /** The service's own schema. */
 export const SCHEMA = 'symbol_indexer';
@@ -18,4 +19,5 @@ export const MIGRATIONS = [
   PathPrefix1732900000000,
   PreciseTier1733000000000,
   ScipUploads1733100000000,
+  RelationshipKinds1733200000000,
 ];

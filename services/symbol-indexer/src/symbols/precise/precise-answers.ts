@@ -68,6 +68,7 @@ const SUFFIXES: Record<string, readonly string[]> = {
 
 /** A reference's kind from SCIP roles and the symbol's descriptor, when the search tier has none at that place. */
 function kindOf(hit: PreciseHit): BoundReference['kind'] {
+  if (hit.roles & ROLE.definition) return 'definition';
   if (hit.roles & ROLE.import) return 'import';
   if (hit.roles & ROLE.write) return 'write';
   const suffix = lastDescriptor(hit.symbol)?.suffix;
@@ -90,7 +91,9 @@ export class PreciseAnswers {
    * The references of `definitions`, the precise tier's in the files it covers and the search tier's (`found`) in
    * the others. The symbol of a definition is the one SCIP has at its name (a definition there first, of the
    * definition's kind); a covered file with none there means the compiler knows no symbol there, and the covered
-   * files give no references. The symbols of a member's family count too (`family`). When a definition's file is
+   * files give no references. The symbols of a member's family count too (`family`), their declarations included
+   * (an interface's member and the members implementing or overriding it: an editor lists them as references of
+   * one another); the asked symbols' own declarations are not references. When a definition's file is
    * not covered, the search tier's answer stands whole for its repository. In covered files the search tier's
    * references stay in JSDoc links (`{@link X}`), where the compiler recorded no symbol; the override declarations
    * the search tier lists (kind `definition`) are left out there.
@@ -104,25 +107,28 @@ export class PreciseAnswers {
     const search = (r: BoundReference): LabelledReference => ({ ...r, precision: 'search' });
     const byRepository = new Map<string, SymbolRow[]>();
     for (const d of definitions) byRepository.set(d.repositoryId, [...(byRepository.get(d.repositoryId) ?? []), d]);
-    const covered = new Map<string, string[]>();
+    /** Per covered repository, the asked symbols (`own`) and those with their family (`all`). */
+    const covered = new Map<string, { own: Set<string>; all: string[] }>();
     // Most repositories have no precise index: one query says so.
     const indexed = await this.precise.indexed([...byRepository.keys()]);
     for (const [repositoryId, defs] of byRepository) {
       if (!indexed.has(repositoryId)) continue;
       const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? Promise.resolve(undefined) : this.definedAt(d))));
-      if (symbols.every((s) => s !== undefined))
-        covered.set(repositoryId, await this.family(repositoryId, symbols.flat().flatMap(companions)));
+      if (symbols.every((s) => s !== undefined)) {
+        const own = symbols.flat().flatMap(companions);
+        covered.set(repositoryId, { own: new Set(own), all: await this.family(repositoryId, own) });
+      }
     }
     if (covered.size === 0) return found.map(search);
     const out: LabelledReference[] = [];
-    for (const [repositoryId, symbols] of covered) {
-      const hits = await this.precise.occurrencesOf(repositoryId, symbols, limit + 1);
+    for (const [repositoryId, { own, all }] of covered) {
+      const hits = await this.precise.occurrencesOf(repositoryId, all, limit + 1);
       const known = new Map(found.filter((r) => r.repositoryId === repositoryId).map((r) => [`${r.path}\0${r.line}\0${r.column}`, r]));
       // A definition's own name is not one of its references, even where the compiler does not call it a definition
       // (a module's `__doc__ = …` assigns what typeshed defines; a name assigned twice is defined at the first).
       const asked = new Set(byRepository.get(repositoryId)!.map((d) => `${d.path}\0${d.line}\0${d.column}`));
       for (const h of hits) {
-        if (h.roles & ROLE.definition || asked.has(`${h.path}\0${h.line}\0${h.column}`)) continue;
+        if ((h.roles & ROLE.definition && own.has(h.symbol)) || asked.has(`${h.path}\0${h.line}\0${h.column}`)) continue;
         out.push({
           repositoryId,
           path: h.path,
@@ -180,7 +186,33 @@ export class PreciseAnswers {
     if (symbols.length === 0) return undefined;
     // `new X()` names X's constructor: X itself is where an editor goes when X declares none.
     const wanted = [...new Set(symbols.flatMap((s) => [s, s.replace(/`<constructor>`\(\)\.$/, '')]))];
-    const sites = await this.precise.definitionsOf(repositoryId, wanted);
+    return this.definitionsOf(repositoryId, wanted);
+  }
+
+  /**
+   * The types that extend or implement `d` directly, as the compiler links them (SCIP `is_implementation`
+   * relationships, which name every level: a subtype of one of the others is left out), as the symbol index's
+   * definitions; undefined when the precise tier does not cover `d`'s file. An interface extending another is not
+   * among them (scip-typescript records no relationship for it).
+   */
+  async subtypes(d: SymbolRow, limit: number): Promise<SymbolRow[] | undefined> {
+    if (d.ordinal < 0 || !(await this.precise.indexed([d.repositoryId])).has(d.repositoryId)) return undefined;
+    const symbols = await this.definedAt(d);
+    if (symbols === undefined) return undefined;
+    const found = await this.precise.implementers(d.repositoryId, symbols, limit * 4);
+    const all = new Set(found.map((f) => f.symbol));
+    const direct = found.filter((f) => !f.supertypes.some((t) => t !== f.symbol && all.has(t)));
+    return (
+      await this.definitionsOf(
+        d.repositoryId,
+        direct.map((f) => f.symbol),
+      )
+    ).slice(0, limit);
+  }
+
+  /** The symbol index's definitions at the precise tier's definitions of `symbols`. */
+  private async definitionsOf(repositoryId: string, symbols: readonly string[]): Promise<SymbolRow[]> {
+    const sites = await this.precise.definitionsOf(repositoryId, symbols);
     const rows: SymbolRow[] = [];
     for (const site of sites) {
       const defined = await this.symbols.definitionsAt(repositoryId, site.path, site.line);

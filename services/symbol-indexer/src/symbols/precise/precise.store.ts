@@ -12,6 +12,10 @@ const T = {
   defs: '"symbol_indexer"."symbols"',
 };
 
+/** A relationship row's `kind` bits: SCIP's `is_reference` and `is_implementation` (one row may be both). */
+const REFERENCE = 1;
+const IMPLEMENTATION = 2;
+
 /** Rows per INSERT … unnest (each column one array parameter). */
 const CHUNK = 20_000;
 
@@ -57,16 +61,28 @@ const SQL = {
   deleteRelationships: sql('precise.delete-relationships', `DELETE FROM ${T.relationships} WHERE repository_id = ANY($1::text[])`),
   insertRelationships: sql(
     'precise.insert-relationships',
-    `INSERT INTO ${T.relationships} (repository_id, symbol_id, target) SELECT $1, * FROM unnest($2::int[], $3::text[])`,
+    `INSERT INTO ${T.relationships} (repository_id, symbol_id, target, kind) SELECT $1, * FROM unnest($2::int[], $3::text[], $4::smallint[])`,
   ),
   // The symbols $2 name by is_reference relationships (what they override), and those that name them (overriders).
   related: sql(
     'precise.related',
     `SELECT r.target AS symbol FROM ${T.symbols} s JOIN ${T.relationships} r ON r.repository_id = s.repository_id AND r.symbol_id = s.id
-     WHERE s.repository_id = $1 AND s.symbol = ANY($2::text[])
+     WHERE s.repository_id = $1 AND s.symbol = ANY($2::text[]) AND r.kind & ${REFERENCE} <> 0
      UNION
      SELECT s.symbol FROM ${T.relationships} r JOIN ${T.symbols} s ON s.repository_id = r.repository_id AND s.id = r.symbol_id
-     WHERE r.repository_id = $1 AND r.target = ANY($2::text[])`,
+     WHERE r.repository_id = $1 AND r.target = ANY($2::text[]) AND r.kind & ${REFERENCE} <> 0`,
+  ),
+  // The symbols that name any of $2 by is_implementation relationships (its subtypes at every level), each with all
+  // it names so (its supertypes at every level).
+  implementers: sql(
+    'precise.implementers',
+    `SELECT s.symbol, array_agg(a.target) AS supertypes
+     FROM ${T.relationships} r
+       JOIN ${T.symbols} s ON s.repository_id = r.repository_id AND s.id = r.symbol_id
+       JOIN ${T.relationships} a ON a.repository_id = r.repository_id AND a.symbol_id = r.symbol_id AND a.kind & ${IMPLEMENTATION} <> 0
+     WHERE r.repository_id = $1 AND r.target = ANY($2::text[]) AND r.kind & ${IMPLEMENTATION} <> 0
+     GROUP BY s.symbol
+     LIMIT $3`,
   ),
   deleteOccurrences: sql('precise.delete-occurrences', `DELETE FROM ${T.occurrences} WHERE repository_id = ANY($1::text[])`),
   deleteSymbols: sql('precise.delete-symbols', `DELETE FROM ${T.symbols} WHERE repository_id = ANY($1::text[])`),
@@ -222,8 +238,12 @@ export class PreciseStore {
         (o) => o.endColumn,
         (o) => o.roles,
       ]);
-      const relationships = index.symbols.flatMap((s) => s.references.map((target) => ({ id: ids.get(s.symbol), target })));
-      await this.insert(m, SQL.insertRelationships, repositoryId, relationships, [(r) => r.id, (r) => r.target]);
+      const relationships = index.symbols.flatMap((s) => {
+        const kinds = new Map(s.references.map((target) => [target, REFERENCE]));
+        for (const target of s.implementations) kinds.set(target, (kinds.get(target) ?? 0) | IMPLEMENTATION);
+        return [...kinds].map(([target, kind]) => ({ id: ids.get(s.symbol), target, kind }));
+      });
+      await this.insert(m, SQL.insertRelationships, repositoryId, relationships, [(r) => r.id, (r) => r.target, (r) => r.kind]);
       const stored = [repositoryId, commit, index.tool, startedAt, index.documents.length, occurrences.length];
       await this.db.run(SQL.stored, stored, m);
     });
@@ -320,6 +340,19 @@ export class PreciseStore {
   async related(repositoryId: string, symbols: readonly string[]): Promise<string[]> {
     if (symbols.length === 0) return [];
     return (await this.db.run<{ symbol: string }>(SQL.related, [repositoryId, symbols])).rows.map((r) => r.symbol);
+  }
+
+  /**
+   * The symbols that extend or implement any of `symbols`, at every level (SCIP `is_implementation` relationships),
+   * each with every type it extends or implements; at most `limit`.
+   */
+  async implementers(
+    repositoryId: string,
+    symbols: readonly string[],
+    limit: number,
+  ): Promise<Array<{ symbol: string; supertypes: string[] }>> {
+    if (symbols.length === 0) return [];
+    return (await this.db.run<{ symbol: string; supertypes: string[] }>(SQL.implementers, [repositoryId, symbols, limit])).rows;
   }
 
   /** Which of the repositories have a precise index. */

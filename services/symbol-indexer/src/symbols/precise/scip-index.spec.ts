@@ -54,7 +54,7 @@ function refusal(bytes: Uint8Array, limits: ScipLimits = LIMITS): string {
 }
 
 describe('decodeScipIndex', () => {
-  it("reads documents, occurrences with their ranges and roles, the symbols and their is_reference relationships; a local is named with its document's path", () => {
+  it("reads documents, occurrences with their ranges and roles, the symbols and their is_reference and is_implementation relationships; a local is named with its document's path", () => {
     const index = decodeScipIndex(encode(GOOD), LIMITS);
     assert.equal(index.tool, 'scip-typescript 0.4.0');
     assert.deepEqual(
@@ -73,8 +73,9 @@ describe('decodeScipIndex', () => {
         kind: 17,
         displayName: 'foo',
         references: ['scip-typescript npm pkg 1.0.0 src/`i.ts`/I#foo().'],
+        implementations: ['scip-typescript npm pkg 1.0.0 src/`i.ts`/I#foo().', 'scip-typescript npm pkg 1.0.0 src/`i.ts`/I#'],
       },
-      { symbol: 'local 0 src/a.ts', kind: 0, displayName: '', references: [] },
+      { symbol: 'local 0 src/a.ts', kind: 0, displayName: '', references: [], implementations: [] },
     ]);
   });
 

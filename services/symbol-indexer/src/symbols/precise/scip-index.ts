@@ -30,6 +30,8 @@ interface PreciseSymbol {
   displayName: string;
   /** The symbols whose references are this one's too (`is_reference` relationships: the members it overrides or implements). */
   references: string[];
+  /** The types it extends or implements, at every level (`is_implementation` relationships; members: those it implements). */
+  implementations: string[];
 }
 
 export interface ScipIndex {
@@ -61,7 +63,7 @@ interface RawSymbol {
   symbol?: string;
   kind?: number;
   display_name?: string;
-  relationships?: Array<{ symbol?: string; is_reference?: boolean }>;
+  relationships?: Array<{ symbol?: string; is_reference?: boolean; is_implementation?: boolean }>;
 }
 interface RawDocument {
   relative_path?: string;
@@ -177,15 +179,17 @@ export function decodeScipIndex(bytes: Uint8Array, limits: ScipLimits): ScipInde
         for (const s of raw.symbols ?? []) {
           const symbol = s.symbol ?? '';
           if (symbol === '' || symbol.length > MAX_SYMBOL_LENGTH) continue;
-          const references = (s.relationships ?? [])
-            .filter((r) => r.is_reference === true && r.symbol && r.symbol.length <= MAX_SYMBOL_LENGTH)
-            .slice(0, MAX_RELATIONSHIPS)
-            .map((r) => scoped(r.symbol!, path));
+          const related = (s.relationships ?? [])
+            .filter((r) => r.symbol && r.symbol.length <= MAX_SYMBOL_LENGTH)
+            .slice(0, MAX_RELATIONSHIPS);
+          const targets = (flag: 'is_reference' | 'is_implementation') =>
+            related.filter((r) => r[flag] === true).map((r) => scoped(r.symbol!, path));
           symbols.set(scoped(symbol, path), {
             symbol: scoped(symbol, path),
             kind: s.kind ?? 0,
             displayName: (s.display_name ?? '').slice(0, 512),
-            references,
+            references: targets('is_reference'),
+            implementations: targets('is_implementation'),
           });
         }
         documents.push({ path, language: (raw.language ?? '').slice(0, 64), occurrences });
@@ -200,7 +204,8 @@ export function decodeScipIndex(bytes: Uint8Array, limits: ScipLimits): ScipInde
   // Symbols that occur without a SymbolInformation (scip-typescript leaves some out) still get a row.
   for (const d of documents) {
     for (const o of d.occurrences)
-      if (!symbols.has(o.symbol)) symbols.set(o.symbol, { symbol: o.symbol, kind: 0, displayName: '', references: [] });
+      if (!symbols.has(o.symbol))
+        symbols.set(o.symbol, { symbol: o.symbol, kind: 0, displayName: '', references: [], implementations: [] });
   }
   return { tool, documents, symbols: [...symbols.values()], occurrenceCount };
 }

@@ -21,7 +21,7 @@ import { DefinitionResolver } from '../binding/definitions.js';
 import { ReferenceBinder, type BoundReference } from '../binding/references.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
 import { exactlyNamed, SAME_NAMED, splitName, type SymbolRow, type SymbolStore } from '../index/symbol.store.js';
-import type { LabelledReference, PreciseAnswers, Precision } from '../precise/precise-answers.js';
+import type { LabelledReference, LineReader, PreciseAnswers, Precision } from '../precise/precise-answers.js';
 import { packContext, tokenCounter } from './token-budget.js';
 
 /** Definitions of one name whose references are gathered for a name-only `find_references`. */
@@ -204,10 +204,7 @@ export class SymbolService {
     let found: LabelledReference[] =
       local?.uses || definitions.length === 0
         ? bound.refs.map((r) => ({ ...r, precision: 'search' as const }))
-        : await this.precise.references(definitions, bound.refs, PRECISE_REFERENCES, async (repositoryId, wanted) => {
-            const repository = (await this.scopes.repositoriesOf(scope, [{ repositoryId }])).get(repositoryId);
-            return repository ? this.sources.read(repository, wanted) : new Map();
-          });
+        : await this.precise.references(definitions, bound.refs, PRECISE_REFERENCES, this.lines(scope));
     const cut = bound.truncated;
     if (input.include_definitions) {
       found.push(
@@ -289,18 +286,26 @@ export class SymbolService {
     for (let p = byOrdinal.get(symbol.parent); p; p = byOrdinal.get(p.parent)) parents.push(p);
     const children = file.filter((r) => r.parent === symbol.ordinal);
     const supertypes = await this.store.supertypesOfSymbol(symbol);
-    const found = await this.store.subtypesOf([symbol.name], scopeIds, HIERARCHY_MAX + 1);
+    // Subtypes: those the precise tier links to it where it covers its file (an aliased or qualified name in the
+    // extends clause too), then those whose extends or implements clause names it.
+    const [linked, named] = await Promise.all([
+      this.precise.subtypes(symbol, HIERARCHY_MAX),
+      this.store.subtypesOf([symbol.name], scopeIds, HIERARCHY_MAX + 1),
+    ]);
+    const key = (r: SymbolRow) => `${r.repositoryId}\0${r.path}\0${r.ordinal}`;
+    const precise = new Set((linked ?? []).map(key));
+    const found = [...(linked ?? []), ...named.filter((r) => !precise.has(key(r)))];
     const repositories = await this.scopes.repositoriesOf(scope, [symbol, ...found]);
     const subtypes = found.slice(0, HIERARCHY_MAX).filter((r) => repositories.has(r.repositoryId));
     const names = namesOf(repositories);
     const def = (r: SymbolRow) => definition({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? symbol.language }, names);
     return {
-      ...(await this.scopes.answer(scope, repositories)),
+      ...(await this.answer(scope, repositories)),
       symbol: definition(symbol, names),
       parents: parents.map(def),
       children: children.slice(0, HIERARCHY_MAX).map(def),
       ...supertypes,
-      subtypes: subtypes.map((r) => definition(r, names)),
+      subtypes: subtypes.map((r) => definition(r, names, precise.has(key(r)) ? 'precise' : 'search')),
       truncated: children.length > HIERARCHY_MAX || found.length > HIERARCHY_MAX,
     };
   }
@@ -320,17 +325,18 @@ export class SymbolService {
         truncated: false,
       };
     }
-    const found = await this.relatedOf(symbol, scopeIds, input.limit);
+    const found = await this.relatedOf(symbol, scope, input.limit);
     const all = [symbol, ...found.sameContainer, ...found.callers, ...found.callees, ...found.similar];
     const repositories = await this.scopes.repositoriesOf(scope, all);
     const names = namesOf(repositories);
     const defs = (rows: readonly SymbolRow[]) => rows.map((r) => definition(r, names));
+    const labelled = (rows: readonly SymbolRow[]) => rows.map((r) => definition(r, names, found.precise.has(r) ? 'precise' : 'search'));
     return {
-      ...(await this.scopes.answer(scope, repositories)),
+      ...(await this.answer(scope, repositories)),
       symbol: definition(symbol, names),
       same_container: defs(found.sameContainer),
-      callers: defs(found.callers),
-      callees: defs(found.callees),
+      callers: labelled(found.callers),
+      callees: labelled(found.callees),
       similar_names: defs(found.similar),
       truncated: found.truncated,
     };
@@ -355,7 +361,7 @@ export class SymbolService {
       this.store.importsOf(symbol.repositoryId, [symbol.path]),
       // The bundle's related symbols are what the definition calls and its container's other members: who calls it
       // (a find_references) and names like it are not asked for.
-      this.relatedOf(symbol, scopeIds, CONTEXT_RELATED, file?.symbols, { callers: false, similar: false }),
+      this.relatedOf(symbol, scope, CONTEXT_RELATED, file?.symbols, { callers: false, similar: false }),
     ]);
     const bodyLines = lines.get(symbol.path);
     const body = bodyLines
@@ -391,31 +397,48 @@ export class SymbolService {
   /** The neighbours of a definition: its container's other members, who uses it, what it calls, names like it. */
   private async relatedOf(
     symbol: SymbolRow,
-    scopeIds: readonly string[] | null,
+    scope: Scope,
     limit: number,
     /** The definitions of the symbol's file, when the caller has them already. */
     fileSymbols?: readonly SymbolRow[],
     /** The parts to find (false: left empty): callers take a find_references, similar names a lookup. */
     parts: { callers: boolean; similar: boolean } = { callers: true, similar: true },
-  ): Promise<{ sameContainer: SymbolRow[]; callers: SymbolRow[]; callees: SymbolRow[]; similar: SymbolRow[]; truncated: boolean }> {
+  ): Promise<{
+    sameContainer: SymbolRow[];
+    callers: SymbolRow[];
+    callees: SymbolRow[];
+    similar: SymbolRow[];
+    /** The callers and callees the precise tier gave (a reference it found in them; the definition it links a call to). */
+    precise: Set<SymbolRow>;
+    truncated: boolean;
+  }> {
+    const scopeIds = scope.repositories?.map((r) => r.id) ?? null;
     const file = fileSymbols ?? (await this.store.outline(symbol.repositoryId, symbol.path))?.symbols ?? [];
     const language = symbol.language;
     const inFile = file.map((r) => ({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? language }));
     const siblings = inFile.filter((r) => r.parent === symbol.parent && r.ordinal !== symbol.ordinal);
-    // Callers: the definitions around its references, most frequent first.
-    const { refs } = parts.callers ? await this.binder.ofAll([symbol], scopeIds) : { refs: [] };
-    const callerCounts = new Map<string, { repositoryId: string; path: string; ordinal: number; n: number }>();
+    // Callers: the definitions around its references (the precise tier's where it covers, as find_references answers),
+    // most frequent first.
+    const refs = parts.callers
+      ? await this.precise.references([symbol], (await this.binder.ofAll([symbol], scopeIds)).refs, PRECISE_REFERENCES, this.lines(scope))
+      : [];
+    const callerCounts = new Map<string, { repositoryId: string; path: string; ordinal: number; n: number; precise: boolean }>();
     for (const r of refs) {
       if (r.enclosing < 0 || r.kind === 'definition') continue;
       const key = `${r.repositoryId}\0${r.path}\0${r.enclosing}`;
-      const known = callerCounts.get(key);
-      if (known) known.n++;
-      else callerCounts.set(key, { repositoryId: r.repositoryId, path: r.path, ordinal: r.enclosing, n: 1 });
+      const known = callerCounts.get(key) ?? { repositoryId: r.repositoryId, path: r.path, ordinal: r.enclosing, n: 0, precise: false };
+      known.n++;
+      known.precise ||= r.precision === 'precise';
+      callerCounts.set(key, known);
     }
     const ranked = [...callerCounts.values()].sort((a, b) => b.n - a.n);
     const callers: SymbolRow[] = [];
+    const precise = new Set<SymbolRow>();
     for (const [repositoryId, keys] of groupBy(ranked.slice(0, limit), (k) => k.repositoryId)) {
-      callers.push(...(await this.store.symbolsByOrdinal(repositoryId, keys)));
+      for (const row of await this.store.symbolsByOrdinal(repositoryId, keys)) {
+        callers.push(row);
+        if (keys.some((k) => k.precise && k.path === row.path && k.ordinal === row.ordinal)) precise.add(row);
+      }
     }
     callers.sort(
       (a, b) =>
@@ -434,8 +457,16 @@ export class SymbolService {
     const word = /^[_$]*[\p{Ll}\p{Lu}][\p{Ll}\p{N}]+/u.exec(symbol.name)?.[0] ?? symbol.name;
     // Each callee is resolved on its own (a few short queries): all at once, with the similar names.
     const [denoted, similar] = await Promise.all([
+      // The definition the precise tier links a call to where it covers the file, else the search tier's.
       Promise.all(
-        [...calls].slice(0, limit).map(([name, at]) => this.definitions.at(symbol.repositoryId, symbol.path, name, at.line, at.column)),
+        [...calls].slice(0, limit).map(async ([name, at]) => {
+          const linked = await this.precise.definitionAt(symbol.repositoryId, symbol.path, name, at.line, at.column);
+          if (linked?.length) {
+            precise.add(linked[0]);
+            return linked;
+          }
+          return this.definitions.at(symbol.repositoryId, symbol.path, name, at.line, at.column);
+        }),
       ),
       parts.similar ? this.store.similar(word.length >= 3 ? word : symbol.name, symbol.name, scopeIds, limit) : [],
     ]);
@@ -447,6 +478,7 @@ export class SymbolService {
       callers,
       callees,
       similar,
+      precise,
       truncated: siblings.length > limit || ranked.length > limit || calls.size > limit,
     };
   }
@@ -454,6 +486,14 @@ export class SymbolService {
   /** Definitions with exactly this name (`Container.name`: in that container), at most `MAX_DEFINITIONS`. */
   private definitionsNamed(name: string, scopeIds: readonly string[] | null): Promise<SymbolRow[]> {
     return this.store.named(name, scopeIds, MAX_DEFINITIONS);
+  }
+
+  /** Source lines of the scope's repositories (the precise tier reads them to tell a JSDoc link). */
+  private lines(scope: Scope): LineReader {
+    return async (repositoryId, wanted) => {
+      const repository = (await this.scopes.repositoriesOf(scope, [{ repositoryId }])).get(repositoryId);
+      return repository ? this.sources.read(repository, wanted) : new Map();
+    };
   }
 
   /** `Scopes.answer` with each repository's precise tier's commit, for the tools that answer from it where it covers. */
