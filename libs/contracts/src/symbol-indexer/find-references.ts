@@ -17,7 +17,7 @@ export const Request = z
       .boolean()
       .default(false)
       .describe(
-        'Also list the definition sites (kind "definition"). Declarations of a member that override it, or that it overrides, are listed either way, as kind "definition", in languages whose language server lists them (TypeScript, JavaScript, Java…; not Python or Go), by the search tier: files the precise tier answers for list none.',
+        'Also list the definition sites (kind "definition"). Declarations of a member that override it, or that it overrides or implements (and, from the precise tier, the other implementations of that member), are listed either way, as kind "definition", in languages whose language server lists them (TypeScript, JavaScript, Java…; not Python or Go).',
       ),
     ...scopeFields,
     limit: boundedInt(1, 1000, 100),
