@@ -43,6 +43,10 @@ const FILES: Record<string, string> = {
     'export class Square implements Shape { area() { return 4; } }',
     'export class Circle implements Shape { area() { return 3; } }',
     'export function measure(s: Shape): number { return s.area(); }',
+    // An interface extending another (scip-typescript records no relationship for it), and a class implementing it.
+    'export interface Solid extends Shape { volume(): number; }',
+    'export class Ball implements Solid { area() { return 5; } volume() { return 6; } }',
+    'export function paint(c: Circle): number { return c.area(); }',
   ].join('\n'),
   'src/far.ts': ["import { Square as Box } from './shape';", 'export class Cube extends Box { area() { return 24; } }'].join('\n'),
 };
@@ -214,13 +218,23 @@ describe('precise tier (scip-typescript, scip-python) in the distributed pipelin
   });
 
   it('answers a member with the members it implements, overrides or shares an interface with, and the type hierarchy, as the compiler links them', async () => {
-    // Square's area: the interface's member it implements, the other implementation, the override in a subclass
-    // (declarations an editor lists as references of one another), and the call through the interface.
+    // Square's area: the interface's member it implements, the other implementations, the override in a subclass
+    // (declarations an editor lists as references of one another), the call through the interface and the call of a
+    // sibling implementation.
     assert.deepEqual(await references({ path: 'src/shape.ts', line: 2, column: 39 }), [
       'src/far.ts:2:32:precise',
       'src/shape.ts:1:25:precise',
       'src/shape.ts:3:39:precise',
       'src/shape.ts:4:53:precise',
+      'src/shape.ts:6:37:precise',
+      'src/shape.ts:7:52:precise',
+    ]);
+    // A type's references are its own, not its subtypes' or members' declarations.
+    assert.deepEqual(await references({ path: 'src/shape.ts', line: 1, column: 17 }), [
+      'src/shape.ts:2:31:precise',
+      'src/shape.ts:3:31:precise',
+      'src/shape.ts:4:27:precise',
+      'src/shape.ts:5:31:precise',
     ]);
     type Def = { path: string; line: number; name: string; precision?: string };
     const show = (ds: Def[]) => ds.map((d) => `${d.path}:${d.line}:${d.name}:${d.precision}`);
@@ -229,12 +243,19 @@ describe('precise tier (scip-typescript, scip-python) in the distributed pipelin
       assert.equal(found.isError, false, JSON.stringify(found.body));
       return found.body;
     };
-    // The direct subtypes: Cube extends Square through an alias, so Shape's are Square and Circle only.
-    assert.deepEqual(show((await hierarchy('Shape')).subtypes), ['src/shape.ts:2:Square:precise', 'src/shape.ts:3:Circle:precise']);
+    // The direct subtypes: Cube extends Square through an alias, Ball implements Solid, which extends Shape (from its
+    // extends clause: the compiler's index has no link there).
+    assert.deepEqual(show((await hierarchy('Shape')).subtypes), [
+      'src/shape.ts:2:Square:precise',
+      'src/shape.ts:3:Circle:precise',
+      'src/shape.ts:5:Solid:search',
+    ]);
+    assert.deepEqual(show((await hierarchy('Solid')).subtypes), ['src/shape.ts:6:Ball:precise']);
     const square = await hierarchy('Square');
     assert.deepEqual(show(square.subtypes), ['src/far.ts:2:Cube:precise']);
     assert.equal(square.freshness[0].precise_commit, first);
-    // Who calls Square's area: `measure`, through the interface; what `measure` calls: the interface's member.
+    // Who calls Square's area: `measure`, through the interface, not `paint`, which calls Circle's; what `measure`
+    // calls: the interface's member.
     const related = async (name: string) => {
       const found = await callTool<{ callers: Def[]; callees: Def[] }>(client, 'find_related_symbols', { repo, name });
       assert.equal(found.isError, false, JSON.stringify(found.body));

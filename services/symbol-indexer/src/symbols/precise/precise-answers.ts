@@ -66,9 +66,14 @@ const SUFFIXES: Record<string, readonly string[]> = {
   property: ['.', '().'],
 };
 
+/** Definition sites go to definition reads at most (a name defined in many places: the first by path). */
+const DEFINITION_SITES = 50;
+
+/** Subtypes at every level read for one type at most (the direct ones are found among them). */
+const IMPLEMENTERS = 2_000;
+
 /** A reference's kind from SCIP roles and the symbol's descriptor, when the search tier has none at that place. */
 function kindOf(hit: PreciseHit): BoundReference['kind'] {
-  if (hit.roles & ROLE.definition) return 'definition';
   if (hit.roles & ROLE.import) return 'import';
   if (hit.roles & ROLE.write) return 'write';
   const suffix = lastDescriptor(hit.symbol)?.suffix;
@@ -103,6 +108,11 @@ export class PreciseAnswers {
     found: readonly BoundReference[],
     limit: number,
     lines: LineReader,
+    /**
+     * `all`: the whole family, as an editor's "find all references"; `up`: only the members the definitions override
+     * or implement (a call through an interface's member may reach them; a call of a sibling implementation never does).
+     */
+    family: 'all' | 'up' = 'all',
   ): Promise<LabelledReference[]> {
     const search = (r: BoundReference): LabelledReference => ({ ...r, precision: 'search' });
     const byRepository = new Map<string, SymbolRow[]>();
@@ -116,7 +126,9 @@ export class PreciseAnswers {
       const symbols = await Promise.all(defs.map((d) => (d.ordinal < 0 ? Promise.resolve(undefined) : this.definedAt(d))));
       if (symbols.every((s) => s !== undefined)) {
         const own = symbols.flat().flatMap(companions);
-        covered.set(repositoryId, { own: new Set(own), all: await this.family(repositoryId, own) });
+        const all =
+          family === 'all' ? await this.family(repositoryId, own) : [...own, ...(await this.precise.overridden(repositoryId, own))];
+        covered.set(repositoryId, { own: new Set(own), all });
       }
     }
     if (covered.size === 0) return found.map(search);
@@ -135,7 +147,8 @@ export class PreciseAnswers {
           name: lastDescriptor(h.symbol)?.name ?? '',
           line: h.line,
           column: h.column,
-          kind: known.get(`${h.path}\0${h.line}\0${h.column}`)?.kind ?? kindOf(h),
+          // A family member's declaration is a definition whatever the search tier calls that place.
+          kind: h.roles & ROLE.definition ? 'definition' : (known.get(`${h.path}\0${h.line}\0${h.column}`)?.kind ?? kindOf(h)),
           enclosing: h.enclosing,
           qualifier: null,
           precision: 'precise',
@@ -190,36 +203,51 @@ export class PreciseAnswers {
   }
 
   /**
-   * The types that extend or implement `d` directly, as the compiler links them (SCIP `is_implementation`
-   * relationships, which name every level: a subtype of one of the others is left out), as the symbol index's
-   * definitions; undefined when the precise tier does not cover `d`'s file. An interface extending another is not
-   * among them (scip-typescript records no relationship for it).
+   * The types that extend or implement the type `d` directly, as the compiler links them (SCIP `is_implementation`
+   * relationships, which name every level), as the symbol index's definitions, at most `limit` (`truncated`: there
+   * were more); undefined when the precise tier does not cover `d`'s file or `d` is not a type. A type that also
+   * extends or implements another subtype of `d` is that one's subtype, not `d`'s: the others are the compiler's, and
+   * `interfaces`, the search tier's interfaces that name `d` in their extends clause (scip-typescript records no
+   * relationship for an interface extending another, so a class implementing such an interface would otherwise look
+   * direct).
    */
-  async subtypes(d: SymbolRow, limit: number): Promise<SymbolRow[] | undefined> {
-    if (d.ordinal < 0 || !(await this.precise.indexed([d.repositoryId])).has(d.repositoryId)) return undefined;
-    const symbols = await this.definedAt(d);
-    if (symbols === undefined) return undefined;
-    const found = await this.precise.implementers(d.repositoryId, symbols, limit * 4);
-    const all = new Set(found.map((f) => f.symbol));
-    const direct = found.filter((f) => !f.supertypes.some((t) => t !== f.symbol && all.has(t)));
-    return (
-      await this.definitionsOf(
-        d.repositoryId,
-        direct.map((f) => f.symbol),
-      )
-    ).slice(0, limit);
+  async subtypes(
+    d: SymbolRow,
+    interfaces: readonly SymbolRow[],
+    limit: number,
+  ): Promise<{ rows: SymbolRow[]; truncated: boolean } | undefined> {
+    if (d.ordinal < 0 || !(await this.covers(d.repositoryId, d.path))) return undefined;
+    const symbols = (await this.definedAt(d))?.filter((s) => s.endsWith('#'));
+    if (!symbols?.length) return undefined;
+    const found = await this.precise.implementers(d.repositoryId, symbols, IMPLEMENTERS);
+    const through = await Promise.all(
+      interfaces.filter((i) => i.repositoryId === d.repositoryId && i.ordinal >= 0).map((i) => this.definedAt(i)),
+    );
+    const all = new Set([...found.map((f) => f.symbol), ...through.flatMap((t) => t ?? [])]);
+    const direct = found.filter((f) => !f.supertypes.some((t) => t !== f.symbol && all.has(t))).map((f) => f.symbol);
+    const rows = await this.definitionsOf(d.repositoryId, direct, limit + 1);
+    return { rows: rows.slice(0, limit), truncated: rows.length > limit || found.length >= IMPLEMENTERS };
   }
 
-  /** The symbol index's definitions at the precise tier's definitions of `symbols`. */
-  private async definitionsOf(repositoryId: string, symbols: readonly string[]): Promise<SymbolRow[]> {
-    const sites = await this.precise.definitionsOf(repositoryId, symbols);
-    const rows: SymbolRow[] = [];
-    for (const site of sites) {
-      const defined = await this.symbols.definitionsAt(repositoryId, site.path, site.line);
-      const exact = defined.filter((d) => d.column === site.column);
-      rows.push(...(exact.length > 0 ? exact : defined.filter((d) => d.name === lastDescriptor(site.symbol)?.name)));
-    }
-    return rows;
+  /** Whether the precise tier answers for `path` of the repository (it has an index, and the file is unchanged since). */
+  async covers(repositoryId: string, path: string): Promise<boolean> {
+    return (
+      (await this.precise.indexed([repositoryId])).has(repositoryId) && (await this.precise.freshPaths(repositoryId, [path])).has(path)
+    );
+  }
+
+  /** The symbol index's definitions at the precise tier's definitions of `symbols` (at most `limit` sites), once each. */
+  private async definitionsOf(repositoryId: string, symbols: readonly string[], limit = DEFINITION_SITES): Promise<SymbolRow[]> {
+    const sites = await this.precise.definitionsOf(repositoryId, symbols, limit);
+    const found = await Promise.all(
+      sites.map(async (site) => {
+        const defined = await this.symbols.definitionsAt(repositoryId, site.path, site.line);
+        const exact = defined.filter((d) => d.column === site.column);
+        return exact.length > 0 ? exact : defined.filter((d) => d.name === lastDescriptor(site.symbol)?.name);
+      }),
+    );
+    const unique = new Map(found.flat().map((r) => [`${r.path}\0${r.ordinal}`, r]));
+    return [...unique.values()];
   }
 
   /**

@@ -72,6 +72,12 @@ const SQL = {
      SELECT s.symbol FROM ${T.relationships} r JOIN ${T.symbols} s ON s.repository_id = r.repository_id AND s.id = r.symbol_id
      WHERE r.repository_id = $1 AND r.target = ANY($2::text[]) AND r.kind & ${REFERENCE} <> 0`,
   ),
+  // The symbols $2 name by is_reference relationships: the members they override or implement, at every level.
+  overridden: sql(
+    'precise.overridden',
+    `SELECT DISTINCT r.target AS symbol FROM ${T.symbols} s JOIN ${T.relationships} r ON r.repository_id = s.repository_id AND r.symbol_id = s.id
+     WHERE s.repository_id = $1 AND s.symbol = ANY($2::text[]) AND r.kind & ${REFERENCE} <> 0`,
+  ),
   // The symbols that name any of $2 by is_implementation relationships (its subtypes at every level), each with all
   // it names so (its supertypes at every level).
   implementers: sql(
@@ -82,6 +88,7 @@ const SQL = {
        JOIN ${T.relationships} a ON a.repository_id = r.repository_id AND a.symbol_id = r.symbol_id AND a.kind & ${IMPLEMENTATION} <> 0
      WHERE r.repository_id = $1 AND r.target = ANY($2::text[]) AND r.kind & ${IMPLEMENTATION} <> 0
      GROUP BY s.symbol
+     ORDER BY s.symbol
      LIMIT $3`,
   ),
   deleteOccurrences: sql('precise.delete-occurrences', `DELETE FROM ${T.occurrences} WHERE repository_id = ANY($1::text[])`),
@@ -124,7 +131,7 @@ const SQL = {
        JOIN ${T.symbols} s ON s.repository_id = o.repository_id AND s.id = o.symbol_id
      WHERE o.repository_id = $1 AND s.repository_id = $1 AND s.symbol = ANY($2::text[]) AND o.roles & 1 = 1 AND ${FRESH}
      ORDER BY o.path, o.line, o.col
-     LIMIT 50`,
+     LIMIT $3`,
   ),
   // The occurrences of the symbols $2 in fresh files, 1-based lines: the symbols' numbers first (one index range),
   // then their occurrences (another).
@@ -281,10 +288,12 @@ export class PreciseStore {
   async definitionsOf(
     repositoryId: string,
     symbols: readonly string[],
+    limit: number,
   ): Promise<Array<{ path: string; line: number; column: number; symbol: string }>> {
     if (symbols.length === 0) return [];
-    return (await this.db.run<{ path: string; line: number; column: number; symbol: string }>(SQL.definitionsOf, [repositoryId, symbols]))
-      .rows;
+    return (
+      await this.db.run<{ path: string; line: number; column: number; symbol: string }>(SQL.definitionsOf, [repositoryId, symbols, limit])
+    ).rows;
   }
 
   /**
@@ -340,6 +349,12 @@ export class PreciseStore {
   async related(repositoryId: string, symbols: readonly string[]): Promise<string[]> {
     if (symbols.length === 0) return [];
     return (await this.db.run<{ symbol: string }>(SQL.related, [repositoryId, symbols])).rows.map((r) => r.symbol);
+  }
+
+  /** The members `symbols` override or implement, at every level (their is_reference relationships). */
+  async overridden(repositoryId: string, symbols: readonly string[]): Promise<string[]> {
+    if (symbols.length === 0) return [];
+    return (await this.db.run<{ symbol: string }>(SQL.overridden, [repositoryId, symbols])).rows.map((r) => r.symbol);
   }
 
   /**

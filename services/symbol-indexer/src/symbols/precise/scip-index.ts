@@ -180,7 +180,7 @@ export function decodeScipIndex(bytes: Uint8Array, limits: ScipLimits): ScipInde
           const symbol = s.symbol ?? '';
           if (symbol === '' || symbol.length > MAX_SYMBOL_LENGTH) continue;
           const related = (s.relationships ?? [])
-            .filter((r) => r.symbol && r.symbol.length <= MAX_SYMBOL_LENGTH)
+            .filter((r) => (r.is_reference || r.is_implementation) && r.symbol && r.symbol.length <= MAX_SYMBOL_LENGTH)
             .slice(0, MAX_RELATIONSHIPS);
           const targets = (flag: 'is_reference' | 'is_implementation') =>
             related.filter((r) => r[flag] === true).map((r) => scoped(r.symbol!, path));

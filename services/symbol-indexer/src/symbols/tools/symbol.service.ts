@@ -288,13 +288,15 @@ export class SymbolService {
     const supertypes = await this.store.supertypesOfSymbol(symbol);
     // Subtypes: those the precise tier links to it where it covers its file (an aliased or qualified name in the
     // extends clause too), then those whose extends or implements clause names it.
-    const [linked, named] = await Promise.all([
-      this.precise.subtypes(symbol, HIERARCHY_MAX),
-      this.store.subtypesOf([symbol.name], scopeIds, HIERARCHY_MAX + 1),
-    ]);
+    const named = await this.store.subtypesOf([symbol.name], scopeIds, HIERARCHY_MAX + 1);
+    const linked = await this.precise.subtypes(
+      symbol,
+      named.filter((r) => r.kind === 'interface'),
+      HIERARCHY_MAX,
+    );
     const key = (r: SymbolRow) => `${r.repositoryId}\0${r.path}\0${r.ordinal}`;
-    const precise = new Set((linked ?? []).map(key));
-    const found = [...(linked ?? []), ...named.filter((r) => !precise.has(key(r)))];
+    const precise = new Set((linked?.rows ?? []).map(key));
+    const found = [...(linked?.rows ?? []), ...named.filter((r) => !precise.has(key(r)))];
     const repositories = await this.scopes.repositoriesOf(scope, [symbol, ...found]);
     const subtypes = found.slice(0, HIERARCHY_MAX).filter((r) => repositories.has(r.repositoryId));
     const names = namesOf(repositories);
@@ -306,7 +308,7 @@ export class SymbolService {
       children: children.slice(0, HIERARCHY_MAX).map(def),
       ...supertypes,
       subtypes: subtypes.map((r) => definition(r, names, precise.has(key(r)) ? 'precise' : 'search')),
-      truncated: children.length > HIERARCHY_MAX || found.length > HIERARCHY_MAX,
+      truncated: children.length > HIERARCHY_MAX || found.length > HIERARCHY_MAX || linked?.truncated === true,
     };
   }
 
@@ -417,10 +419,16 @@ export class SymbolService {
     const language = symbol.language;
     const inFile = file.map((r) => ({ ...r, repositoryId: symbol.repositoryId, language: r.language ?? language }));
     const siblings = inFile.filter((r) => r.parent === symbol.parent && r.ordinal !== symbol.ordinal);
-    // Callers: the definitions around its references (the precise tier's where it covers, as find_references answers),
-    // most frequent first.
+    // Callers: the definitions around its references (the precise tier's where it covers: its own uses and those of
+    // the members it overrides or implements, not of their other implementations), most frequent first.
     const refs = parts.callers
-      ? await this.precise.references([symbol], (await this.binder.ofAll([symbol], scopeIds)).refs, PRECISE_REFERENCES, this.lines(scope))
+      ? await this.precise.references(
+          [symbol],
+          (await this.binder.ofAll([symbol], scopeIds)).refs,
+          PRECISE_REFERENCES,
+          this.lines(scope),
+          'up',
+        )
       : [];
     const callerCounts = new Map<string, { repositoryId: string; path: string; ordinal: number; n: number; precise: boolean }>();
     for (const r of refs) {
@@ -455,12 +463,13 @@ export class SymbolService {
       }
     }
     const word = /^[_$]*[\p{Ll}\p{Lu}][\p{Ll}\p{N}]+/u.exec(symbol.name)?.[0] ?? symbol.name;
+    const covered = calls.size > 0 && symbol.ordinal >= 0 && (await this.precise.covers(symbol.repositoryId, symbol.path));
     // Each callee is resolved on its own (a few short queries): all at once, with the similar names.
     const [denoted, similar] = await Promise.all([
       // The definition the precise tier links a call to where it covers the file, else the search tier's.
       Promise.all(
         [...calls].slice(0, limit).map(async ([name, at]) => {
-          const linked = await this.precise.definitionAt(symbol.repositoryId, symbol.path, name, at.line, at.column);
+          const linked = covered ? await this.precise.definitionAt(symbol.repositoryId, symbol.path, name, at.line, at.column) : undefined;
           if (linked?.length) {
             precise.add(linked[0]);
             return linked;
