@@ -291,6 +291,19 @@ describe('precise tier (scip-typescript, scip-python) in the distributed pipelin
     assert.deepEqual(impact, expected);
   });
 
+  it('does not run an indexer on a repository with more files of its languages than the bound: the job says why at once', async () => {
+    await restartSymbolIndexer({ SYMBOLS_PRECISE_MAX_FILES: '3' });
+    remote.commit('main', { 'src/more.ts': `${FILES['src/more.ts']}\nexport const three = 3;` });
+    const job = await index();
+    assert.equal(job.status, 'completed', job.error_message ?? '');
+    assert.equal(job.warnings?.length, 1, JSON.stringify(job.warnings));
+    assert.match(job.warnings[0], /more files of the indexer's languages than SYMBOLS_PRECISE_MAX_FILES.*\(too_large\)/);
+    // The changed file is not the precise tier's any more; the previous index answers for the files unchanged since.
+    const found = await references({ path: 'src/cart.ts', line: 5, column: 2 });
+    assert.ok(!found.includes('src/more.ts:2:27:precise'), found.join(' '));
+    assert.ok((await references({ path: 'src/shape.ts', line: 2, column: 39 })).includes('src/shape.ts:1:25:precise'));
+  });
+
   it('stops an indexer past its time budget: the job completes with the search tier and says why', async () => {
     await restartSymbolIndexer({ SYMBOLS_PRECISE_TIMEOUT_MS: '100' });
     remote.commit('main', { 'src/make.ts': `${FILES['src/make.ts']}\nexport const two = 2;` });

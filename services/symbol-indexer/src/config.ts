@@ -32,6 +32,12 @@ export const SymbolIndexerEnv = IndexingServiceEnv.extend({
     .int(128, 65_536)
     .default(2_048)
     .describe("heap cap of the precise stage's indexer (`--max-old-space-size`); past it the indexer dies and the job warns"),
+  SYMBOLS_PRECISE_MAX_FILES: env.int(1, 1_000_000).default(3_000).meta({
+    description:
+      "most files of an indexer's languages (TypeScript and JavaScript; Python) a repository may have for the precise stage to run that indexer on it",
+    details:
+      'a repository with more is answered from the search tier for those languages and its job warns (`too_large`) at once, instead of spending the time budget and the memory cap of a run that would not finish; a coarse bound (measured: scip-typescript 30–40 s and scip-python 135–375 s per 100k lines, [ADR 0053](adr/0053-precise-tier-from-scip.md)), the time budget still stops a smaller repository whose run overruns',
+  }),
   SYMBOLS_PRECISE_MAX_INDEX_BYTES: env
     .int(1_024, 4_294_967_296)
     .default(268_435_456)
@@ -50,7 +56,7 @@ export interface SymbolIndexerConfig extends CommonSettings, IndexerSettings {
   parseThreads: number | undefined;
   /** Per-file parse and query budget; a file past it is kept at file level. */
   fileTimeoutMs: number;
-  /** The precise stage's indexer: time budget, heap cap, and the bounds of the index it reads. */
+  /** The precise stage's indexer: time budget, heap cap, the largest repository it runs on, and the bounds of the index it reads. */
   precise: PreciseLimits;
 }
 
@@ -64,6 +70,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): SymbolIndexerConfig 
     precise: {
       timeoutMs: e.SYMBOLS_PRECISE_TIMEOUT_MS,
       maxMemoryMb: e.SYMBOLS_PRECISE_MAX_MEMORY_MB,
+      maxFiles: e.SYMBOLS_PRECISE_MAX_FILES,
       maxIndexBytes: e.SYMBOLS_PRECISE_MAX_INDEX_BYTES,
       maxOccurrences: e.SYMBOLS_PRECISE_MAX_OCCURRENCES,
     },

@@ -476,12 +476,13 @@ const WARN_CAUSES: Record<string, string> = {
   unreadable: 'they could not be read',
 };
 
-/** The precise stage's counters `precise_failed_<cause>` (ADR 0053): its indexer gave no usable index, and why. */
+/** The precise stage's counters `precise_failed_<cause>` (ADR 0053): an indexer gave no usable index, or was not run, and why. */
 const PRECISE_CAUSES: Record<string, string> = {
-  time_budget: 'it ran past its time budget (SYMBOLS_PRECISE_TIMEOUT_MS) and was stopped',
-  out_of_memory: 'it ran out of memory (SYMBOLS_PRECISE_MAX_MEMORY_MB)',
-  crashed: 'it crashed or exited with an error',
-  no_index: 'it wrote no index',
+  too_large: "the repository has more files of the indexer's languages than SYMBOLS_PRECISE_MAX_FILES, so the indexer was not run",
+  time_budget: 'its indexer ran past its time budget (SYMBOLS_PRECISE_TIMEOUT_MS) and was stopped',
+  out_of_memory: 'its indexer ran out of memory (SYMBOLS_PRECISE_MAX_MEMORY_MB)',
+  crashed: 'its indexer crashed or exited with an error',
+  no_index: 'its indexer wrote no index',
   index_too_large: 'its index was larger than SYMBOLS_PRECISE_MAX_INDEX_BYTES',
   invalid_index: 'its index was malformed or over a limit (SYMBOLS_PRECISE_MAX_OCCURRENCES)',
 };
@@ -493,7 +494,7 @@ function warningsOf(stats: Record<string, number>): { warnings?: string[] } {
   for (const [cause, why] of Object.entries(PRECISE_CAUSES)) {
     if ((stats[`precise_failed_${cause}`] ?? 0) > 0) {
       warnings.push(
-        `No precise (compiler-grade) index was made because its indexer failed: ${why} (${cause}). Symbol answers come from the search tier for files changed since the last precise index.`,
+        `No precise (compiler-grade) index was made because ${why} (${cause}). Symbol answers come from the search tier for files changed since the last precise index.`,
       );
     }
   }

@@ -12,7 +12,11 @@ import { scipTypescript } from './scip-typescript.js';
 /** The stage name its batches are queued under (SEXTANT_INDEXING_STAGES). */
 const PRECISE_STAGE = 'precise';
 
-export type PreciseLimits = IndexerLimits & Pick<ScipLimits, 'maxOccurrences'>;
+export type PreciseLimits = IndexerLimits &
+  Pick<ScipLimits, 'maxOccurrences'> & {
+    /** Files of an indexer's languages past which it is not run on a repository (`precise_failed_too_large`). */
+    maxFiles: number;
+  };
 
 /** Documents one index may hold at most (a repository of more TypeScript files than this is not a target). */
 const MAX_DOCUMENTS = 200_000;
@@ -58,12 +62,21 @@ export class PreciseStage implements IndexingStage<StageBatch> {
     if (!startedAt) return {};
     return atJobCommit(this.deps, batch, async (dir, commit): Promise<Record<string, number>> => {
       const name = batch.repository.name;
-      const indexers = [
-        ...(typescript ? [scipTypescript(state.typescript === 0)] : []),
-        ...(state.python > 0 ? [scipPython(name, commit ?? 'working-tree')] : []),
-      ];
       const counters: Record<string, number> = { precise_ms: 0 };
       const count = (key: string, n: number) => (counters[key] = (counters[key] ?? 0) + n);
+      // A language with more files than the bound is left to the search tier at once: its run would spend the time
+      // budget and the memory cap and give nothing.
+      const fits = (files: number, indexer: string) => {
+        if (files <= this.deps.limits.maxFiles) return true;
+        this.log.warn(`${name}: ${indexer} not run: ${files} files, over SYMBOLS_PRECISE_MAX_FILES (${this.deps.limits.maxFiles})`);
+        count('precise_failed_too_large', 1);
+        return false;
+      };
+      const scripts = state.typescript + state.javascript;
+      const indexers = [
+        ...(typescript && fits(scripts, 'scip-typescript') ? [scipTypescript(state.typescript === 0)] : []),
+        ...(state.python > 0 && fits(state.python, 'scip-python') ? [scipPython(name, commit ?? 'working-tree')] : []),
+      ];
       const indexes: ScipIndex[] = [];
       let occurrences = 0;
       for (const indexer of indexers) {
