@@ -51,6 +51,14 @@ describe('vector-search settings', () => {
     assert.throws(() => local({ VECTOR_LOCAL_CHUNKS_MAX: 'many' }), /VECTOR_LOCAL_CHUNKS_MAX/);
   });
 
+  it('bounds the pack of small repositories by VECTOR_LOCAL_PACK_CHUNKS (default 250,000; 0: no pack), refusing what is not a count', () => {
+    const local = (environment: NodeJS.ProcessEnv) => loadConfig({ VECTOR_STORE: 'local', ...environment }).vectorStore;
+    assert.equal((local({}) as { packChunks: number }).packChunks, 250_000);
+    assert.equal((local({ VECTOR_LOCAL_PACK_CHUNKS: '0' }) as { packChunks: number }).packChunks, 0);
+    assert.throws(() => local({ VECTOR_LOCAL_PACK_CHUNKS: '-1' }), /VECTOR_LOCAL_PACK_CHUNKS/);
+    assert.throws(() => local({ VECTOR_LOCAL_PACK_CHUNKS: 'lots' }), /VECTOR_LOCAL_PACK_CHUNKS/);
+  });
+
   it("weighs the definitions a query names at SEARCH_DEFINITION_WEIGHT (default 6; 0 leaves them out), refusing what is not a weight", () => {
     assert.equal(loadConfig({}).definitionWeight, 6);
     assert.equal(loadConfig({ SEARCH_DEFINITION_WEIGHT: '0' }).definitionWeight, 0);

@@ -65,6 +65,15 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
       details:
         'memory then follows this setting, not the number of repositories; a search over more repositories than fit opens each it needs, and holds them while it runs ([ADR 0054](adr/0054-org-scale.md)).',
     }),
+  VECTOR_LOCAL_PACK_CHUNKS: env
+    .int(0, 1_000_000_000)
+    .default(250_000)
+    .meta({
+      description:
+        'chunks the pack holds at most (`VECTOR_STORE=local`): one search index of the repositories with at most 2,000 chunks each, which a search over 64 repositories or more, among them every one in the pack, reads instead of each one\'s own; `0`: no pack',
+      details:
+        'held in memory beside `VECTOR_LOCAL_CHUNKS_MAX` (twice, while a new pack is built beside the one in use); built from Postgres in the background once writes pause for 5 s, and again after a write to a repository it holds ([ADR 0062](adr/0062-pack-small-repositories.md)).',
+    }),
   EMBEDDINGS_URL: env.url(['http', 'https']).optional().meta({
     description:
       'an OpenAI-compatible `/v1/embeddings` endpoint (its base `…/v1` or the full URL; OpenAI, Ollama, vLLM, TEI); goes with `EMBEDDINGS_MODEL`',
@@ -184,6 +193,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): VectorSearchConfig {
             kind: 'local',
             dir: resolve(e.VECTORS_INDEX_DIR ?? join(dataDir(e.SEXTANT_DATA_DIR, environment), 'vector-index')),
             maxChunks: e.VECTOR_LOCAL_CHUNKS_MAX,
+            packChunks: e.VECTOR_LOCAL_PACK_CHUNKS,
           }
         : store === 'qdrant'
           ? { kind: 'qdrant', url: e.QDRANT_URL!, apiKey: e.QDRANT_API_KEY, timeoutMs: e.QDRANT_TIMEOUT_MS }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { LocalIndex, type ChunkSource, type IndexedChunk } from './local-index.js';
+import { LocalIndex, PACK_MIN_REPOSITORIES, PACK_REPOSITORY_CHUNKS, type ChunkSource, type IndexedChunk } from './local-index.js';
 
 const DIM = 8;
 
@@ -18,14 +18,16 @@ function axis(i: number, noise = 0): Float32Array {
 class Rows implements ChunkSource {
   readonly byRepo = new Map<string, Map<bigint, IndexedChunk>>();
   pagesRead = 0;
+  /** Called before a page is read (a test's write in the middle of a build). */
+  onPage: ((repo: string) => Promise<void>) | undefined;
 
-  apply(repo: string, removed: bigint[], added: Array<{ key: bigint; vector: Float32Array; words?: string[] }>) {
+  apply(repo: string, removed: bigint[], added: Array<{ key: bigint; vector: Float32Array; words?: string[]; path?: string }>) {
     const rows = this.byRepo.get(repo) ?? new Map<bigint, IndexedChunk>();
     for (const key of removed) rows.delete(key);
-    const chunks = added.map(({ key, vector, words = [] }) => ({
+    const chunks = added.map(({ key, vector, words = [], path = `src/${key}.ts` }) => ({
       key,
       vector,
-      path: `src/${key}.ts`,
+      path,
       terms: new Map(words.map((w) => [w, 1])),
     }));
     for (const c of chunks) rows.set(c.key, c);
@@ -40,6 +42,7 @@ class Rows implements ChunkSource {
 
   async page(repo: string, afterKey: bigint, limit: number) {
     this.pagesRead++;
+    await this.onPage?.(repo);
     return [...(this.byRepo.get(repo)?.values() ?? [])]
       .filter(({ key }) => key > afterKey)
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
@@ -215,5 +218,116 @@ describe('LocalIndex (per repository: HNSW vectors and BM25 postings; Postgres a
     assert.equal(await vectors.size('a'), 0);
     assert.deepEqual(await vectors.nearest(['a'], axis(0), 5), []);
     await vectors.close();
+  });
+
+  it('packs small repositories into one index that a search over many reads, answering as their own indexes do', async () => {
+    const rows = new Rows();
+    const small = Array.from({ length: PACK_MIN_REPOSITORIES + 6 }, (_, i) => `r${String(i).padStart(2, '0')}`);
+    // Every small repository's chunks are as long on average as the pack's (BM25 normalizes by the index's average).
+    const words = ['alpha', 'retry', 'queue', 'parse', 'token'];
+    // Distinct directions, so that no two chunks tie for nearest.
+    let seed = 40;
+    const random = () => Float32Array.from({ length: DIM }, () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647 - 0.5);
+    small.forEach((repo, i) =>
+      rows.apply(
+        repo,
+        [],
+        [0, 1, 2].map((j) => ({
+          key: BigInt(i * 10 + j + 1),
+          vector: random(),
+          words: [repo, words[(i + j) % words.length], ...(j === 0 ? ['shared'] : [])],
+          // The same path in two repositories is two files.
+          path: j === 0 ? 'src/index.ts' : `src/${repo}/${j}.ts`,
+        })),
+      ),
+    );
+    rows.apply(
+      'big',
+      [],
+      Array.from({ length: PACK_REPOSITORY_CHUNKS + 1 }, (_, j) => ({
+        key: 100_000n + BigInt(j),
+        vector: random(),
+        words: ['big', words[j % words.length]],
+      })),
+    );
+    const all = [...small, 'big'];
+    const probe = random();
+    const own = new LocalIndex({ dir: dir(), dimension: DIM, source: rows });
+    const packed = new LocalIndex({ dir: dir(), dimension: DIM, source: rows, maxChunks: 1, packChunks: 100_000, packQuietMs: 10 });
+    const answers = async (index: LocalIndex, ids: readonly string[]) => [
+      await index.nearest(ids, probe, 10),
+      await index.lexical(ids, ['retry', 'shared', 'r07'], 10, null, 16),
+      await index.files(ids, ['shared', 'queue'], 100, null, 16),
+    ];
+
+    // Asked for at start (before a search), built once writes pause; its repositories' own indexes are never read.
+    await packed.warm(all);
+    await packed.packed();
+    assert.equal(packed.repositoriesPacked(), small.length, 'every small repository is packed, the large one is not');
+    const expected = await answers(own, all);
+    const read = rows.pagesRead;
+    assert.deepEqual(await answers(packed, all), expected);
+    assert.equal(rows.pagesRead - read, 2, 'only the large repository was opened (read from the record: two pages)');
+    assert.equal(expected[2].filter((f) => f.key % 10n === 1n).length, small.length, "every repository's src/index.ts is a file");
+
+    // A write to a packed repository: the pack is dropped at once (searches read that repository's own index), and
+    // built again once writes pause.
+    await packed.write('r05', async () => rows.apply('r05', [51n], [{ key: 59n, vector: probe, words: ['r05', 'retry', 'fresh'] }]));
+    assert.equal(packed.repositoriesPacked(), 0);
+    // What indexes read afresh from the record answer (an index in memory counts a removed chunk's terms in its df
+    // until it merges; one saved and opened again, as with maxChunks 1 here, no longer does).
+    const reread = new LocalIndex({ dir: dir(), dimension: DIM, source: rows });
+    const fresh = await answers(reread, all);
+    await reread.close();
+    assert.equal(fresh[0][0].key, 59n);
+    assert.deepEqual(await answers(packed, all), fresh);
+    await packed.packed();
+    assert.equal(packed.repositoriesPacked(), small.length);
+    assert.deepEqual(await answers(packed, all), fresh);
+
+    // A search over part of the pack's repositories reads their own indexes.
+    const part = all.filter((id) => id !== 'r05');
+    assert.deepEqual(await answers(packed, part), await answers(own, part));
+
+    // A write to a repository already read while a build runs: that pack is thrown away, and the next one has it.
+    await packed.write('r05', async () => rows.apply('r05', [59n], [{ key: 58n, vector: random(), words: ['r05', 'retry', 'later'] }]));
+    rows.onPage = async (repo) => {
+      if (repo !== 'r40') return;
+      rows.onPage = undefined;
+      // One chunk for another as long: the repository's average chunk length stays the pack's.
+      await packed.write('r03', async () => rows.apply('r03', [33n], [{ key: 39n, vector: probe, words: ['r03', 'midway'] }]));
+    };
+    // The build that finds r03 written stops; the next, after a pause, holds the write.
+    await packed.packed();
+    assert.equal(rows.onPage, undefined, 'the write happened during a build');
+    assert.equal(packed.repositoriesPacked(), small.length);
+    assert.deepEqual(
+      (await packed.lexical(all, ['midway'], 5, null, 16)).map((h) => h.key),
+      [39n],
+    );
+    const again = new LocalIndex({ dir: dir(), dimension: DIM, source: rows });
+    assert.deepEqual(await answers(packed, all), await answers(again, all));
+    await again.close();
+
+    // A repository dropped: the pack is built again without it.
+    await packed.drop(['r07']);
+    rows.byRepo.delete('r07');
+    assert.equal(packed.repositoriesPacked(), 0);
+    await packed.packed();
+    assert.equal(packed.repositoriesPacked(), small.length - 1);
+    assert.deepEqual(
+      (
+        await packed.lexical(
+          all.filter((id) => id !== 'r07'),
+          ['r07'],
+          5,
+          null,
+          16,
+        )
+      ).map((h) => h.key),
+      [],
+    );
+    await own.close();
+    await packed.close();
   });
 });

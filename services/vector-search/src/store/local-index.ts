@@ -43,23 +43,69 @@ export interface LocalIndexOptions {
    * Unbounded when left out.
    */
   maxChunks?: number;
+  /**
+   * Chunks the pack holds at most (VECTOR_LOCAL_PACK_CHUNKS; 0 or left out: no pack): one index of the small
+   * repositories, which a search over many repositories reads instead of each one's own (ADR 0062).
+   */
+  packChunks?: number;
+  /** How long writes must pause before a pack is built (PACK_QUIET_MS; shorter in tests). */
+  packQuietMs?: number;
 }
 
 /** HNSW parameters: 16 links per node, 128 candidates while adding, 512 while searching (bench/search: recall@10 0.87 at 64, 0.94 at 256, 0.96 at 512 on 170k chunks). */
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 128;
 const EXPANSION_SEARCH = 512;
+/**
+ * The pack's candidates while searching: its graph holds every small repository's chunks at once. On bench/org's 997
+ * small repositories (83,079 chunks), the 50 nearest: recall 0.978 and 1.7 ms at 256, 0.984 and 4.2 ms at 512.
+ */
+const PACK_EXPANSION_SEARCH = 256;
 const REBUILD_PAGE = 5_000;
 /** While writes go on, indexes are saved at most this long after the first unsaved change (a crash costs a rebuild, not data). */
 const SAVE_AT_MOST_MS = 30_000;
 /** Changes are saved to disk this long after the last one (and at close). */
 const SAVE_DELAY_MS = 2_000;
 
+/** A search over at least this many repositories reads the pack (below it, their own indexes cost little). */
+export const PACK_MIN_REPOSITORIES = 64;
+/** A repository with more chunks than this keeps its own index only (a search over it alone is what it is for). */
+export const PACK_REPOSITORY_CHUNKS = 2_000;
+/** Writes pause this long before a pack is built: onboarding an organization does not rebuild it at every job. */
+const PACK_QUIET_MS = 5_000;
+/** A search rebuilds the pack once more than this many of its repositories are neither packed nor too large for it. */
+const PACK_NEWCOMERS = 8;
+/**
+ * Chunks added to the pack's HNSW index at a time, the event loop served between (a build runs beside searches): 83,079
+ * chunks took 21–25 s on 2 cores, so about 30 ms a batch.
+ */
+const PACK_BATCH = 100;
+/** After a build thrown away (a repository in it written meanwhile), the next waits twice as long, up to this. */
+const PACK_BACKOFF_MAX_MS = 300_000;
+
 interface RepositoryIndex {
   index: InstanceType<typeof usearch.Index>;
   postings: Postings;
   tally: KeyTally;
   dirty: boolean;
+}
+
+/**
+ * The pack: the chunks of many small repositories in one HNSW index and one postings index (each path prefixed with
+ * its repository's number in the pack, so two repositories' `src/index.ts` stay two files). Read-only: a write to a
+ * member discards it, and it is built again from Postgres once writes pause. A search reads it only when it covers
+ * every member (an organization-wide search); the repositories it does not hold are read one by one beside it.
+ */
+interface Pack {
+  index: InstanceType<typeof usearch.Index>;
+  postings: Postings;
+  members: ReadonlySet<string>;
+  /**
+   * Repositories it was built over and left out (more than PACK_REPOSITORY_CHUNKS chunks, none, or no room left), with
+   * their count of writes then: one written to since may now belong in it.
+   */
+  left: ReadonlyMap<string, number>;
+  chunks: number;
 }
 
 /**
@@ -84,9 +130,21 @@ export class LocalIndex {
   private readonly queues = new Map<string, Promise<unknown>>();
   private saveTimer: NodeJS.Timeout | undefined;
   private unsavedSince: number | undefined;
+  private pack: Pack | undefined;
+  /** Writes (and drops) per repository so far: a pack built meanwhile may lack one, and is not used. */
+  private readonly writes = new Map<string, number>();
+  private lastWrite = 0;
+  /** The repositories the next pack is built over; its timer; the build running. */
+  private packWanted: readonly string[] | undefined;
+  private packTimer: NodeJS.Timeout | undefined;
+  private packing: Promise<void> | undefined;
+  /** How long writes must pause before the next build: longer after each build thrown away. */
+  private packDelay: number;
+  private closed = false;
 
   constructor(private readonly options: LocalIndexOptions) {
     mkdirSync(options.dir, { recursive: true });
+    this.packDelay = options.packQuietMs ?? PACK_QUIET_MS;
   }
 
   /**
@@ -98,7 +156,7 @@ export class LocalIndex {
     // Opened first, so that a load never sees half a change.
     await this.open(repositoryId);
     await this.exclusive(repositoryId, async () => {
-      const { removed, added } = await change();
+      const { removed, added } = await change().finally(() => this.touch(repositoryId));
       // Closed since it was opened (least recently used): its files lack this change, so its tally no longer matches
       // Postgres and the next open rebuilds it from there.
       const entry = this.loaded.get(repositoryId);
@@ -124,19 +182,21 @@ export class LocalIndex {
 
   /** The nearest keys to `vector` in each repository's index, merged: best first, at most `k`. */
   async nearest(repositoryIds: readonly string[], vector: Float32Array, k: number): Promise<Array<{ key: bigint; score: number }>> {
+    const { pack, rest } = this.divide(repositoryIds);
     const top = new TopK(k);
-    for (const id of repositoryIds) {
-      const entry = await this.open(id);
-      const size = entry.index.size();
-      if (size === 0) continue;
+    const offer = (index: InstanceType<typeof usearch.Index>) => {
+      const size = index.size();
+      if (size === 0) return;
       // One query is one task: on one thread. Left to choose (0), USearch hands it to a pool, 15 µs a call more
       // (bench/org: 15 ms of a search over 1,000 repositories).
-      const { keys, distances } = entry.index.search(vector, Math.min(k, size), 1);
+      const { keys, distances } = index.search(vector, Math.min(k, size), 1);
       for (let i = 0; i < keys.length; i++) {
         const score = 1 - distances[i];
         if (score > top.floor) top.offer(keys[i], score);
       }
-    }
+    };
+    if (pack) offer(pack.index);
+    for (const id of rest) offer((await this.open(id)).index);
     return top.sorted();
   }
 
@@ -162,32 +222,29 @@ export class LocalIndex {
         .sort((a, b) => a.df - b.df)
         .slice(0, maxTerms)
         .map((t) => ({ term: t.term, idf: idf(Math.max(n, t.df), t.df) }));
-    if (this.inMemory(repositoryIds)) {
-      const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
-      const n = entries.reduce((sum, e) => sum + e.postings.size, 0);
+    const { pack, rest } = this.divide(repositoryIds, pathPrefix);
+    const held = await this.held(pack, rest);
+    if (held) {
+      const n = held.reduce((sum, p) => sum + p.size, 0);
       const query = weigh(
         n,
-        words.map((term) => entries.reduce((sum, e) => sum + e.postings.df(term), 0)),
+        words.map((term) => held.reduce((sum, p) => sum + p.df(term), 0)),
       );
       if (query.length === 0) return [];
       const top = new TopK(k);
-      for (const e of entries) top.offerAll(e.postings.top(query, k, pathPrefix, top.floor));
+      for (const p of held) top.offerAll(p.top(query, k, pathPrefix, top.floor));
       return top.sorted();
     }
     let n = 0;
     const df = words.map(() => 0);
-    for (const id of repositoryIds) {
-      const { postings } = await this.open(id);
+    await this.eachPostings(pack, rest, (postings) => {
       n += postings.size;
       words.forEach((term, t) => (df[t] += postings.df(term)));
-    }
+    });
     const query = weigh(n, df);
     if (query.length === 0) return [];
     const top = new TopK(k);
-    for (const id of repositoryIds) {
-      const { postings } = await this.open(id);
-      top.offerAll(postings.top(query, k, pathPrefix, top.floor));
-    }
+    await this.eachPostings(pack, rest, (postings) => top.offerAll(postings.top(query, k, pathPrefix, top.floor)));
     return top.sorted();
   }
 
@@ -204,9 +261,9 @@ export class LocalIndex {
     pathPrefix: string | null,
     maxTerms: number,
   ): Promise<Array<{ key: bigint; score: number }>> {
-    const together = this.inMemory(repositoryIds);
-    const entries = together ? await Promise.all(repositoryIds.map((id) => this.open(id))) : [];
-    const kept = together ? entries.map((e) => e.postings.fileMatches(words, pathPrefix)) : [];
+    const { pack, rest } = this.divide(repositoryIds, pathPrefix);
+    const held = await this.held(pack, rest);
+    const kept = held ? held.map((p) => p.fileMatches(words, pathPrefix)) : [];
     let files = 0;
     let length = 0;
     const df = words.map(() => 0);
@@ -215,8 +272,8 @@ export class LocalIndex {
       length += f.length;
       f.terms.forEach((term, t) => (df[t] += term.files));
     };
-    if (together) kept.forEach(count);
-    else for (const id of repositoryIds) count((await this.open(id)).postings.fileMatches(words, pathPrefix));
+    if (held) kept.forEach(count);
+    else await this.eachPostings(pack, rest, (postings) => count(postings.fileMatches(words, pathPrefix)));
     if (files === 0) return [];
     const average = length / files;
     const used = words
@@ -227,20 +284,168 @@ export class LocalIndex {
     if (used.length === 0) return [];
     const idfs = words.map((_, t) => (used.includes(t) ? idf(files, df[t]) : 0));
     const top = new TopK(k);
-    if (together) entries.forEach((e, i) => top.offerAll(e.postings.topFiles(kept[i], idfs, average, k, top.floor)));
+    if (held) held.forEach((p, i) => top.offerAll(p.topFiles(kept[i], idfs, average, k, top.floor)));
     else {
-      for (const id of repositoryIds) {
-        // Matched again with the index as it is now: the first pass's view of it may predate a write, or a reload.
-        const { postings } = await this.open(id);
-        top.offerAll(postings.topFiles(postings.fileMatches(words, pathPrefix), idfs, average, k, top.floor));
-      }
+      // Matched again with each index as it is now: the first pass's view of it may predate a write, or a reload.
+      await this.eachPostings(pack, rest, (postings) =>
+        top.offerAll(postings.topFiles(postings.fileMatches(words, pathPrefix), idfs, average, k, top.floor)),
+      );
     }
     return top.sorted();
   }
 
-  /** Whether every one of these repositories' indexes is in memory (a search over them then opens none). */
-  private inMemory(repositoryIds: readonly string[]): boolean {
-    return repositoryIds.every((id) => this.loaded.has(id));
+  /**
+   * The postings of the pack and of these repositories when every one of their indexes is in memory (a search over
+   * them then opens none and reads each once); undefined when some must be opened (then `eachPostings`, one at a time).
+   */
+  private async held(pack: Pack | undefined, repositoryIds: readonly string[]): Promise<Postings[] | undefined> {
+    if (!repositoryIds.every((id) => this.loaded.has(id))) return undefined;
+    const entries = await Promise.all(repositoryIds.map((id) => this.open(id)));
+    return [...(pack ? [pack.postings] : []), ...entries.map((e) => e.postings)];
+  }
+
+  /** Visits the pack's postings and then each repository's, opening one index at a time. */
+  private async eachPostings(pack: Pack | undefined, repositoryIds: readonly string[], visit: (postings: Postings) => void): Promise<void> {
+    if (pack) visit(pack.postings);
+    for (const id of repositoryIds) visit((await this.open(id)).postings);
+  }
+
+  /**
+   * The pack, when a search over these repositories may read it (it holds only repositories among them, and the
+   * search has no path prefix: the pack's paths carry their repository's number), and the repositories it does not
+   * hold. Asks for a pack (built once writes pause) when there is none, or when too many of these are not in it.
+   */
+  private divide(repositoryIds: readonly string[], pathPrefix: string | null = null): { pack: Pack | undefined; rest: readonly string[] } {
+    const none = { pack: undefined, rest: repositoryIds };
+    if (!this.options.packChunks || repositoryIds.length < PACK_MIN_REPOSITORIES) return none;
+    const pack = this.pack;
+    if (!pack) {
+      this.wantPack(repositoryIds);
+      return none;
+    }
+    if (pathPrefix !== null) return none;
+    const scope = new Set(repositoryIds);
+    for (const id of pack.members) if (!scope.has(id)) return none;
+    const rest = repositoryIds.filter((id) => !pack.members.has(id));
+    if (rest.filter((id) => this.newcomer(pack, id)).length > PACK_NEWCOMERS) this.wantPack(repositoryIds);
+    return { pack, rest };
+  }
+
+  /** Whether a repository the pack does not hold might belong in it: not looked at, or written to since it was left out. */
+  private newcomer(pack: Pack, repositoryId: string): boolean {
+    const writes = pack.left.get(repositoryId);
+    return writes === undefined || writes !== (this.writes.get(repositoryId) ?? 0);
+  }
+
+  /** Repositories the pack holds (0 when there is none). */
+  repositoriesPacked(): number {
+    return this.pack?.members.size ?? 0;
+  }
+
+  /** Resolves once no pack build is waiting or running (tests, and a bench that waits for a settled process). */
+  async packed(): Promise<void> {
+    while (this.packTimer || this.packing) {
+      if (this.packing) await this.packing;
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** A write or drop of the repository: a pack holding it no longer says what it holds, and is built again. */
+  private touch(repositoryId: string): void {
+    this.writes.set(repositoryId, (this.writes.get(repositoryId) ?? 0) + 1);
+    this.lastWrite = Date.now();
+    const pack = this.pack;
+    if (pack?.members.has(repositoryId)) {
+      this.pack = undefined;
+      this.wantPack([...pack.members, ...pack.left.keys()]);
+    }
+  }
+
+  /**
+   * Builds a pack over these repositories once writes have paused for PACK_QUIET_MS (one build at a time; after a
+   * build thrown away, twice as long as before, up to PACK_BACKOFF_MAX_MS).
+   */
+  private wantPack(repositoryIds: readonly string[]): void {
+    if (!this.options.packChunks || this.closed) return;
+    this.packWanted = repositoryIds;
+    if (this.packTimer || this.packing) return;
+    const quiet = this.packDelay;
+    this.packTimer = setTimeout(() => {
+      this.packTimer = undefined;
+      const ids = this.packWanted;
+      if (!ids || this.closed) return;
+      if (Date.now() - this.lastWrite < quiet) return this.wantPack(ids);
+      this.packWanted = undefined;
+      this.packing = this.buildPack(ids)
+        .then((built) => {
+          const base = this.options.packQuietMs ?? PACK_QUIET_MS;
+          this.packDelay = built ? base : Math.min(PACK_BACKOFF_MAX_MS, this.packDelay * 2);
+          // Asked for meanwhile (searches find no pack while one is built): needed only for repositories it did not look at.
+          const pack = this.pack;
+          if (pack && this.packWanted?.every((id) => pack.members.has(id) || !this.newcomer(pack, id))) this.packWanted = undefined;
+        })
+        .catch((error: Error) => this.log.warn(`could not pack the small repositories' search indexes (${error.message})`))
+        .finally(() => {
+          this.packing = undefined;
+          if (this.packWanted) this.wantPack(this.packWanted);
+        });
+    }, quiet);
+    this.packTimer.unref();
+  }
+
+  /**
+   * Builds and installs a pack of these repositories' chunks read from Postgres: those with at most
+   * PACK_REPOSITORY_CHUNKS chunks, while they fit in `packChunks`. Whether it was installed: not when a repository in
+   * it was written to meanwhile (it might lack the change; checked after each repository, so the build stops early,
+   * and asked for again) or the index closed.
+   */
+  private async buildPack(repositoryIds: readonly string[]): Promise<boolean> {
+    const started = new Map(repositoryIds.map((id) => [id, this.writes.get(id) ?? 0]));
+    const written = (id: string) => (this.writes.get(id) ?? 0) !== started.get(id);
+    const max = this.options.packChunks ?? 0;
+    const index = this.create(PACK_EXPANSION_SEARCH);
+    const postings = new Postings();
+    const members = new Set<string>();
+    const left = new Map<string, number>();
+    let chunks = 0;
+    const batch: IndexedChunk[] = [];
+    const flush = async () => {
+      this.add({ index, postings, tally: { count: 0, sum: 0n }, dirty: false }, batch.splice(0, PACK_BATCH));
+      // The HNSW insertions above held the thread: searches waiting meanwhile go first.
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    const abandoned = () => this.closed || [...members].some(written);
+    // Once each, whatever the list given holds.
+    for (const id of new Set(repositoryIds)) {
+      if (abandoned()) return this.abandon(repositoryIds);
+      const { count } = await this.options.source.tally(id);
+      if (count === 0 || count > PACK_REPOSITORY_CHUNKS || chunks + count > max) {
+        left.set(id, started.get(id)!);
+        continue;
+      }
+      const number = members.size;
+      members.add(id);
+      chunks += count;
+      for (let after = -1n; ;) {
+        const rows = await this.options.source.page(id, after, REBUILD_PAGE);
+        if (rows.length === 0) break;
+        for (const row of rows) batch.push({ ...row, path: `${number}/${row.path}` });
+        after = rows.at(-1)!.key;
+        while (batch.length >= PACK_BATCH) await flush();
+      }
+    }
+    while (batch.length > 0) await flush();
+    // Checked and installed in one step: a write after this discards the pack it finds.
+    if (abandoned()) return this.abandon(repositoryIds);
+    this.pack = { index, postings, members, left, chunks };
+    this.log.log(`packed ${members.size} small repositories' search indexes (${chunks} chunks) into one`);
+    return true;
+  }
+
+  /** A build stopped: asked for again (unless the index closed), after a longer pause. */
+  private abandon(repositoryIds: readonly string[]): false {
+    if (!this.closed) this.wantPack(repositoryIds);
+    return false;
   }
 
   /** Vectors the repository's index holds. */
@@ -251,6 +456,8 @@ export class LocalIndex {
   /** Forgets repositories: their indexes and files. */
   async drop(repositoryIds: readonly string[]): Promise<void> {
     for (const id of repositoryIds) {
+      this.touch(id);
+      this.packWanted = this.packWanted?.filter((wanted) => wanted !== id);
       await this.exclusive(id, async () => {
         this.indexes.delete(id);
         this.loaded.delete(id);
@@ -263,6 +470,7 @@ export class LocalIndex {
 
   /** Opens (loads or rebuilds) the indexes of these repositories ahead of the first search, as many as `maxChunks` holds. */
   async warm(repositoryIds: readonly string[]): Promise<void> {
+    if (repositoryIds.length >= PACK_MIN_REPOSITORIES) this.wantPack(repositoryIds);
     for (const id of repositoryIds) {
       if (this.chunksInMemory() >= (this.options.maxChunks ?? Infinity)) return;
       await this.open(id);
@@ -283,6 +491,11 @@ export class LocalIndex {
 
   /** Saves what changed (closed indexes' saves included); then stops the timer. */
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.packTimer);
+    this.packTimer = undefined;
+    await this.packing;
+    this.pack = undefined;
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     await this.save();
@@ -432,14 +645,14 @@ export class LocalIndex {
     }
   }
 
-  private create(): InstanceType<typeof usearch.Index> {
+  private create(expansionSearch = EXPANSION_SEARCH): InstanceType<typeof usearch.Index> {
     return new usearch.Index({
       dimensions: this.options.dimension,
       metric: usearch.MetricKind.Cos,
       quantization: usearch.ScalarKind.F16,
       connectivity: CONNECTIVITY,
       expansion_add: EXPANSION_ADD,
-      expansion_search: EXPANSION_SEARCH,
+      expansion_search: expansionSearch,
       multi: false,
     });
   }

@@ -30,11 +30,15 @@ export class LocalVectors implements VectorIndex {
   private sql!: Record<'filtered' | 'tally' | 'page' | 'repositories', Statement>;
   private index!: LocalIndex;
 
-  /** `dir`: the data directory's search indexes (a folder per collection under it); `maxChunks`: held in memory at most. */
+  /**
+   * `dir`: the data directory's search indexes (a folder per collection under it); `maxChunks`: held in memory at
+   * most; `packChunks`: the pack of small repositories' at most (ADR 0062).
+   */
   constructor(
     private readonly table: ChunkTable,
     private readonly dir: string,
     private readonly maxChunks: number,
+    private readonly packChunks: number,
   ) {}
 
   literal(vector: Float32Array): string {
@@ -51,7 +55,8 @@ export class LocalVectors implements VectorIndex {
       ),
       page: sql(
         `chunks.${c}.page`,
-        `SELECT key::text AS key, embedding, path, lexemes::text AS lexemes FROM ${t} WHERE repository_id = $1 AND key > $2::bigint ORDER BY key LIMIT $3`,
+        // In the column's order: `ORDER BY key` alone would sort the text output column (10 before 9).
+        `SELECT key::text AS key, embedding, path, lexemes::text AS lexemes FROM ${t} WHERE repository_id = $1 AND key > $2::bigint ORDER BY ${t}.key LIMIT $3`,
       ),
       repositories: sql(`chunks.${c}.repositories`, `SELECT repository_id AS id FROM "vector_search"."indexed" WHERE collection = $1`),
     };
@@ -60,6 +65,7 @@ export class LocalVectors implements VectorIndex {
       dir: join(this.dir, c),
       dimension: this.table.dimension,
       maxChunks: this.maxChunks,
+      packChunks: this.packChunks,
       source: {
         tally: async (repositoryId) => {
           const row = (await db.run<{ count: number; sum: string }>(this.sql.tally, [repositoryId])).rows[0];

@@ -71,7 +71,7 @@ describe('BM25 in Postgres (TermTables): ranks as the local store ranks', () => 
     db = new Database({ url: pg.url, schema: SCHEMA, migrations: MIGRATIONS, poolSize: 2, connectTimeoutMs: 5_000 });
     await db.start();
     dir = mkdtempSync(join(tmpdir(), 'sx-terms-'));
-    localStore = new ChunkStore(db, local, { kind: 'local', dir, maxChunks: 100_000 });
+    localStore = new ChunkStore(db, local, { kind: 'local', dir, maxChunks: 100_000, packChunks: 0 });
     postgresStore = new ChunkStore(db, postgres, { kind: 'postgres' });
     await localStore.replace(repository, 'c1', await Promise.all(files.map((f) => embedded(local, f))), []);
     await postgresStore.replace(repository, 'c1', await Promise.all(files.map((f) => embedded(postgres, f))), []);

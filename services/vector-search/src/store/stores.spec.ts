@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Database, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import { HashingEmbedder } from '../embedding/hashing-embedder.js';
@@ -139,6 +142,40 @@ describe('vector stores: a new one is one class and one entry (ADR 0052)', () =>
     assert.deepEqual(await store.lexical(['backoff'], filter), []);
     await store.purge(['r1']);
     assert.equal(made!.points.size, 0);
+  });
+
+  it('the local store rebuilds an index from Postgres in key order (keys 1 to 12: as text, 10 sorts before 9)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sx-local-rebuild-'));
+    try {
+      const local = { kind: 'local' as const, dir, maxChunks: 100_000, packChunks: 0 };
+      // A collection of its own (the first test's is recorded with the memory store): its keys start at 1.
+      const own = new HashingEmbedder(32);
+      const first = new ChunkStore(db, own, local);
+      const repository = { id: 'r-rebuild', name: 'many' };
+      const files = await Promise.all(
+        Array.from({ length: 12 }, async (_, i) => {
+          const path = `src/f${i}.ts`;
+          const c = await chunk(path, 0, `export const widget${i} = 1`);
+          return { path, chunks: [{ ...c, embedding: (await own.embed([c.content]))[0] }] };
+        }),
+      );
+      await first.replace(repository, 'c1', files, []);
+      await first.close();
+      // A tally that no longer matches: the next open rebuilds from Postgres, one page after another.
+      for (const name of readdirSync(join(dir, first.collection))) if (name.endsWith('.json')) rmSync(join(dir, first.collection, name));
+      const second = new ChunkStore(db, own, local);
+      const filter = { repositoryIds: ['r-rebuild'], pathPrefix: null, limit: 20 };
+      const [query] = await own.embed(['export const widget']);
+      assert.equal((await second.dense(query, filter)).length, 12);
+      assert.deepEqual(
+        (await second.lexical(['widget11'], filter)).map((h) => h.path),
+        ['src/f11.ts'],
+      );
+      await second.purge(['r-rebuild']);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds the chunks of definitions by name: exact names first, then by last name; within the filter', async () => {

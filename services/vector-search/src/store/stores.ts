@@ -12,7 +12,7 @@ import type { ChunkTable, VectorIndex } from './vector-index.js';
  * memory), `postgres` (pgvector, else exact scans), or Qdrant.
  */
 export type VectorStorePreference =
-  | { kind: 'local'; dir: string; maxChunks: number }
+  | { kind: 'local'; dir: string; maxChunks: number; packChunks: number }
   | { kind: 'postgres' }
   | { kind: 'qdrant'; url: string; apiKey: string | undefined; timeoutMs: number };
 
@@ -29,8 +29,8 @@ export const VECTOR_STORES = {
   pgvector: (table) => new PostgresVectors(table, 'pgvector'),
   array: (table) => new PostgresVectors(table, 'array'),
   local: (table, preference) => {
-    const { dir, maxChunks } = preference as Extract<VectorStorePreference, { kind: 'local' }>;
-    return new LocalVectors(table, dir, maxChunks);
+    const { dir, maxChunks, packChunks } = preference as Extract<VectorStorePreference, { kind: 'local' }>;
+    return new LocalVectors(table, dir, maxChunks, packChunks);
   },
   qdrant: (table, preference) => new QdrantVectors(table, preference as Extract<VectorStorePreference, { kind: 'qdrant' }>),
 } satisfies Record<string, VectorStoreFactory>;
