@@ -29,7 +29,8 @@
  *     the before and after of a change that does not touch indexing, without indexing 1,000 repositories again.
  *   --shards: distributed instead (bench/org/shards.ts): every service its own process over NATS and Postgres
  *     (TEST_NATS_URL / TEST_DATABASE_URL, else the local ports), 2 shards of symbol-indexer and of vector-search; prints
- *     the repositories, files and CPU time of each shard, and PASS/MISS for a split within ±20 %.
+ *     the repositories, files, CPU time and peak RSS of each shard (and the peak RSS of the registry and the gateway), and
+ *     PASS/MISS for a split within ±20 %.
  *   --repositories N: another count (fewer than 100: no large repositories; for a first try of the bench).
  *   The corpus is kept under $SEXTANT_BENCH_ORG (default <tmp>/sextant-bench-org-<form>) and reused.
  *   Settings given in the environment (VECTOR_LOCAL_CHUNKS_MAX, VECTOR_LOCAL_PACK_CHUNKS, SEXTANT_HEAD_CACHE_MS, SEXTANT_INDEXING_STAGES,

@@ -2,7 +2,8 @@
  * bench/org --shards: the org indexed in distributed mode with 2 shards of each indexer (symbol-indexer and
  * vector-search, SEXTANT_SHARDS), over NATS and Postgres (TEST_NATS_URL / TEST_DATABASE_URL, else the local ports), and
  * how the work split between the shards: the repositories each shard's process cloned (its checkouts), their files,
- * and its CPU time (/proc).
+ * and its CPU time (/proc); and each process's peak RSS (VmHWM), which a run with fewer repositories
+ * (`--repositories N`) compares: what grows with the number of repositories.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import {
   GitDaemon,
   infrastructure,
   leanCaller,
+  memory,
   startGateway,
   startService,
   type RunningProcess,
@@ -82,19 +84,30 @@ export async function shards(org: Org, inFlight: number): Promise<void> {
     );
     // The work each shard's process did: the repositories it cloned (its checkouts; a batch is deleted with its job),
     // their files, and its CPU time.
-    const byWorker = new Map<string, { repositories: number; files: number; cpuMs: number }>();
+    const byWorker = new Map<string, { repositories: number; files: number; cpuMs: number; peak: number }>();
     for (const [pid, worker] of workers) {
       const [service, , index] = worker.split(' ');
       const dir = join(work, `${service}-${index}`, service === 'symbol-indexer' ? 'symbol-checkouts' : 'vector-checkouts');
       const entries = readdirSync(dir);
       const cloned = org.repositories.filter((r) => entries.some((e) => e.includes(`_${r.name}.git_`) || e.includes(`_${r.name}_`)));
-      byWorker.set(worker, { repositories: cloned.length, files: cloned.reduce((sum, r) => sum + r.files, 0), cpuMs: await cpuMs(pid) });
+      byWorker.set(worker, {
+        repositories: cloned.length,
+        files: cloned.reduce((sum, r) => sum + r.files, 0),
+        cpuMs: await cpuMs(pid),
+        peak: (await memory(pid)).peak,
+      });
     }
     console.log(
       `distributed, 2 shards of each indexer: ${org.repositories.length} repositories indexed in ${seconds.toFixed(0)} s; jobs ${JSON.stringify(Object.fromEntries(jobs.map((j) => [j.status, j.n])))}`,
     );
     for (const [worker, sum] of [...byWorker].sort())
-      console.log(`  ${worker.padEnd(28)}${sum.repositories} repositories, ${sum.files} files, CPU ${(sum.cpuMs / 1000).toFixed(1)} s`);
+      console.log(
+        `  ${worker.padEnd(28)}${sum.repositories} repositories, ${sum.files} files, CPU ${(sum.cpuMs / 1000).toFixed(1)} s, peak RSS ${(sum.peak / 2 ** 20).toFixed(0)} MB`,
+      );
+    const peakMb = async (pid: number) => ((await memory(pid)).peak / 2 ** 20).toFixed(0);
+    console.log(
+      `  peak RSS of workspace-registry ${await peakMb(processes[0].pid)} MB, of the gateway ${await peakMb(gateway.process.pid)} MB`,
+    );
     console.log('\ntargets:');
     for (const service of ['symbol-indexer', 'vector-search']) {
       for (const measure of ['repositories', 'files', 'cpuMs'] as const) {
