@@ -73,7 +73,7 @@ export const PACK_MIN_REPOSITORIES = 64;
 export const PACK_REPOSITORY_CHUNKS = 2_000;
 /** Writes pause this long before a pack is built: onboarding an organization does not rebuild it at every job. */
 const PACK_QUIET_MS = 5_000;
-/** A search rebuilds the pack once more than this many of its repositories are neither packed nor too large for it. */
+/** A search rebuilds the pack once more than this many of its repositories are neither in it nor left out of it unchanged. */
 const PACK_NEWCOMERS = 8;
 /**
  * Chunks added to the pack's HNSW index at a time, the event loop served between (a build runs beside searches): 83,079
@@ -105,7 +105,6 @@ interface Pack {
    * their count of writes then: one written to since may now belong in it.
    */
   left: ReadonlyMap<string, number>;
-  chunks: number;
 }
 
 /**
@@ -437,7 +436,7 @@ export class LocalIndex {
     while (batch.length > 0) await flush();
     // Checked and installed in one step: a write after this discards the pack it finds.
     if (abandoned()) return this.abandon(repositoryIds);
-    this.pack = { index, postings, members, left, chunks };
+    this.pack = { index, postings, members, left };
     this.log.log(`packed ${members.size} small repositories' search indexes (${chunks} chunks) into one`);
     return true;
   }
