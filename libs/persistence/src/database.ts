@@ -5,6 +5,7 @@ import { busError } from '@sextant/contracts';
 import { ServiceError } from '@sextant/work';
 import { markSpanError, SpanKind, spansExported, tracer } from '@sextant/telemetry';
 import { isDatabaseUnavailable } from './errors.js';
+import { inProcessStream } from './embedded-postgres.js';
 
 export interface DatabaseOptions {
   /** Postgres URL (`postgres://…`); in embedded mode, the PGlite server's. */
@@ -177,7 +178,7 @@ export class Database {
       connectTimeoutMS: connectTimeoutMs,
       applicationName: `sextant-${schema}`,
       logging: false,
-      extra: { idleTimeoutMillis: 30_000 },
+      extra: { idleTimeoutMillis: 30_000, ...this.inProcess() },
     });
     try {
       await source.initialize();
@@ -206,7 +207,11 @@ export class Database {
 
   /** Creates the schema and runs pending migrations while holding a session advisory lock, so replicas take turns. */
   private async migrate(source: DataSource): Promise<void> {
-    const lock = new pg.Client({ connectionString: this.options.url, connectionTimeoutMillis: this.options.connectTimeoutMs });
+    const lock = new pg.Client({
+      connectionString: this.options.url,
+      connectionTimeoutMillis: this.options.connectTimeoutMs,
+      ...this.inProcess(),
+    });
     await lock.connect();
     const key = `sextant:migrations:${this.options.schema}`;
     try {
@@ -217,6 +222,12 @@ export class Database {
       await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => undefined);
       await lock.end().catch(() => undefined);
     }
+  }
+
+  /** The embedded database of this process, when it is the one: reached in memory, not through its socket (`pg`'s `stream`). */
+  private inProcess(): { stream?: ReturnType<typeof inProcessStream> } {
+    const stream = inProcessStream(this.options.url);
+    return stream ? { stream } : {};
   }
 
   private unavailable(): ServiceError {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { Database, sql } from './database.js';
+import { inProcessStream, startEmbeddedPostgres } from './embedded-postgres.js';
 
 describe('embedded Postgres', () => {
   it('keeps data across restarts and serves pgvector', async () => {
@@ -122,6 +123,53 @@ describe('embedded Postgres', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  // Proves a Database of the process that started the embedded database reaches it in memory: with the socket file
+  // gone, a client through the socket is refused, and the Database still runs its statements, transactions and
+  // messages of megabytes, and ends its connections (80 opened and closed in turn, past the server's 64).
+  it('serves its own process in memory, not through the socket', async () => {
+    const server = await startEmbeddedPostgres({ dataDir: 'memory://' });
+    const db = new Database({ url: server.url, schema: 'inproc', migrations: [], poolSize: 2, connectTimeoutMs: 2_000 });
+    try {
+      assert.ok(inProcessStream(server.url), 'an in-process connection is offered for this URL');
+      assert.equal(inProcessStream('postgres://postgres@localhost/postgres?host=%2Felsewhere'), undefined, 'and for no other');
+      rmSync(join(new URL(server.url).searchParams.get('host')!, '.s.PGSQL.5432'));
+      const outside = new pg.Client({ connectionString: server.url });
+      await assert.rejects(outside.connect(), /ENOENT/, 'the socket is gone');
+      await db.start();
+      assert.equal(db.ready, true);
+      await db.run(sql('create', 'CREATE TABLE "inproc"."blobs" (id int PRIMARY KEY, body text NOT NULL)'), []);
+      const body = 'x'.repeat(5 << 20);
+      await db.transaction(async (m) => {
+        await db.run(sql('put', 'INSERT INTO "inproc"."blobs" VALUES ($1, $2)'), [1, body], m);
+        await db.run(sql('put', 'INSERT INTO "inproc"."blobs" VALUES ($1, $2)'), [2, 'two'], m);
+      });
+      const { rows } = await db.run<{ n: number; length: number }>(
+        sql('size', 'SELECT count(*)::int AS n, max(length(body))::int AS length FROM "inproc"."blobs"'),
+        [],
+      );
+      assert.deepEqual(rows, [{ n: 2, length: 5 << 20 }]);
+      await assert.rejects(
+        db.transaction(async (m) => {
+          await db.run(sql('put', 'INSERT INTO "inproc"."blobs" VALUES ($1, $2)'), [3, 'three'], m);
+          await db.run(sql('put', 'INSERT INTO "inproc"."blobs" VALUES ($1, $2)'), [1, 'again'], m);
+        }),
+        /duplicate key/,
+      );
+      const after = await db.run<{ n: number }>(sql('count', 'SELECT count(*)::int AS n FROM "inproc"."blobs"'), []);
+      assert.equal(after.rows[0].n, 2, 'the failed transaction left nothing behind');
+      for (let i = 0; i < 80; i++) {
+        const client = new pg.Client({ connectionString: server.url, stream: inProcessStream(server.url) });
+        await client.connect();
+        assert.equal((await client.query('SELECT $1::int AS i', [i])).rows[0].i, i);
+        await client.end();
+      }
+    } finally {
+      await db.stop();
+      await server.stop();
+    }
+    assert.equal(inProcessStream(server.url), undefined, 'a stopped database is no longer offered');
   });
 });
 

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Duplex } from 'node:stream';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -54,14 +55,99 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     socket.remove();
     throw error;
   }
+  const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socket.path)}`;
+  const accept = (server as unknown as { handleConnection?: (socket: Duplex) => Promise<void> }).handleConnection?.bind(server);
+  if (accept) inProcess.set(url, () => connectInProcess(accept));
   return {
-    url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socket.path)}`,
+    url,
     async stop() {
+      inProcess.delete(url);
       await server.stop();
       await db.close();
       socket.remove();
     },
   };
+}
+
+/** Per embedded database of this process (by its URL): a new in-process connection to it. */
+const inProcess = new Map<string, () => Duplex>();
+
+/**
+ * For a `pg` client of this process (its `stream` option), a connection to the embedded database at `url` that
+ * never leaves the process; undefined when `url` is no embedded database of this process (another process's, a
+ * server's). The socket stays for everything else (`sextant keys`, `psql`).
+ *
+ * Why: every query through the Unix socket costs four system calls and two turns of the event loop on each side,
+ * and pglite-socket joins a big message's socket reads with one `Buffer.concat` per read (quadratic in its size).
+ * In memory a message arrives whole, as `pg` wrote it.
+ */
+export function inProcessStream(url: string): (() => Duplex) | undefined {
+  return inProcess.get(url);
+}
+
+/**
+ * Two ends of an in-memory connection: what one writes the other reads. The ends are half-close free (ending one
+ * ends both, as a socket `pg` ends), and carry the few `net.Socket` methods `pg` and pglite-socket call.
+ */
+class End extends Duplex {
+  peer!: End;
+  readonly remoteAddress = 'in-process';
+  readonly remotePort = 0;
+
+  constructor() {
+    super({ allowHalfOpen: false });
+  }
+
+  override _read(): void {
+    // Data is pushed by the peer's writes.
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.peer.push(chunk);
+    done();
+  }
+
+  override _final(done: (error?: Error | null) => void): void {
+    this.peer.push(null);
+    done();
+  }
+
+  override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
+    if (!this.peer.destroyed) this.peer.destroy();
+    done(error);
+  }
+
+  /** `pg` connects its stream itself: already connected, it says so on the next tick. */
+  connect(): this {
+    process.nextTick(() => this.emit('connect'));
+    return this;
+  }
+
+  setNoDelay(): this {
+    return this;
+  }
+
+  setKeepAlive(): this {
+    return this;
+  }
+
+  ref(): this {
+    return this;
+  }
+
+  unref(): this {
+    return this;
+  }
+}
+
+/** A new connection: one end handed to the socket server as if it had accepted it, the other returned to `pg`. */
+function connectInProcess(accept: (socket: Duplex) => Promise<void>): Duplex {
+  const client = new End();
+  const server = new End();
+  client.peer = server;
+  server.peer = client;
+  void accept(server);
+  return client;
 }
 
 /**
