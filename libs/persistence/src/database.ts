@@ -1,3 +1,5 @@
+import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource, type EntityManager, type MigrationInterface } from 'typeorm';
@@ -224,10 +226,14 @@ export class Database {
     }
   }
 
-  /** The embedded database of this process, when it is the one: reached in memory, not through its socket (`pg`'s `stream`). */
-  private inProcess(): { stream?: ReturnType<typeof inProcessStream> } {
-    const stream = inProcessStream(this.options.url);
-    return stream ? { stream } : {};
+  /**
+   * The embedded database of this process, when it is the one: reached in memory, not through its socket (`pg`'s
+   * `stream`). Looked up for each connection: should that database have stopped, the connection goes to the socket.
+   */
+  private inProcess(): { stream?: () => Duplex } {
+    const { url } = this.options;
+    if (!inProcessStream(url)) return {};
+    return { stream: () => inProcessStream(url)?.() ?? new Socket() };
   }
 
   private unavailable(): ServiceError {

@@ -171,6 +171,31 @@ describe('embedded Postgres', () => {
     }
     assert.equal(inProcessStream(server.url), undefined, 'a stopped database is no longer offered');
   });
+
+  // Proves an in-memory connection holds one of the server's connections only from connect to end: clients made and
+  // never connected take none, and a connection ended frees its place for the next at once.
+  it('counts an in-memory connection against the cap only while it is connected', async () => {
+    const server = await startEmbeddedPostgres({ dataDir: 'memory://', maxConnections: 2 });
+    const connect = inProcessStream(server.url)!;
+    const clients: pg.Client[] = [];
+    try {
+      for (let i = 0; i < 3; i++) new pg.Client({ connectionString: server.url, stream: connect }); // never connected
+      for (let i = 0; i < 2; i++) {
+        clients.push(new pg.Client({ connectionString: server.url, stream: connect }));
+        await clients[i].connect();
+      }
+      for (let i = 0; i < 10; i++) {
+        await clients.shift()!.end();
+        const next = new pg.Client({ connectionString: server.url, stream: connect });
+        clients.push(next);
+        await next.connect();
+        assert.equal((await next.query('SELECT $1::int AS i', [i])).rows[0].i, i);
+      }
+    } finally {
+      for (const client of clients) await client.end().catch(() => undefined);
+      await server.stop();
+    }
+  });
 });
 
 /**

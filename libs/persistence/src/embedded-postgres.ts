@@ -77,9 +77,9 @@ const inProcess = new Map<string, () => Duplex>();
  * never leaves the process; undefined when `url` is no embedded database of this process (another process's, a
  * server's). The socket stays for everything else (`sextant keys`, `psql`).
  *
- * Why: every query through the Unix socket costs four system calls and two turns of the event loop on each side,
- * and pglite-socket joins a big message's socket reads with one `Buffer.concat` per read (quadratic in its size).
- * In memory a message arrives whole, as `pg` wrote it.
+ * Why: every query through the Unix socket costs four system calls (a write and a read each way) and the event
+ * loop's turns to serve them, and pglite-socket joins a big message's socket reads with one `Buffer.concat` per read
+ * (quadratic in its size). In memory a message arrives whole, as `pg` wrote it.
  */
 export function inProcessStream(url: string): (() => Duplex) | undefined {
   return inProcess.get(url);
@@ -91,6 +91,8 @@ export function inProcessStream(url: string): (() => Duplex) | undefined {
  */
 class End extends Duplex {
   peer!: End;
+  /** For the client's end: hands the server's end to the socket server once `pg` connects. */
+  onConnect?: () => void;
   readonly remoteAddress = 'in-process';
   readonly remotePort = 0;
 
@@ -107,6 +109,12 @@ class End extends Duplex {
     done();
   }
 
+  /** Messages `pg` wrote together (a query's Parse, Bind, Execute, Sync) cross as one chunk, as one socket read would. */
+  override _writev(chunks: Array<{ chunk: Buffer }>, done: (error?: Error | null) => void): void {
+    this.peer.push(chunks.length === 1 ? chunks[0].chunk : Buffer.concat(chunks.map((c) => c.chunk)));
+    done();
+  }
+
   override _final(done: (error?: Error | null) => void): void {
     this.peer.push(null);
     done();
@@ -117,9 +125,18 @@ class End extends Duplex {
     done(error);
   }
 
-  /** `pg` connects its stream itself: already connected, it says so on the next tick. */
+  /**
+   * `pg` connects its stream itself (it makes the stream when it makes the client, which may never connect): only now
+   * does the server take the other end, on the next turn of the event loop as an accepted socket is (so a connection
+   * just ended has left the server's count), and the client hears it is connected.
+   */
   connect(): this {
-    process.nextTick(() => this.emit('connect'));
+    const accept = this.onConnect;
+    this.onConnect = undefined;
+    setImmediate(() => {
+      accept?.();
+      this.emit('connect');
+    });
     return this;
   }
 
@@ -146,7 +163,7 @@ function connectInProcess(accept: (socket: Duplex) => Promise<void>): Duplex {
   const server = new End();
   client.peer = server;
   server.peer = client;
-  void accept(server);
+  client.onConnect = () => void accept(server);
   return client;
 }
 
