@@ -55,4 +55,28 @@ describe('data directory', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // Proves a restarted container comes back: its process often has the same pid as the run that left the lock on the
+  // volume, and that pid is alive (it is this process), yet the lock is an earlier run's. A lock this process took
+  // itself is still refused to a second taker in the same process.
+  it("takes over a lock naming this process's own pid that this process did not take", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sextant-lock-'));
+    try {
+      const earlier = {
+        pid: process.pid,
+        started_at: '2026-01-01T00:00:00.000Z',
+        command: '/app/services/workspace-registry/dist/main.js',
+      };
+      writeFileSync(join(dir, 'sextant.lock'), JSON.stringify(earlier));
+      const lock = lockDataDir(dir);
+      const recorded = JSON.parse(readFileSync(join(dir, 'sextant.lock'), 'utf8')) as { pid: number; started_at: string };
+      assert.equal(recorded.pid, process.pid);
+      assert.notEqual(recorded.started_at, earlier.started_at, "the lock is this run's now");
+      assert.throws(() => lockDataDir(dir), /in use by another Sextant process/);
+      lock.release();
+      lockDataDir(dir).release();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -44,11 +44,17 @@ export interface DataDirLock {
 
 const LOCK_FILE = 'sextant.lock';
 
+/** Lock files this process holds: a lock naming this process's pid that is not one of them was left by another. */
+const held = new Set<string>();
+
 /**
  * One process at a time per data directory: PGlite's files take one writer,
  * and two clone caches would evict each other's clones. The lock file names
- * the holder; a lock left by a dead process is taken over. A live holder is
- * reported in one line: which process, where it serves, what to do.
+ * the holder; a lock left by a dead process is taken over. So is a lock that
+ * names this process's own pid without this process having taken it: left by
+ * an earlier run in another PID namespace (a restarted container starts its
+ * process under the same pid, on the same volume). A live holder is reported
+ * in one line: which process, where it serves, what to do.
  */
 export function lockDataDir(dir: string): DataDirLock {
   mkdirSync(dir, { recursive: true });
@@ -59,9 +65,13 @@ export function lockDataDir(dir: string): DataDirLock {
       const fd = openSync(file, 'wx', 0o600);
       writeFileSync(fd, JSON.stringify(self));
       closeSync(fd);
+      held.add(file);
       return {
         describe: (details) => writeFileSync(file, JSON.stringify({ ...self, ...details })),
-        release: () => rmSync(file, { force: true }),
+        release: () => {
+          held.delete(file);
+          rmSync(file, { force: true });
+        },
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -70,7 +80,8 @@ export function lockDataDir(dir: string): DataDirLock {
         );
       }
       const holder = readHolder(file);
-      if (holder && processAlive(holder.pid)) throw inUse(dir, holder);
+      const earlierRun = holder?.pid === process.pid && !held.has(file);
+      if (holder && !earlierRun && processAlive(holder.pid)) throw inUse(dir, holder);
       rmSync(file, { force: true });
     }
   }
