@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { StartupError } from './config.js';
@@ -56,13 +56,16 @@ describe('data directory', () => {
     }
   });
 
-  // Proves a restarted container comes back: its process often has the same pid as the run that left the lock on the
-  // volume, and that pid is alive (it is this process), yet the lock is an earlier run's. A lock this process took
-  // itself is still refused to a second taker in the same process.
-  it("takes over a lock naming this process's own pid that this process did not take", () => {
+  // Proves a restarted container comes back: its process often has the same pid and hostname as the run that left the
+  // lock on the volume, and that pid is alive (it is this process), yet the lock is an earlier run's. Another host's
+  // lock under this pid (another container running at once) and a lock this process took itself are still refused.
+  it("takes over a lock naming this process's own pid and host that this process did not take", () => {
     const dir = mkdtempSync(join(tmpdir(), 'sextant-lock-'));
     try {
+      writeFileSync(join(dir, 'sextant.lock'), JSON.stringify({ pid: process.pid, host: `not-${hostname()}` }));
+      assert.throws(() => lockDataDir(dir), /in use by another Sextant process/, 'another container with the same pid');
       const earlier = {
+        host: hostname(),
         pid: process.pid,
         started_at: '2026-01-01T00:00:00.000Z',
         command: '/app/services/workspace-registry/dist/main.js',
@@ -73,6 +76,7 @@ describe('data directory', () => {
       assert.equal(recorded.pid, process.pid);
       assert.notEqual(recorded.started_at, earlier.started_at, "the lock is this run's now");
       assert.throws(() => lockDataDir(dir), /in use by another Sextant process/);
+      assert.throws(() => lockDataDir(`${dir}/.`), /in use by another Sextant process/, 'the same directory spelled otherwise');
       lock.release();
       lockDataDir(dir).release();
     } finally {

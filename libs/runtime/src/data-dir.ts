@@ -1,5 +1,5 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { StartupError } from './config.js';
@@ -32,6 +32,8 @@ interface LockHolder {
   pid: number;
   started_at?: string;
   command?: string;
+  /** The host (a container's hostname) it ran on: a pid means something only there. */
+  host?: string;
   /** The MCP endpoint of a holder serving HTTP. */
   url?: string;
 }
@@ -44,22 +46,28 @@ export interface DataDirLock {
 
 const LOCK_FILE = 'sextant.lock';
 
-/** Lock files this process holds: a lock naming this process's pid that is not one of them was left by another. */
+/** Lock files this process holds (real paths): a lock naming this process's pid and host that is not one of them is an earlier run's. */
 const held = new Set<string>();
 
 /**
  * One process at a time per data directory: PGlite's files take one writer,
  * and two clone caches would evict each other's clones. The lock file names
  * the holder; a lock left by a dead process is taken over. So is a lock that
- * names this process's own pid without this process having taken it: left by
- * an earlier run in another PID namespace (a restarted container starts its
- * process under the same pid, on the same volume). A live holder is reported
+ * names this process's own pid and host without this process having taken it:
+ * a restarted container keeps its hostname and starts its process under the
+ * same pid, on the same volume. (Another container running at the same time
+ * has another hostname, and is refused as before.) A live holder is reported
  * in one line: which process, where it serves, what to do.
  */
 export function lockDataDir(dir: string): DataDirLock {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, LOCK_FILE);
-  const self: LockHolder = { pid: process.pid, started_at: new Date().toISOString(), command: process.argv.slice(1).join(' ') };
+  const file = join(realpathSync(dir), LOCK_FILE);
+  const self: LockHolder = {
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+    command: process.argv.slice(1).join(' '),
+    host: hostname(),
+  };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx', 0o600);
@@ -80,7 +88,7 @@ export function lockDataDir(dir: string): DataDirLock {
         );
       }
       const holder = readHolder(file);
-      const earlierRun = holder?.pid === process.pid && !held.has(file);
+      const earlierRun = holder?.pid === process.pid && holder.host === self.host && !held.has(file);
       if (holder && !earlierRun && processAlive(holder.pid)) throw inUse(dir, holder);
       rmSync(file, { force: true });
     }
