@@ -54,12 +54,16 @@ describe('SymbolStore (PGlite, real SQL and migrations)', () => {
   });
 
   it('leaves the files as they were when a later statement of the write fails (one transaction)', async () => {
+    await store.replace('r2', 'c1', [bigFile('src/kept.ts', 10, (i) => `k${i}`)], []);
     const before = await count('symbols');
     // The last symbol has no name (the column is NOT NULL): the third of its statements fails, after two went in.
-    const broken = bigFile('src/big.ts', 2_500, (i) => (i === 2_499 ? (null as unknown as string) : `g${i}`));
-    await assert.rejects(store.replace('r1', 'c2', [broken], []));
+    const broken = bigFile('src/kept.ts', 2_500, (i) => (i === 2_499 ? (null as unknown as string) : `g${i}`));
+    await assert.rejects(store.replace('r2', 'c2', [broken], []), /null value in column "name"/);
     assert.equal(await count('symbols'), before);
-    assert.deepEqual((await store.locate('g0', { repositoryIds: ['r1'], limit: 5 })).rows, []);
-    assert.equal((await store.locate('f0', { repositoryIds: ['r1'], limit: 5 })).rows.length, 1);
+    assert.deepEqual((await store.locate('g0', { repositoryIds: ['r2'], limit: 5 })).rows, []);
+    assert.deepEqual(
+      (await store.outline('r2', 'src/kept.ts'))?.symbols.map((s) => s.name),
+      Array.from({ length: 10 }, (_, i) => `k${i}`),
+    );
   });
 });

@@ -367,13 +367,11 @@ function locateStatement(where: readonly string[]): ReturnType<typeof sql> {
  * Rows per insert statement. Embedded Postgres (PGlite) runs a statement on the event loop's thread, in one piece, at
  * about 28 µs a symbol row: a batch's symbols in one statement held the thread most of a second, and a parse thread
  * done with its file waited that long for its next one (the parse threads were idle a third of a full index of
- * bench/symbols' corpus). A thousand rows hold it ~30 ms; the transaction is the same. The full index took 4–7% less
- * time (two pairs of runs: 203.8 and 201.8 s before, 194.2 and 190.0 s after).
+ * bench/symbols' corpus). A thousand symbol rows hold it ~30 ms, and the event loop runs what is ready between two
+ * statements (pglite-socket serves each message on a turn of its own); the transaction is the same. The full index
+ * took 4–7% less time (two pairs of runs: 203.8 and 201.8 s before, 194.2 and 190.0 s after).
  */
 const STATEMENT_ROWS = 1_000;
-
-/** Lets the event loop run what is ready (a parse thread's result, its next task) before the next statement. */
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Rows written before the first ANALYZE; each later one waits for twice as many (PGlite has no autovacuum to keep statistics). */
 const FIRST_ANALYZE_ROWS = 50_000;
@@ -447,7 +445,7 @@ export class SymbolStore {
 
   /**
    * `rows` inserted by `statement`, whose `$1` is the repository and whose next parameters are one array per column:
-   * STATEMENT_ROWS at a time, with a turn of the event loop between them (see STATEMENT_ROWS).
+   * STATEMENT_ROWS at a time.
    */
   private async insertRows<R>(
     manager: EntityManager,
@@ -457,7 +455,6 @@ export class SymbolStore {
     columns: ReadonlyArray<(row: R) => unknown>,
   ): Promise<void> {
     for (let start = 0; start < rows.length; start += STATEMENT_ROWS) {
-      if (start > 0) await yieldToEventLoop();
       const part = rows.slice(start, start + STATEMENT_ROWS);
       await this.db.run(statement, [repositoryId, ...columns.map((column) => part.map(column))], manager);
     }
