@@ -365,11 +365,13 @@ function locateStatement(where: readonly string[]): ReturnType<typeof sql> {
 
 /**
  * Rows per insert statement. Embedded Postgres (PGlite) runs a statement on the event loop's thread, in one piece, at
- * about 28 µs a symbol row: a batch's symbols in one statement held the thread most of a second, and a parse thread
- * done with its file waited that long for its next one (the parse threads were idle a third of a full index of
- * bench/symbols' corpus). A thousand symbol rows hold it ~30 ms, and the event loop runs what is ready between two
- * statements (pglite-socket serves each message on a turn of its own); the transaction is the same. The full index
- * took 4–7% less time (two pairs of runs: 203.8 and 201.8 s before, 194.2 and 190.0 s after).
+ * about 28 µs a symbol row: a batch's symbols in one statement held the thread most of a second, during which no parse
+ * thread done with its file was handed its next one. A thousand symbol rows hold it ~30 ms (refs rows with long packed
+ * occurrences longer: the bound is a count), and the event loop runs what is ready between two statements
+ * (pglite-socket serves each message on a turn of its own); the transaction is the same. A full index of bench/symbols'
+ * corpus took 4–7% less time (two pairs of runs: 203.8 and 201.8 s before, 194.2 and 190.0 s after, measured with an
+ * explicit turn between statements since dropped as redundant); the parse threads, idle a third of it before, mostly
+ * wait on other things (CPU shared with storage on two cores).
  */
 const STATEMENT_ROWS = 1_000;
 
