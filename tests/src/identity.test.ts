@@ -81,14 +81,22 @@ describe('repository identity: a restart merges the rows of one repository writt
       assert.equal(rows[0].locator, repository.fileUrl);
       assert.match(second.process.output(), new RegExp(`merged repository ${merged}`), 'the merge is logged');
 
-      // The projects service moves the memberships (the registry sends them at start, and again until taken).
+      // The projects service moves the memberships (the registry sends them at start, and again until taken); the
+      // registry records the move once the projects service has answered, so a reader can see the one before the other.
       let members: Array<{ project_id: string; repository_id: string }> = [];
+      let recorded = 0;
       for (let i = 0; i < 100; i++) {
         members = await queryOnce(
           database.url,
           `SELECT project_id, repository_id FROM "projects"."project_repositories" ORDER BY project_id, repository_id`,
         );
-        if (!members.some((m) => m.repository_id === merged)) break;
+        const [moved] = await queryOnce<{ n: number }>(
+          database.url,
+          `SELECT count(*)::int AS n FROM "workspace_registry"."repository_merges" WHERE merged_id = $1 AND memberships_moved_at IS NOT NULL`,
+          [merged],
+        );
+        recorded = moved.n;
+        if (!members.some((m) => m.repository_id === merged) && recorded === 1) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.deepEqual(
@@ -97,12 +105,7 @@ describe('repository identity: a restart merges the rows of one repository writt
           .sort(),
         ['ops:kept', 'web:kept'],
       );
-      const moved = await queryOnce<{ n: number }>(
-        database.url,
-        `SELECT count(*)::int AS n FROM "workspace_registry"."repository_merges" WHERE merged_id = $1 AND memberships_moved_at IS NOT NULL`,
-        [merged],
-      );
-      assert.equal(moved[0].n, 1);
+      assert.equal(recorded, 1, 'the registry records the move');
 
       // Both ids and every spelling name the one repository.
       const client = await httpClient(second.url);
