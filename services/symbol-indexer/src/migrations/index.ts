@@ -6,6 +6,7 @@ import { PathPrefix1732900000000 } from './1732900000000-path-prefix.js';
 import { PreciseTier1733000000000 } from './1733000000000-precise-tier.js';
 import { ScipUploads1733100000000 } from './1733100000000-scip-uploads.js';
 import { RelationshipKinds1733200000000 } from './1733200000000-relationship-kinds.js';
+import { RefsByFile1733300000000 } from './1733300000000-refs-by-file.js';
 
 /** The service's own schema. */
 export const SCHEMA = 'symbol_indexer';
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   PreciseTier1733000000000,
   ScipUploads1733100000000,
   RelationshipKinds1733200000000,
+  RefsByFile1733300000000,
 ];

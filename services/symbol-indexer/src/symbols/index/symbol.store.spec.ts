@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Database, startEmbeddedPostgres, type EmbeddedPostgres } from '@sextant/persistence';
 import type { ExtractedSymbol } from '@sextant/parsing';
 import { MIGRATIONS, SCHEMA } from '../../migrations/index.js';
+import { RefsByFile1733300000000 } from '../../migrations/1733300000000-refs-by-file.js';
 import { SymbolStore, type IndexedFile } from './symbol.store.js';
 
 /** A file of `n` functions, each calling the next by name: more rows than one insert statement takes. */
@@ -65,5 +66,52 @@ describe('SymbolStore (PGlite, real SQL and migrations)', () => {
       (await store.outline('r2', 'src/kept.ts'))?.symbols.map((s) => s.name),
       Array.from({ length: 10 }, (_, i) => `k${i}`),
     );
+  });
+});
+
+describe('migration RefsByFile (PGlite): refs looked up by file instead of a primary key on file and name', () => {
+  it('keeps the references stored before it, and a file indexed again replaces its rows', async () => {
+    const pg = await startEmbeddedPostgres({ dataDir: 'memory://' });
+    const options = { url: pg.url, schema: SCHEMA, poolSize: 2, connectTimeoutMs: 2_000 };
+    const earlier = new Database({ ...options, migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(RefsByFile1733300000000)) });
+    try {
+      await earlier.start();
+      await new SymbolStore(earlier).replace('r1', 'c1', [bigFile('src/a.ts', 30), bigFile('src/b.ts', 20)], []);
+    } finally {
+      await earlier.stop();
+    }
+    const db = new Database({ ...options, migrations: MIGRATIONS });
+    try {
+      await db.start();
+      const store = new SymbolStore(db);
+      const indexes = await db.run<{ name: string }>(
+        { name: 'refs.indexes', text: `SELECT indexname AS name FROM pg_indexes WHERE schemaname = '${SCHEMA}' AND tablename = 'refs' ORDER BY 1` },
+        [],
+      );
+      assert.deepEqual(
+        indexes.rows.map((r) => r.name),
+        ['refs_file', 'refs_name'],
+      );
+      // f10 is called in both files: found in each, as stored before the migration.
+      const before = await store.references(['f10'], ['r1'], 10);
+      assert.deepEqual(
+        before.map((r) => r.path),
+        ['src/a.ts', 'src/b.ts'],
+      );
+      // Indexed again, a file's rows are replaced, not added to: one row per name, as before.
+      await store.replace('r1', 'c2', [bigFile('src/a.ts', 30)], []);
+      const rows = await db.run<{ n: number }>(
+        { name: 'refs.count', text: `SELECT count(*)::int AS n FROM ${SCHEMA}.refs WHERE repository_id = 'r1' AND path = 'src/a.ts'` },
+        [],
+      );
+      assert.equal(rows.rows[0].n, 30);
+      assert.deepEqual(
+        (await store.references(['f10'], ['r1'], 10)).map((r) => r.path),
+        ['src/a.ts', 'src/b.ts'],
+      );
+    } finally {
+      await db.stop();
+      await pg.stop();
+    }
   });
 });
