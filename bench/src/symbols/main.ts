@@ -17,14 +17,11 @@
  *   memory      peak RSS of the symbol-indexer process (distributed) while it indexes the corpus
  * Usage: npm run bench:symbols [-- --quick]
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { languageOf, VENDORED_DIRECTORIES } from '@sextant/checkouts';
-import { git } from '@sextant/testing';
-import { ParsePool, parsedLanguages } from '@sextant/parsing';
+import { ParsePool } from '@sextant/parsing';
 import {
   createTestDatabase,
   infrastructure,
@@ -37,34 +34,13 @@ import {
   type RunningProcess,
   type ToolCaller,
 } from '@sextant/testing';
-import { buildCorpus } from '../grep/corpus.js';
-import { buildMonorepo } from '../indexing/monorepo.js';
 import { fullIndex, waitForJob } from '../jobs.js';
 import { summarize, verdict } from '../stats.js';
+import { MAX_BYTES, symbolsCorpus, type ParseableFile } from './corpus.js';
 
 const quick = process.argv.includes('--quick');
 const SYNCS = quick ? 5 : 20;
 const QUERIES = quick ? 50 : 200;
-const MAX_BYTES = 1024 * 1024;
-
-const vendored = new Set(VENDORED_DIRECTORIES);
-
-/** Parseable files of the corpus, as the index holds them (vendored directories skipped): path, language, bytes. */
-function parseable(dir: string): Array<{ path: string; language: string; bytes: number }> {
-  const paths = execFileSync('git', ['ls-files', '-z'], { cwd: dir, maxBuffer: 1 << 28 })
-    .toString()
-    .split('\0')
-    .filter(Boolean);
-  const files: Array<{ path: string; language: string; bytes: number }> = [];
-  for (const path of paths) {
-    const language = languageOf(path);
-    if (!language || !parsedLanguages().has(language)) continue;
-    if (path.split('/').some((part) => vendored.has(part))) continue; // what the walker skips
-    const bytes = readFileSync(join(dir, path)).length;
-    if (bytes <= MAX_BYTES) files.push({ path, language, bytes });
-  }
-  return files;
-}
 
 /**
  * Raw parse + query (no nesting, no storage), or `extract` alone, on `threads` threads (`parallel-worker.ts`; one
@@ -73,7 +49,7 @@ function parseable(dir: string): Array<{ path: string; language: string; bytes: 
 async function parallel(
   what: 'raw' | 'extract',
   dir: string,
-  files: ReturnType<typeof parseable>,
+  files: ParseableFile[],
   threads: number,
 ): Promise<{ mbPerSecond: number; seconds: number }> {
   const workers = Array.from(
@@ -99,7 +75,7 @@ async function parallel(
 }
 
 /** Every file through the parse pool, one thread per core, as the symbols stage parses them; results dropped: MB/s. */
-async function poolOnly(dir: string, files: ReturnType<typeof parseable>): Promise<{ mbPerSecond: number; seconds: number }> {
+async function poolOnly(dir: string, files: ParseableFile[]): Promise<{ mbPerSecond: number; seconds: number }> {
   const threads = availableParallelism();
   // The symbol indexer's per-file time budget (SYMBOLS_FILE_TIMEOUT_MS) and the corpus's size cap.
   const pool = new ParsePool({ threads, timeoutMs: 2_000, maxBytes: MAX_BYTES });
@@ -179,58 +155,10 @@ async function queries(
   };
 }
 
-/** Other languages' sources on this machine: the Go standard library (`go env GOROOT`), Python's and its installed packages (Debian's python3). */
-function systemSources(): Array<{ name: string; dir: string }> {
-  const found: Array<{ name: string; dir: string }> = [];
-  try {
-    const goroot = execFileSync('go', ['env', 'GOROOT']).toString().trim();
-    if (existsSync(join(goroot, 'src'))) found.push({ name: 'go', dir: realpathSync(join(goroot, 'src')) });
-  } catch {
-    // No Go toolchain: the corpus has no Go.
-  }
-  try {
-    // The standard library, then the packages Debian installed (site-packages directories that exist).
-    const program = 'import site, sysconfig; print("\\n".join([sysconfig.get_paths()["stdlib"], *site.getsitepackages()]))';
-    const [stdlib, ...packages] = execFileSync('/usr/bin/python3', ['-c', program]).toString().trim().split('\n');
-    if (stdlib && existsSync(stdlib)) found.push({ name: 'python', dir: realpathSync(stdlib) });
-    for (const [i, dir] of packages.filter((d) => existsSync(d)).entries())
-      found.push({ name: `python-packages${i}`, dir: realpathSync(dir) });
-  } catch {
-    // No system Python: the corpus has no Python.
-  }
-  return found;
-}
-
-/** The npm monorepo with the system's other sources beside it, as one git repository (built once, then reused). */
-function buildSymbolsRepository(corpusRoot: string, monorepo: string): { dir: string; files: number; languages: string[] } {
-  const dir = join(corpusRoot, 'symbols', 'monorepo');
-  const done = join(dir, '.sextant-symbols-complete');
-  const sources = systemSources();
-  const count = () =>
-    execFileSync('git', ['ls-files', '-z'], { cwd: dir, maxBuffer: 1 << 28 })
-      .toString()
-      .split('\0').length - 1;
-  const languages = ['npm', ...sources.map((s) => s.name)];
-  if (existsSync(done) && readFileSync(done, 'utf8') === languages.join(',')) return { dir, files: count(), languages };
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  git(dir, 'init', '-q', '--initial-branch=main');
-  cpSync(monorepo, join(dir, 'npm'), { recursive: true, filter: (src) => !src.startsWith(join(monorepo, '.git')) });
-  // Go's and Python's test data hold files that are not meant to parse (and some are not text): kept, as a real tree holds them.
-  for (const source of sources) cpSync(source.dir, join(dir, source.name), { recursive: true, dereference: true });
-  git(dir, 'add', '-A');
-  git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@sextant.invalid', 'commit', '-q', '-m', 'symbols corpus');
-  writeFileSync(done, languages.join(','));
-  return { dir, files: count(), languages };
-}
-
 const line = (p50s: ReadonlyMap<string, number>) => [...p50s].map(([tool, p50]) => `${tool} ${p50.toFixed(2)}`).join(', ');
 
 async function main(): Promise<void> {
-  const corpusRoot = process.env.SEXTANT_BENCH_CORPUS ?? join(tmpdir(), 'sextant-bench-corpus');
-  buildCorpus(corpusRoot);
-  const { dir, files: total, languages } = buildSymbolsRepository(corpusRoot, buildMonorepo(corpusRoot).dir);
-  const files = parseable(dir);
+  const { dir, total, languages, files } = symbolsCorpus();
   const megabytes = files.reduce((n, f) => n + f.bytes, 0) / 2 ** 20;
   const cores = availableParallelism();
   const byLanguage = new Map<string, number>();
