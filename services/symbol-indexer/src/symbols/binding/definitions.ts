@@ -3,7 +3,7 @@ import { languageOf } from '@sextant/checkouts';
 import { hasPackageScope, nameSpaceOf } from '@sextant/parsing';
 import { calledName, receiverResolver } from './receiver-types.js';
 import { packageKey, HIERARCHY_DEPTH, MEMBER_KINDS, placeMembers, REEXPORT_DEPTH, SELF, TYPE_LIKE, TYPE_ONLY } from './references.js';
-import type { ImportRow, Occurrence, SymbolRow, SymbolStore } from '../index/symbol.store.js';
+import type { ImportRow, Occurrence, ReferenceRow, SymbolRow, SymbolStore } from '../index/symbol.store.js';
 import { ownerKey, type BindingFacts } from './binding-facts.js';
 
 /** Same-named definitions considered in one repository. */
@@ -24,15 +24,25 @@ export class DefinitionResolver {
     private readonly facts: BindingFacts,
   ) {}
 
-  /** The definitions `name` denotes at `path:line` (`column` when the line uses it more than once), best first; none when it cannot tell. */
-  async at(repositoryId: string, path: string, name: string, line: number, column: number | undefined): Promise<SymbolRow[]> {
+  /**
+   * The definitions `name` denotes at `path:line` (`column` when the line uses it more than once), best first; none when
+   * it cannot tell. `uses`: the name's references row in that file, when the caller has read it already (not read again).
+   */
+  async at(
+    repositoryId: string,
+    path: string,
+    name: string,
+    line: number,
+    column: number | undefined,
+    uses?: ReferenceRow,
+  ): Promise<SymbolRow[]> {
     // Only definitions of languages that see this file's names (a TypeScript use never denotes a Python definition).
     const space = nameSpaceOf(languageOf(path));
     const candidates = (await this.store.locate(name, { repositoryIds: [repositoryId], limit: CANDIDATES })).rows.filter(
       (r) => r.name === name && nameSpaceOf(r.language) === space,
     );
     // Where the bindings tell nothing, the one definition of that name is the best guess.
-    const found = await this.resolve(repositoryId, path, name, line, column, space, candidates);
+    const found = await this.resolve(repositoryId, path, name, line, column, space, candidates, uses);
     return found.length === 0 && candidates.length === 1 ? candidates : found;
   }
 
@@ -44,12 +54,13 @@ export class DefinitionResolver {
     column: number | undefined,
     space: string,
     candidates: readonly SymbolRow[],
+    uses: ReferenceRow | undefined,
   ): Promise<SymbolRow[]> {
     const covers = (start: number) => column === undefined || (column >= start && column <= start + name.length);
     // The position is a definition's own name: that definition.
     const own = candidates.filter((c) => c.path === path && c.line === line && covers(c.column));
     if (own.length > 0) return mergedFirst(await this.declaredFirst(repositoryId, own, candidates), candidates);
-    const row = await this.store.referencesIn(repositoryId, path, name);
+    const row = uses ?? (await this.store.referencesIn(repositoryId, path, name));
     const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
     if (!use) return [];
     // A member of a literal held by a value of a named type: the type's member first, wherever it is written.

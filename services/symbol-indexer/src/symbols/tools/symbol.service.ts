@@ -20,7 +20,7 @@ import type { BindingFacts } from '../binding/binding-facts.js';
 import { DefinitionResolver } from '../binding/definitions.js';
 import { ReferenceBinder, type BoundReference } from '../binding/references.js';
 import { snippetOf, type SourceLines } from './source-lines.js';
-import { exactlyNamed, SAME_NAMED, splitName, type SymbolRow, type SymbolStore } from '../index/symbol.store.js';
+import { exactlyNamed, SAME_NAMED, splitName, type ReferenceRow, type SymbolRow, type SymbolStore } from '../index/symbol.store.js';
 import type { LabelledReference, LineReader, PreciseAnswers, Precision } from '../precise/precise-answers.js';
 import { packContext, tokenCounter } from './token-budget.js';
 
@@ -456,10 +456,12 @@ export class SymbolService {
     // Callees: the names it calls inside its body, each to the definition it denotes there.
     const inside = new Set([symbol.ordinal]);
     for (const r of inFile) if (inside.has(r.parent)) inside.add(r.ordinal);
-    const calls = new Map<string, { line: number; column: number }>();
+    // With each name's row of the file: resolving the callee reads it, and need not read it again.
+    const calls = new Map<string, { line: number; column: number; row: ReferenceRow }>();
     for (const row of await this.store.callsIn(symbol.repositoryId, symbol.path)) {
       for (const o of row.occurrences) {
-        if (o.kind === 'call' && inside.has(o.enclosing) && !calls.has(row.name)) calls.set(row.name, { line: o.line, column: o.column });
+        if (o.kind === 'call' && inside.has(o.enclosing) && !calls.has(row.name))
+          calls.set(row.name, { line: o.line, column: o.column, row });
       }
     }
     const word = /^[_$]*[\p{Ll}\p{Lu}][\p{Ll}\p{N}]+/u.exec(symbol.name)?.[0] ?? symbol.name;
@@ -474,7 +476,7 @@ export class SymbolService {
             precise.add(linked[0]);
             return linked;
           }
-          return this.definitions.at(symbol.repositoryId, symbol.path, name, at.line, at.column);
+          return this.definitions.at(symbol.repositoryId, symbol.path, name, at.line, at.column, at.row);
         }),
       ),
       parts.similar ? this.store.similar(word.length >= 3 ? word : symbol.name, symbol.name, scopeIds, limit) : [],
