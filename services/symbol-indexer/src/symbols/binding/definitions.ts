@@ -60,7 +60,8 @@ export class DefinitionResolver {
     // The position is a definition's own name: that definition.
     const own = candidates.filter((c) => c.path === path && c.line === line && covers(c.column));
     if (own.length > 0) return mergedFirst(await this.declaredFirst(repositoryId, own, candidates), candidates);
-    const row = uses ?? (await this.store.referencesIn(repositoryId, path, name));
+    const given = uses?.repositoryId === repositoryId && uses.path === path && uses.name === name ? uses : undefined;
+    const row = given ?? (await this.store.referencesIn(repositoryId, path, name));
     const use = row?.occurrences.find((o) => o.line === line && covers(o.column));
     if (!use) return [];
     // A member of a literal held by a value of a named type: the type's member first, wherever it is written.

@@ -74,14 +74,11 @@ describe('migration RefsByFile (PGlite): refs looked up by file instead of a pri
     const pg = await startEmbeddedPostgres({ dataDir: 'memory://' });
     const options = { url: pg.url, schema: SCHEMA, poolSize: 2, connectTimeoutMs: 2_000 };
     const earlier = new Database({ ...options, migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(RefsByFile1733300000000)) });
+    const db = new Database({ ...options, migrations: MIGRATIONS });
     try {
       await earlier.start();
       await new SymbolStore(earlier).replace('r1', 'c1', [bigFile('src/a.ts', 30), bigFile('src/b.ts', 20)], []);
-    } finally {
       await earlier.stop();
-    }
-    const db = new Database({ ...options, migrations: MIGRATIONS });
-    try {
       await db.start();
       const store = new SymbolStore(db);
       const indexes = await db.run<{ name: string }>(
@@ -110,6 +107,7 @@ describe('migration RefsByFile (PGlite): refs looked up by file instead of a pri
         ['src/a.ts', 'src/b.ts'],
       );
     } finally {
+      await earlier.stop();
       await db.stop();
       await pg.stop();
     }

@@ -242,7 +242,10 @@ const SQL = {
   ),
   callsIn: sql(
     'refs.of-file',
-    `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs} WHERE repository_id = $1 AND path = $2 AND occurrences LIKE '%,c,%'`,
+    // By name, as reading the primary key gave them before refs were looked up by file (ADR 0064): callers keep the
+    // first few, the same ones each time.
+    `SELECT repository_id AS "repositoryId", path, name, occurrences FROM ${T.refs}
+     WHERE repository_id = $1 AND path = $2 AND occurrences LIKE '%,c,%' ORDER BY name`,
   ),
   filesMentioning: sql(
     'refs.files-mentioning',
