@@ -7,12 +7,17 @@
  * then stored by the symbol indexer's own `SymbolStore.replace`, in batches of INDEX_BATCH_FILES' default (200 files),
  * into a fresh database migrated as the service migrates it, once per variant:
  *   as migrated         the schema the service runs
- *   no secondary index  only the primary keys: every other index of the five tables the symbols stage writes dropped
- *                       (refs, looked up by a non-unique index since migration RefsByFile, is left with none)
- *   no index            not even the primary keys: what the rows alone cost
+ *   refs primary key    refs keyed by (repository_id, path, name) again, as before migration RefsByFile (ADR 0064)
+ *   no secondary index  only what looks a file's rows up (the primary keys, and refs_file): every other index of the
+ *                       five tables the symbols stage writes dropped
+ *   no index            not even those: the rows, and each batch's deletes of its files' earlier rows scanning the
+ *                       tables instead
  * on embedded Postgres (PGlite in this process, reached as `npm start`'s services reach it: its CPU is this process's)
- * and, for the schema as migrated, on the Postgres server the tests use (BENCH_POSTGRES=0 to skip). Imports are
- * stored unresolved (target null): resolving reads the checkout, not the database.
+ * and, for the schema as migrated, on the Postgres server the tests use (BENCH_POSTGRES=0 to skip). Before the first
+ * timed variant, two batches are stored into a database of their own, untimed: the code paths compiled. The WAL is
+ * read right after the last batch; it includes any ANALYZE the store started meanwhile (every so many rows, as the
+ * service does), and on the Postgres server whatever else the server wrote. Imports are stored unresolved (target
+ * null): resolving reads the checkout, not the database.
  *
  * Usage: npm run bench:symbol-storage   (builds the corpus as bench:symbols does, the first time)
  */
@@ -33,7 +38,7 @@ if (!Number.isInteger(EVERY) || EVERY < 1) {
 const BATCH_FILES = 200;
 const TABLES = ['files', 'symbols', 'imports', 'refs', 'supertypes'] as const;
 
-type Variant = 'as migrated' | 'no secondary index' | 'no index';
+type Variant = 'as migrated' | 'refs primary key' | 'no secondary index' | 'no index';
 
 /** The files' extraction, as the symbols stage hands it to the store (imports unresolved). */
 async function extracted(dir: string, paths: readonly string[]): Promise<IndexedFile[]> {
@@ -65,6 +70,12 @@ async function extracted(dir: string, paths: readonly string[]): Promise<Indexed
 /** Drops what `variant` goes without, on the five tables the symbols stage writes. */
 async function strip(db: Database, variant: Variant): Promise<void> {
   if (variant === 'as migrated') return;
+  const run = (name: string, text: string) => db.run({ name, text }, []);
+  if (variant === 'refs primary key') {
+    await run('bench.refs-key', `ALTER TABLE "${SCHEMA}"."refs" ADD PRIMARY KEY ("repository_id", "path", "name")`);
+    await run('bench.drop.refs_file', `DROP INDEX "${SCHEMA}"."refs_file"`);
+    return;
+  }
   const tables = TABLES.map((t) => `'${t}'`).join(', ');
   const { rows } = await db.run<{ name: string; table: string; primary: boolean }>(
     {
@@ -76,13 +87,10 @@ async function strip(db: Database, variant: Variant): Promise<void> {
     [],
   );
   for (const index of rows) {
-    if (!index.primary) await db.run({ name: `bench.drop.${index.name}`, text: `DROP INDEX "${SCHEMA}"."${index.name}"` }, []);
-    else if (variant === 'no index') {
-      await db.run(
-        { name: `bench.drop.${index.name}`, text: `ALTER TABLE "${SCHEMA}"."${index.table}" DROP CONSTRAINT "${index.name}"` },
-        [],
-      );
-    }
+    const byFile = index.primary || index.name === 'refs_file';
+    if (byFile && variant === 'no secondary index') continue;
+    if (index.primary) await run(`bench.drop.${index.name}`, `ALTER TABLE "${SCHEMA}"."${index.table}" DROP CONSTRAINT "${index.name}"`);
+    else await run(`bench.drop.${index.name}`, `DROP INDEX "${SCHEMA}"."${index.name}"`);
   }
 }
 
@@ -111,6 +119,7 @@ async function store(url: string, variant: Variant, files: readonly IndexedFile[
     for (let i = 0; i < files.length; i += BATCH_FILES) await symbols.replace(repository, 'bench', files.slice(i, i + BATCH_FILES), []);
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
+    const { wal } = await one<{ wal: string }>('bench.wal', `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '${lsn}')::text AS wal`);
     const rows: Record<string, number> = {};
     const mb: Record<string, number> = {};
     for (const table of TABLES) {
@@ -121,7 +130,6 @@ async function store(url: string, variant: Variant, files: readonly IndexedFile[
       rows[table] = row.n;
       mb[table] = Number(row.bytes) / 2 ** 20;
     }
-    const { wal } = await one<{ wal: string }>('bench.wal', `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '${lsn}')::text AS wal`);
     const indexes = await db.run<{ name: string; bytes: string }>(
       {
         name: 'bench.index-sizes',
@@ -160,24 +168,33 @@ async function main(): Promise<void> {
   const paths = corpus.files.filter((_, i) => i % EVERY === 0).map((f) => f.path);
   console.log(`bench/symbol-storage: every ${EVERY}th parseable file of ${corpus.dir}: ${paths.length} files, batches of ${BATCH_FILES}`);
   const files = await extracted(corpus.dir, paths);
-  let base: Figures | undefined;
-  for (const variant of ['as migrated', 'no secondary index', 'no index'] as const) {
+  const embedded = async (variant: Variant, stored: readonly IndexedFile[]) => {
     const pg = await startEmbeddedPostgres({ dataDir: 'memory://' });
     try {
-      const figures = await store(pg.url, variant, files);
-      report('embedded', variant, figures, base);
-      base ??= figures;
+      return await store(pg.url, variant, stored);
     } finally {
       await pg.stop();
     }
+  };
+  await embedded('as migrated', files.slice(0, 2 * BATCH_FILES)); // warm-up, untimed
+  let base: Figures | undefined;
+  for (const variant of ['as migrated', 'refs primary key', 'no secondary index', 'no index'] as const) {
+    const figures = await embedded(variant, files);
+    report('embedded', variant, figures, base);
+    base ??= figures;
   }
   if (process.env.BENCH_POSTGRES !== '0') {
     const infra = await infrastructure();
-    const database = await createTestDatabase(infra.postgresUrl);
     try {
-      report('Postgres', 'as migrated', await store(database.url, 'as migrated', files));
+      for (const variant of ['as migrated', 'refs primary key'] as const) {
+        const database = await createTestDatabase(infra.postgresUrl);
+        try {
+          report('Postgres', variant, await store(database.url, variant, files));
+        } finally {
+          await database.drop();
+        }
+      }
     } finally {
-      await database.drop();
       await infra.stop();
     }
   }
