@@ -81,7 +81,7 @@ for (const [label, env] of [
       assert.ok(closedAfter >= 1_400 && closedAfter < 4_000, `closed after ${closedAfter.toFixed(0)} ms`);
     });
 
-    it('answers /livez and an authenticated MCP call while 1,100 slow sockets are open: none fails, p50 < 100 ms', async () => {
+    it('answers /livez and an authenticated MCP call while 1,100 slow sockets are open: none fails, p50 < 100 ms, none held 3 s', async () => {
       /** Both probes side by side, every 50 ms for `ms`: their latencies and any that failed. */
       const sample = async (ms: number) => {
         const livez: number[] = [];
@@ -112,12 +112,14 @@ for (const [label, env] of [
         console.log(JSON.stringify({ quiet, loaded, attack: report }));
         assert.deepEqual(loaded.failures, []);
         assert.ok(report.opened >= 1_100, `the attack opened only ${report.opened} sockets`);
-        // Without the fix most probes fail outright (refused, or no answer within the probe's 5 s). The median is asserted;
-        // the tail is not: with some 60 samples p99 is the slowest one, and on this shared two-core machine other suites'
-        // load alone has put a quiet p99 at 100 ms, and a CI run's p99 under the attack at 272 and 475 ms while its
-        // p50 stayed at 18 and 37 ms. Tails under the attack are `npm run bench:slowloris`'s to measure (docs/adr/0045).
+        // Without the fix most probes fail outright (refused, or silent for the probe's 5 s). The median is asserted, and
+        // the slowest probe only loosely: with some 60 samples p99 is the slowest one, and on this shared two-core
+        // machine other suites' load alone has put a quiet p99 at 100 ms, and a CI run's p99 under the attack at 272
+        // and 475 ms while its p50 stayed at 18 and 37 ms. Tails under the attack are `npm run bench:slowloris`'s to
+        // measure (docs/adr/0045); a probe held for seconds is a stall, whatever the load.
         for (const name of ['livez', 'mcp'] as const) {
-          assert.ok(loaded[name].p50 < 100, `${name}: ${JSON.stringify({ quiet: quiet[name], loaded: loaded[name] })}`);
+          const under = loaded[name];
+          assert.ok(under.p50 < 100 && under.max < 3_000, `${name}: ${JSON.stringify({ quiet: quiet[name], loaded: under })}`);
         }
       } finally {
         attack.kill();
