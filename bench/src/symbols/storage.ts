@@ -13,7 +13,7 @@
  *   no index            not even those: the rows, and each batch's deletes of its files' earlier rows scanning the
  *                       tables instead
  * on embedded Postgres (PGlite in this process, reached as `npm start`'s services reach it: its CPU is this process's)
- * and, for the schema as migrated, on the Postgres server the tests use (BENCH_POSTGRES=0 to skip). Before the first
+ * and, as migrated and with the refs primary key, on the Postgres server the tests use (BENCH_POSTGRES=0 to skip). Before the first
  * timed variant, two batches are stored into a database of their own, untimed: the code paths compiled. The WAL is
  * read right after the last batch; it includes any ANALYZE the store started meanwhile (every so many rows, as the
  * service does), and on the Postgres server whatever else the server wrote. Imports are stored unresolved (target
@@ -37,6 +37,8 @@ if (!Number.isInteger(EVERY) || EVERY < 1) {
 }
 const BATCH_FILES = 200;
 const TABLES = ['files', 'symbols', 'imports', 'refs', 'supertypes'] as const;
+/** The same, as an SQL list of names. */
+const TABLE_NAMES = TABLES.map((t) => `'${t}'`).join(', ');
 
 type Variant = 'as migrated' | 'refs primary key' | 'no secondary index' | 'no index';
 
@@ -76,13 +78,12 @@ async function strip(db: Database, variant: Variant): Promise<void> {
     await run('bench.drop.refs_file', `DROP INDEX "${SCHEMA}"."refs_file"`);
     return;
   }
-  const tables = TABLES.map((t) => `'${t}'`).join(', ');
   const { rows } = await db.run<{ name: string; table: string; primary: boolean }>(
     {
       name: 'bench.indexes',
       text: `SELECT i.relname AS name, t.relname AS "table", x.indisprimary AS primary FROM pg_index x
         JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
-        WHERE n.nspname = '${SCHEMA}' AND t.relname IN (${tables})`,
+        WHERE n.nspname = '${SCHEMA}' AND t.relname IN (${TABLE_NAMES})`,
     },
     [],
   );
@@ -134,7 +135,7 @@ async function store(url: string, variant: Variant, files: readonly IndexedFile[
       {
         name: 'bench.index-sizes',
         text: `SELECT indexrelname AS name, pg_relation_size(indexrelid)::text AS bytes FROM pg_stat_user_indexes
-          WHERE schemaname = '${SCHEMA}' AND relname IN (${TABLES.map((t) => `'${t}'`).join(', ')}) ORDER BY pg_relation_size(indexrelid) DESC`,
+          WHERE schemaname = '${SCHEMA}' AND relname IN (${TABLE_NAMES}) ORDER BY pg_relation_size(indexrelid) DESC`,
       },
       [],
     );
