@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callTool, FaultProxy, freePort, httpClient, queryOnce, startNode, TEST_BUS_SECRET } from '@sextant/testing';
+import { callTool, FaultProxy, freePort, httpClient, queryOnce, startNode, TEST_BUS_SECRET, type RunningProcess } from '@sextant/testing';
 import { expectToolError, registerRepositories } from './scenarios.js';
 import { distributedStack, type Stack } from './stack.js';
 
@@ -65,6 +65,8 @@ describe('faults', () => {
     const nowhere = `nats://127.0.0.1:${await freePort()}`;
     const gateway = await stack.startGateway({ NATS_URL: nowhere });
     await gateway.process.waitFor(/not reachable yet/);
+    // Its URL is announced all the same (probes need it), saying that tool calls are refused for now.
+    assert.match(gateway.process.output(), /MCP gateway at \S+ \(NATS \S+, not connected yet: tool calls are refused until it is\)/);
     const service = await startNode('services/projects/dist/main.js', [], {
       env: { NATS_URL: nowhere, DATABASE_URL: stack.database.url, LOG_LEVEL: 'info', SEXTANT_BUS_SECRET: TEST_BUS_SECRET },
     });
@@ -79,6 +81,32 @@ describe('faults', () => {
       }
     }
     await gateway.process.stop();
+  });
+
+  it('announces its URL once a tool call can reach the services: a call made at once is answered', async () => {
+    if (!stack.services.has('projects')) await stack.startService('projects');
+    // NATS answers the gateway's first connection only after 1.5 s (a NATS pod still starting, say).
+    const [host, port] = hostPort(stack.infra.natsUrl);
+    const slow = new FaultProxy(host, port);
+    const proxyPort = await slow.start();
+    slow.stall();
+    const restore = setTimeout(() => slow.restore(), 1_500);
+    let client: Client | undefined;
+    let gateway: { url: string; process: RunningProcess } | undefined;
+    try {
+      const started = performance.now();
+      gateway = await stack.startGateway({ NATS_URL: `nats://127.0.0.1:${proxyPort}` });
+      assert.ok(performance.now() - started >= 1_400, 'announced before NATS answered');
+      client = await httpClient(gateway.url);
+      const first = await callTool(client, 'list_projects', {});
+      assert.equal(first.isError, false, JSON.stringify(first.body));
+      assert.doesNotMatch(gateway.process.output(), /not connected yet/);
+    } finally {
+      clearTimeout(restore);
+      await client?.close();
+      await gateway?.process.stop();
+      await slow.stop();
+    }
   });
 
   describe('NATS is unreachable', () => {

@@ -139,9 +139,16 @@ export class NatsBusClient implements BusClient {
     this.connecting = this.connect();
   }
 
-  /** Resolves once the first connection is up (it may never be, if NATS never comes). */
-  whenConnected(): Promise<void> {
-    return this.connecting;
+  /**
+   * Whether the first connection is up, once it is or, if given, `withinMs` has passed (without a bound it may never
+   * resolve, if NATS never comes).
+   */
+  async whenConnected(withinMs?: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = withinMs === undefined ? [] : [new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))];
+    await Promise.race([this.connecting, ...bound]);
+    clearTimeout(timer);
+    return this.connected;
   }
 
   isConnected(): boolean {

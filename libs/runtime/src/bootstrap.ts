@@ -11,6 +11,9 @@ import { boundHeapGrowth } from './heap.js';
 import { applyWorkLimits } from './work-limits.js';
 import { JsonLogger } from './logger.js';
 
+/** The longest a service waits, once listening, before it says so: its subscriptions confirmed, its own client connected. */
+const READY_WAIT_MS = 5_000;
+
 @Module({})
 class ServiceRootModule {}
 
@@ -78,6 +81,10 @@ export async function startService(options: StartServiceOptions): Promise<INestM
   }
   logger.log(`connecting to NATS at ${settings.natsUrl} (waiting for it if it is not up yet)`, 'Bootstrap');
   await app.listen();
+  // Said once a request can be answered: NATS has this service's subscriptions (a round trip after them), and the
+  // client for its own requests to other services is connected (a few seconds at most: it connects in parallel).
+  await server.unreachable(READY_WAIT_MS);
+  await client.whenConnected(READY_WAIT_MS);
   logger.log(`${options.service} listening on NATS ${settings.natsUrl}`, 'Bootstrap');
   return app;
 }

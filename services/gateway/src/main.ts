@@ -1,6 +1,9 @@
 // Tracing first: runProcess starts it before it imports the gateway; import nothing else here.
 import { runProcess } from '@sextant/runtime/main';
 
+/** How long the gateway waits for its first connection to NATS before it announces its URL all the same. */
+const FIRST_CONNECTION_WAIT_MS = 5_000;
+
 /** The gateway as its own process: MCP in front, NATS behind. `--stdio` serves one local client. */
 await runProcess({
   name: 'gateway',
@@ -46,6 +49,12 @@ await runProcess({
       await bus.close();
     });
     const url = await gateway.serveHttp(app, config);
-    logger.log(`MCP gateway at ${url} (NATS ${config.natsUrl})`, 'Bootstrap');
+    // Probes are answered from here on (/readyz says 'not ready' until NATS is connected), but the gateway announces
+    // itself once a tool call can reach a service: a call made as soon as the line is printed would otherwise be
+    // refused as unavailable. NATS unreachable at start: it announces itself after FIRST_CONNECTION_WAIT_MS anyway.
+    const nats = (await bus.whenConnected(FIRST_CONNECTION_WAIT_MS))
+      ? `NATS ${config.natsUrl}`
+      : `NATS ${config.natsUrl}, not connected yet: tool calls are refused until it is`;
+    logger.log(`MCP gateway at ${url} (${nats})`, 'Bootstrap');
   },
 });
