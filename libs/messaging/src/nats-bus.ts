@@ -32,6 +32,7 @@ import { PRINCIPAL_HEADER, PRINCIPAL_SIGNATURE_HEADER, type PrincipalSeal } from
 import { currentPrincipal, inRequestScope } from '@sextant/work';
 import { ActiveRequests, HEARTBEAT_MS_HEADER, HEARTBEAT_TO_HEADER, PendingRequests, TIMEOUT_MS_HEADER } from './liveness.js';
 import { nextPacketId, type ReplyPacket, type RequestPacket } from './packets.js';
+import { PublishBatch } from './publish-batch.js';
 import { traceServer } from './tracing-hooks.js';
 
 export interface NatsBusOptions {
@@ -127,6 +128,8 @@ export class NatsBusClient implements BusClient {
   private replyInbox = '';
   private readonly replies = new Map<string, Waiter>();
   private nextKey = 0;
+  /** Requests published in this turn of the event loop, sent in one write at its end. */
+  private readonly outgoing = new PublishBatch();
 
   constructor(private readonly options: NatsBusOptions) {
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
@@ -288,12 +291,14 @@ export class NatsBusClient implements BusClient {
       reject(new natsErrors.TimeoutError());
     }, timeoutMs);
     this.replies.set(key, { subject: wire, timer, resolve, reject });
-    try {
-      nc.publish(wire, payload, { reply: `${this.replyInbox}.${key}`, headers });
-    } catch (error) {
-      this.forget(key);
-      reject(error);
-    }
+    this.outgoing.add(() => {
+      try {
+        nc.publish(wire, payload, { reply: `${this.replyInbox}.${key}`, headers });
+      } catch (error) {
+        this.forget(key);
+        reject(error);
+      }
+    });
   }
 
   /** A message on the reply inbox: the reply to one request, or the server saying nothing subscribes to its subject. */
@@ -388,6 +393,8 @@ const DEFAULT_GRACE_PERIOD_MS = 10_000;
 export class SextantServerNats extends ServerNats {
   /** Also the service's `sextant_requests_in_flight`. */
   private readonly active = new ActiveRequests((n) => requestsInFlight.set({ component: this.service }, n));
+  /** Replies finished in this turn of the event loop, sent in one write at its end. */
+  private readonly replies = new PublishBatch();
 
   constructor(
     options: ConstructorParameters<typeof ServerNats>[0] & { queue: string },
@@ -441,8 +448,14 @@ export class SextantServerNats extends ServerNats {
       const subject = this.prefix ? natsMsg.subject.slice(this.prefix.length + 1) : natsMsg.subject;
       const tooLarge = oversizedReply(subject, outgoing.data, limit);
       if (tooLarge) outgoing = this.serializer.serialize({ id, err: tooLarge }) as typeof outgoing;
-      natsMsg.respond(outgoing.data, { headers: outgoing.headers });
-      if (response.isDisposed) this.active.end(natsMsg);
+      this.replies.add(() => {
+        try {
+          natsMsg.respond(outgoing.data, { headers: outgoing.headers });
+        } finally {
+          // Still in hand until its reply is out: close() waits for it before draining the connection.
+          if (response.isDisposed) this.active.end(natsMsg);
+        }
+      });
     };
   }
 
