@@ -121,6 +121,35 @@ describe('NATS bus', () => {
     assert.ok(performance.now() - started < 300, 'before the 300 ms timeout');
   });
 
+  it('does not send a request failed before its turn ends: a caller told to retry must not see it run as well', async () => {
+    const watcher = await connect({ servers: infra.natsUrl });
+    try {
+      let seen = 0;
+      watcher.subscribe(`${prefix}.projects.unsent.v1`, { callback: () => void (seen += 1) });
+      await watcher.flush();
+      const leaving = new NatsBusClient({
+        servers: infra.natsUrl,
+        prefix,
+        timeoutMs: 300,
+        name: 'leaving',
+        seal: seal(),
+        identity: servicePrincipal('gateway'),
+      });
+      await leaving.whenConnected();
+      const failed = code(leaving.request('projects.unsent.v1', {}));
+      // In the same turn: close() fails the requests in flight, this one among them, before it is published.
+      const closed = leaving.close();
+      assert.equal(await failed, 'unavailable');
+      await closed;
+      // What is sent reaches the watcher (it never answers: the request times out).
+      assert.equal(await code(bus.request('projects.unsent.v1', {})), 'timeout');
+      await watcher.flush();
+      assert.equal(seen, 1, 'only the request that was not failed was sent');
+    } finally {
+      await watcher.close();
+    }
+  });
+
   it('answers timeout when the service is slower than the timeout', async () => {
     assert.equal(await code(bus.request('projects.sleep.v1', {})), 'timeout');
   });

@@ -85,22 +85,30 @@ describe('faults', () => {
 
   it('announces its URL once a tool call can reach the services: a call made at once is answered', async () => {
     if (!stack.services.has('projects')) await stack.startService('projects');
-    // NATS answers the gateway's first connection only after 1.5 s (a NATS pod still starting, say).
+    // NATS answers the gateway's first connection only 1.5 s after it is made (a NATS pod still starting, say).
     const [host, port] = hostPort(stack.infra.natsUrl);
     const slow = new FaultProxy(host, port);
     const proxyPort = await slow.start();
     slow.stall();
-    const restore = setTimeout(() => slow.restore(), 1_500);
+    let reached = 0;
+    let restore: NodeJS.Timeout | undefined;
+    void slow.firstConnection.then(() => {
+      reached = performance.now();
+      restore = setTimeout(() => slow.restore(), 1_500);
+    });
     let client: Client | undefined;
     let gateway: { url: string; process: RunningProcess } | undefined;
     try {
-      const started = performance.now();
       gateway = await stack.startGateway({ NATS_URL: `nats://127.0.0.1:${proxyPort}` });
-      assert.ok(performance.now() - started >= 1_400, 'announced before NATS answered');
+      assert.ok(reached > 0 && performance.now() - reached >= 1_400, 'announced before NATS answered');
+      const lines = gateway.process.output().split('\n');
+      const connected = lines.findIndex((l) => l.includes('connected to NATS'));
+      const announced = lines.findIndex((l) => l.includes('MCP gateway at'));
+      assert.ok(connected >= 0 && connected < announced, 'announced before it was connected');
+      assert.doesNotMatch(gateway.process.output(), /not connected yet/);
       client = await httpClient(gateway.url);
       const first = await callTool(client, 'list_projects', {});
       assert.equal(first.isError, false, JSON.stringify(first.body));
-      assert.doesNotMatch(gateway.process.output(), /not connected yet/);
     } finally {
       clearTimeout(restore);
       await client?.close();

@@ -149,8 +149,11 @@ export class NatsBusClient implements BusClient {
   async whenConnected(withinMs?: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const bound = withinMs === undefined ? [] : [new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))];
-    await Promise.race([this.connecting, ...bound]);
-    clearTimeout(timer);
+    try {
+      await Promise.race([this.connecting, ...bound]);
+    } finally {
+      clearTimeout(timer);
+    }
     return this.connected;
   }
 
@@ -292,6 +295,8 @@ export class NatsBusClient implements BusClient {
     }, timeoutMs);
     this.replies.set(key, { subject: wire, timer, resolve, reject });
     this.outgoing.add(() => {
+      // Failed or timed out before its turn ended (a disconnect, close()): not sent, or it would run for no one.
+      if (!this.replies.has(key)) return;
       try {
         nc.publish(wire, payload, { reply: `${this.replyInbox}.${key}`, headers });
       } catch (error) {
@@ -502,7 +507,8 @@ export class SextantServerNats extends ServerNats {
     if (!(await this.active.idle(this.gracePeriodMs))) {
       this.logger.warn(`${this.active.size} request(s) still unanswered after ${this.gracePeriodMs} ms; closing anyway`);
     }
-    // Flushes the replies just sent, then closes.
+    // Replies queued in this turn first (the grace period may have ended with some), then drain: flushes and closes.
+    this.replies.flush();
     await nc.drain().catch(() => nc.close());
     this.statusEventEmitter.removeAllListeners();
     (this as unknown as { natsClient: NatsConnection | null }).natsClient = null;

@@ -11,7 +11,7 @@ import { boundHeapGrowth } from './heap.js';
 import { applyWorkLimits } from './work-limits.js';
 import { JsonLogger } from './logger.js';
 
-/** The longest a service waits, once listening, before it says so: its subscriptions confirmed, its own client connected. */
+/** The longest a service waits, once listening, for its subscriptions to be confirmed and its own client to connect. */
 const READY_WAIT_MS = 5_000;
 
 @Module({})
@@ -82,9 +82,10 @@ export async function startService(options: StartServiceOptions): Promise<INestM
   logger.log(`connecting to NATS at ${settings.natsUrl} (waiting for it if it is not up yet)`, 'Bootstrap');
   await app.listen();
   // Said once a request can be answered: NATS has this service's subscriptions (a round trip after them), and the
-  // client for its own requests to other services is connected (a few seconds at most: it connects in parallel).
-  await server.unreachable(READY_WAIT_MS);
-  await client.whenConnected(READY_WAIT_MS);
+  // client for its own requests to other services is connected (it connects in parallel). Both at most READY_WAIT_MS.
+  const [unconfirmed, clientUp] = await Promise.all([server.unreachable(READY_WAIT_MS), client.whenConnected(READY_WAIT_MS)]);
+  if (unconfirmed) logger.warn(`NATS has not confirmed the subscriptions yet (${unconfirmed})`, 'Bootstrap');
+  if (!clientUp) logger.warn('the client for requests to other services is not connected to NATS yet', 'Bootstrap');
   logger.log(`${options.service} listening on NATS ${settings.natsUrl}`, 'Bootstrap');
   return app;
 }

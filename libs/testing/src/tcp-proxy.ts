@@ -14,7 +14,10 @@ export class FaultProxy {
   private stalled = false;
   private readonly held: Array<() => void> = [];
   private marker: Buffer | undefined;
+  private accepted: () => void = () => undefined;
   port = 0;
+  /** Resolves when the proxy accepts its first connection (the moment a client first reaches for the dependency). */
+  readonly firstConnection = new Promise<void>((resolve) => (this.accepted = resolve));
 
   constructor(
     private readonly targetHost: string,
@@ -62,6 +65,7 @@ export class FaultProxy {
       client.destroy();
       return;
     }
+    this.accepted();
     const upstream = connect(this.targetPort, this.targetHost);
     this.sockets.add(client);
     this.sockets.add(upstream);
