@@ -19,29 +19,44 @@ function fakeConnection(log: string[]) {
 const turnsEnd = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('PublishBatch', () => {
-  it('sends the publishes of separate callbacks of one turn in one write, in order, at the end of the turn', async () => {
+  it("sends a turn's first publish at once and the rest of the turn's in one write, in order, at its end", async () => {
     const log: string[] = [];
     const publish = fakeConnection(log);
     const batch = new PublishBatch();
-    // Two timers of one turn: each callback is followed by its microtasks, as two socket reads are.
+    // Three timers of one turn: each callback is followed by its microtasks, as socket reads are.
     await new Promise<void>((resolve) => {
-      setTimeout(() => batch.add(() => publish('a')), 0);
       setTimeout(() => {
-        batch.add(() => publish('b'));
-        assert.deepEqual(log, [], 'nothing is published before the end of the turn');
+        batch.add(() => publish('a'));
+        assert.deepEqual(log, ['a'], "the turn's first is published at once");
+      }, 0);
+      setTimeout(() => batch.add(() => publish('b')), 0);
+      setTimeout(() => {
+        batch.add(() => publish('c'));
+        assert.deepEqual(log, ['a', 'write'], 'the others wait for the end of the turn');
         resolve();
       }, 0);
     });
     await turnsEnd();
-    assert.deepEqual(log, ['a', 'b', 'write']);
+    assert.deepEqual(log, ['a', 'write', 'b', 'c', 'write']);
+    // A later turn's first goes at once again.
+    log.length = 0;
+    await new Promise<void>((resolve) =>
+      setTimeout(() => {
+        batch.add(() => publish('d'));
+        assert.deepEqual(log, ['d']);
+        resolve();
+      }, 0),
+    );
     // Unbatched, each callback's publish is written on its own.
+    await turnsEnd();
     log.length = 0;
     await new Promise<void>((resolve) => {
-      setTimeout(() => publish('c'), 0);
-      setTimeout(() => (publish('d'), resolve()), 0);
+      setTimeout(() => publish('e'), 0);
+      setTimeout(() => publish('f'), 0);
+      setTimeout(() => (publish('g'), resolve()), 0);
     });
     await turnsEnd();
-    assert.deepEqual(log, ['c', 'write', 'd', 'write']);
+    assert.deepEqual(log, ['e', 'write', 'f', 'write', 'g', 'write']);
   });
 
   it('publishes the rest when one throws, and flush() sends at once', async () => {
@@ -52,9 +67,11 @@ describe('PublishBatch', () => {
       throw new Error('connection closed');
     });
     batch.add(() => sent.push('third'));
+    batch.add(() => sent.push('fourth'));
+    assert.deepEqual(sent, ['first'], 'the rest of the turn waits');
     batch.flush();
-    assert.deepEqual(sent, ['first', 'third']);
+    assert.deepEqual(sent, ['first', 'third', 'fourth']);
     await turnsEnd();
-    assert.deepEqual(sent, ['first', 'third'], 'nothing is sent twice');
+    assert.deepEqual(sent, ['first', 'third', 'fourth'], 'nothing is sent twice');
   });
 });
