@@ -46,8 +46,12 @@ export type ParseOutcome =
 /** A file's chunks for search (`parsed`: by its definitions, else by its text), or why it has none. */
 export type ChunkOutcome<T extends Chunk = Chunk> = { chunks: T[]; parsed: boolean } | { skipped: SkipCause; reason?: string };
 
-/** Old-generation heap of each parse thread (the grammars' WebAssembly memory is apart). */
-const WORKER_HEAP_MB = 128;
+/**
+ * Old-generation heap of each parse thread (the grammars' WebAssembly memory is apart). Near a 128 MB cap, V8 spent
+ * about a fifth more CPU on the same files: the whole bench/symbols corpus took the pool 122 s at 128 MB and 109 s at
+ * 256 MB (peak RSS 780 and 873 MB, two threads), and 2 MB of its files no longer fail their worker (docs/adr/0066).
+ */
+const WORKER_HEAP_MB = 256;
 /**
  * Young generation of each parse thread: a query's matches are millions of short-lived objects. At 16 MB the
  * workers spent ~15% of their time collecting; 48 MB parses a quarter of the bench corpus ~9% sooner (26.6 → 24.1 s,
@@ -95,8 +99,8 @@ export class ParsePool {
       maxThreads: threads,
       idleTimeout: 30_000,
       // A bounded heap per thread: V8 collects sooner instead of growing every worker to the size of the largest file's
-      // matches (the corpus of bench/symbols: pool peak 979 → ~700 MB). A file that needs more fails its worker and is
-      // kept at file level (worker_failed), as any crash is.
+      // matches (the corpus of bench/symbols, unbounded: pool peak 979 MB). A file that needs more fails its worker and
+      // is kept at file level (worker_failed), as any crash is.
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
     });
   }
