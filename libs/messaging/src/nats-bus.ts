@@ -128,7 +128,7 @@ export class NatsBusClient implements BusClient {
   private replyInbox = '';
   private readonly replies = new Map<string, Waiter>();
   private nextKey = 0;
-  /** Requests published in this turn of the event loop, sent in one write at its end. */
+  /** Requests of one turn of the event loop: the turn's first sent at once, the rest in one write at its end. */
   private readonly outgoing = new PublishBatch();
 
   constructor(private readonly options: NatsBusOptions) {
@@ -398,7 +398,7 @@ const DEFAULT_GRACE_PERIOD_MS = 10_000;
 export class SextantServerNats extends ServerNats {
   /** Also the service's `sextant_requests_in_flight`. */
   private readonly active = new ActiveRequests((n) => requestsInFlight.set({ component: this.service }, n));
-  /** Replies finished in this turn of the event loop, sent in one write at its end. */
+  /** Replies of one turn of the event loop: the turn's first sent at once, the rest in one write at its end. */
   private readonly replies = new PublishBatch();
 
   constructor(

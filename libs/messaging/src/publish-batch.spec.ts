@@ -74,4 +74,21 @@ describe('PublishBatch', () => {
     await turnsEnd();
     assert.deepEqual(sent, ['first', 'third', 'fourth'], 'nothing is sent twice');
   });
+
+  it('keeps the turn open when its first publish throws, and sends a publish made while flushing after the rest', async () => {
+    const sent: string[] = [];
+    const batch = new PublishBatch();
+    batch.add(() => {
+      throw new Error('connection closed');
+    });
+    batch.add(() => {
+      sent.push('second');
+      // A publish made by a queued one (none does today) waits behind the rest of the batch.
+      batch.add(() => sent.push('made while flushing'));
+    });
+    batch.add(() => sent.push('third'));
+    assert.deepEqual(sent, [], 'after a first that threw, the rest of the turn still waits');
+    await turnsEnd();
+    assert.deepEqual(sent, ['second', 'third', 'made while flushing']);
+  });
 });
