@@ -47,9 +47,10 @@ export type ParseOutcome =
 export type ChunkOutcome<T extends Chunk = Chunk> = { chunks: T[]; parsed: boolean } | { skipped: SkipCause; reason?: string };
 
 /**
- * Old-generation heap of each parse thread (the grammars' WebAssembly memory is apart). Near a 128 MB cap, V8 spent
- * about a fifth more CPU on the same files: the whole bench/symbols corpus took the pool 122 s at 128 MB and 109 s at
- * 256 MB (peak RSS 780 and 873 MB, two threads), and 2 MB of its files no longer fail their worker (docs/adr/0066).
+ * Old-generation heap of each parse thread (the grammars' WebAssembly memory is apart). Under a 128 MB cap the pool
+ * took about a seventh more CPU on the same files (every 4th of the bench/symbols corpus, alternating runs: 65 and
+ * 57 CPU seconds), and a large file could run past its budget collecting; a thread may now use up to about 300 MB
+ * with its young generation and grammars (docs/adr/0066).
  */
 const WORKER_HEAP_MB = 256;
 /**
@@ -98,9 +99,8 @@ export class ParsePool {
       minThreads: 1,
       maxThreads: threads,
       idleTimeout: 30_000,
-      // A bounded heap per thread: V8 collects sooner instead of growing every worker to the size of the largest file's
-      // matches (the corpus of bench/symbols, unbounded: pool peak 979 MB). A file that needs more fails its worker and
-      // is kept at file level (worker_failed), as any crash is.
+      // A bounded heap per thread: a file whose matches need more fails its worker and is kept at file level
+      // (worker_failed), as any crash is, instead of growing the thread past what its pod may use.
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
     });
   }

@@ -17,7 +17,10 @@ export const SymbolIndexerEnv = IndexingServiceEnv.extend({
     description: 'its own persistent clones of the remote repositories it parses',
     default: '`<SEXTANT_DATA_DIR>/symbol-checkouts`',
   }),
-  SYMBOLS_PARSE_THREADS: env.int(1, 64).optional().meta({ description: 'parse worker threads', default: "the machine's cores" }),
+  SYMBOLS_PARSE_THREADS: env.int(1, 64).optional().meta({
+    description: 'parse worker threads; each may use up to about 300 MB (a 256 MB heap, its young generation, its grammars: ADR 0066)',
+    default: "the machine's cores",
+  }),
   SYMBOLS_FILE_TIMEOUT_MS: env
     .int(10, 600_000)
     .default(2_000)

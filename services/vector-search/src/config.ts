@@ -24,7 +24,10 @@ export const VectorSearchEnv = IndexingServiceEnv.extend({
     description: 'its own persistent clones of the remote repositories it indexes',
     default: '`<SEXTANT_DATA_DIR>/vector-checkouts`',
   }),
-  VECTORS_PARSE_THREADS: env.int(1, 64).optional().meta({ description: 'chunking worker threads', default: "the machine's cores" }),
+  VECTORS_PARSE_THREADS: env.int(1, 64).optional().meta({
+    description: 'chunking worker threads; each may use up to about 300 MB (a 256 MB heap, its young generation, its grammars: ADR 0066)',
+    default: "the machine's cores",
+  }),
   VECTORS_FILE_TIMEOUT_MS: env
     .int(10, 600_000)
     .default(2_000)
