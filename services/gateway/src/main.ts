@@ -1,7 +1,7 @@
 // Tracing first: runProcess starts it before it imports the gateway; import nothing else here.
 import { runProcess } from '@sextant/runtime/main';
 
-/** How long the gateway waits for its first connection to NATS before it announces its URL all the same. */
+/** How long the gateway waits for its first connection to NATS before it announces its URL (or reads stdin) all the same. */
 const FIRST_CONNECTION_WAIT_MS = 5_000;
 
 /** The gateway as its own process: MCP in front, NATS behind. `--stdio` serves one local client. */
@@ -32,8 +32,17 @@ await runProcess({
       identity: servicePrincipal('gateway'),
     });
     const module = gateway.GatewayModule.register({ config, bus });
+    // The gateway announces itself (HTTP) or reads its client's first message (stdio) once a tool call can reach a
+    // service: a call made at once would otherwise be refused as unavailable. NATS unreachable at start: it goes on
+    // after FIRST_CONNECTION_WAIT_MS anyway, and says so.
+    const nats = async () =>
+      (await bus.whenConnected(FIRST_CONNECTION_WAIT_MS))
+        ? `NATS ${config.natsUrl}`
+        : `NATS ${config.natsUrl}, not connected yet: tool calls are refused until it is`;
     if (stdio) {
       const app = await NestFactory.createApplicationContext(module, { logger });
+      // Its client's messages wait in the pipe meanwhile.
+      logger.log(`MCP gateway on stdio (${await nats()})`, 'Bootstrap');
       await gateway.serveStdio(app);
       await app.close();
       await bus.close();
@@ -49,12 +58,7 @@ await runProcess({
       await bus.close();
     });
     const url = await gateway.serveHttp(app, config);
-    // Probes are answered from here on (/readyz says 'not ready' until NATS is connected), but the gateway announces
-    // itself once a tool call can reach a service: a call made as soon as the line is printed would otherwise be
-    // refused as unavailable. NATS unreachable at start: it announces itself after FIRST_CONNECTION_WAIT_MS anyway.
-    const nats = (await bus.whenConnected(FIRST_CONNECTION_WAIT_MS))
-      ? `NATS ${config.natsUrl}`
-      : `NATS ${config.natsUrl}, not connected yet: tool calls are refused until it is`;
-    logger.log(`MCP gateway at ${url} (${nats})`, 'Bootstrap');
+    // Probes are answered from here on (/readyz says 'not ready' until NATS is connected).
+    logger.log(`MCP gateway at ${url} (${await nats()})`, 'Bootstrap');
   },
 });
