@@ -85,7 +85,8 @@ describe('parse pool faults', () => {
     // A budget far off, so that neither the budget nor the hard stop can answer first: only the crash can.
     const roomy = new ParsePool({ threads: 1, timeoutMs: 60_000, maxBytes: 8 << 20 });
     try {
-      // 600,000 references (1.2 MB): their query matches alone need ~3× the worker's heap (256 MB).
+      // 600,000 references (1.2 MB): more query matches than the worker's heap (WORKER_HEAP_MB, 256 MB) holds; the
+      // assertions below fail if the thread survives them.
       const { outcome, ms } = await parse(roomy, 'refs.js', 'a;'.repeat(600_000), 'javascript');
       t.diagnostic(`crash: ${brief(outcome)} in ${ms} ms`);
       assert.equal((outcome as { skipped: string }).skipped, 'worker_failed', JSON.stringify(outcome));
