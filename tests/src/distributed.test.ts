@@ -88,29 +88,35 @@ describe('distributed: gateway → NATS → projects → Postgres', () => {
         opening ??= setTimeout(() => (open = true), 2_000);
         return socket.destroy();
       }
-      const upstream = connect(Number(nats.port), nats.hostname);
+      const upstream = connect(Number(nats.port || 4222), nats.hostname);
       upstream.on('error', () => socket.destroy());
       socket.on('error', () => upstream.destroy());
       socket.pipe(upstream).pipe(socket);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const { client: local, stderr } = await stdioClient('services/gateway/dist/main.js', {
-      NATS_URL: `nats://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-      SEXTANT_NATS_PREFIX: stack.prefix,
-      SEXTANT_AUTH: 'off',
-      SEXTANT_BUS_SECRET: TEST_BUS_SECRET,
-      LOG_LEVEL: 'info',
-    });
+    // The proxy's URL, with whatever else the NATS URL says (credentials).
+    const through = new URL(stack.infra.natsUrl);
+    through.hostname = '127.0.0.1';
+    through.port = String((proxy.address() as AddressInfo).port);
+    let local: Client | undefined;
     try {
+      const started = await stdioClient('services/gateway/dist/main.js', {
+        NATS_URL: through.href,
+        SEXTANT_NATS_PREFIX: stack.prefix,
+        SEXTANT_AUTH: 'off',
+        SEXTANT_BUS_SECRET: TEST_BUS_SECRET,
+        LOG_LEVEL: 'info',
+      });
+      local = started.client;
       const listed = await callTool<{ projects: unknown[] }>(local, 'list_projects', {});
       assert.equal(listed.isError, false, JSON.stringify(listed.body));
       assert.ok(Array.isArray(listed.body.projects));
-      assert.match(stderr(), /not reachable yet/, 'the gateway did start before NATS was reachable');
-      assert.match(stderr(), /MCP gateway on stdio \(NATS nats:\/\/127\.0\.0\.1:\d+\)/);
+      assert.match(started.stderr(), /not reachable yet/, 'the gateway did start before NATS was reachable');
+      assert.match(started.stderr(), /MCP gateway on stdio \(NATS nats:\/\/\S*127\.0\.0\.1:\d+\/?\)/);
     } finally {
       clearTimeout(opening);
-      await local.close();
-      proxy.close();
+      await local?.close();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 
