@@ -10,7 +10,8 @@
  *               extraction apart from the pool's (reading, transfer to the main thread)
  *   pool only   every parseable file through the parse pool (one thread per core, extraction included), results
  *               dropped: what a full index would take if storing cost nothing (the ceiling of any storage design)
- *   full index  `index_repo {force: true}` with the symbols stage (parse pool + storage), embedded: MB/s per core vs raw
+ *   full index  `index_repo {force: true}` with the symbols stage (parse pool + storage), embedded: MB/s per core vs raw,
+ *               and the CPU the process used meanwhile (how many cores it kept busy)
  *   sync        edit one file, `sync_repo`, until the new symbol is found by `locate_symbol` (end to end), embedded
  *   queries     `locate_symbol`, `get_file_outline`, `find_references`, `get_code_context` and
  *               `analyze_change_impact` (two levels of dependents) p50 through the gateway, embedded and distributed
@@ -23,6 +24,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ParsePool } from '@sextant/parsing';
 import {
+  cpuMs,
   createTestDatabase,
   infrastructure,
   leanCaller,
@@ -203,11 +205,18 @@ async function main(): Promise<void> {
     });
     processes.push(embedded);
     const call = leanCaller((await embedded.waitFor(READY.embedded))[1]);
+    const cpuBefore = await cpuMs(embedded.pid);
     const full = await fullIndex(call);
+    const cpuSeconds = ((await cpuMs(embedded.pid)) - cpuBefore) / 1000;
     const seconds = full.elapsedMs / 1000;
     const perCore = megabytes / seconds / cores;
     console.log(
       `full index with symbols (embedded)    ${seconds.toFixed(1)} s, ${(megabytes / seconds).toFixed(2)} MB/s (${perCore.toFixed(2)} MB/s per core), ${full.stats.symbols_extracted} symbols`,
+    );
+    // Near `cores`: this process kept every core busy, and only less CPU per MB makes the index faster; well below it: its
+    // threads waited (on each other, on I/O, or for CPU other processes took; its children, git, are not counted).
+    console.log(
+      `  CPU of the process meanwhile         ${cpuSeconds.toFixed(1)} s (user + system), ${(cpuSeconds / seconds).toFixed(2)} of ${cores} cores busy on average`,
     );
     const sync = summarize(await syncs(call, dir));
     console.log(`sync one file → symbol found          p50 ${sync.p50.toFixed(1)} ms p99 ${sync.p99.toFixed(1)} ms`);
