@@ -10,7 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callTool, FaultProxy, freePort, httpClient, queryOnce, startNode, TEST_BUS_SECRET, type RunningProcess } from '@sextant/testing';
+import {
+  callTool,
+  FaultProxy,
+  freePort,
+  httpClient,
+  queryOnce,
+  startNode,
+  stdioClient,
+  TEST_BUS_SECRET,
+  type RunningProcess,
+} from '@sextant/testing';
 import { expectToolError, registerRepositories } from './scenarios.js';
 import { distributedStack, type Stack } from './stack.js';
 
@@ -61,12 +71,23 @@ describe('faults', () => {
     });
   });
 
-  it('logs only JSON lines when NATS is unreachable at start, gateway and service alike', async () => {
-    const nowhere = `nats://127.0.0.1:${await freePort()}`;
+  it('logs only JSON lines when NATS is unreachable at start, gateway and service alike, and never a password of its URL', async () => {
+    // A password written into the URL (nats.js takes it): neither the logs nor a caller may see it.
+    const nowhere = `nats://sextant:url-secret-0451@127.0.0.1:${await freePort()}`;
     const gateway = await stack.startGateway({ NATS_URL: nowhere });
     await gateway.process.waitFor(/not reachable yet/);
     // Its URL is announced all the same (probes need it), saying that tool calls are refused for now.
-    assert.match(gateway.process.output(), /MCP gateway at \S+ \(NATS \S+, not connected yet: tool calls are refused until it is\)/);
+    assert.match(
+      gateway.process.output(),
+      /MCP gateway at \S+ \(NATS nats:\/\/\*\*\*@127\.0\.0\.1:\d+, not connected yet: tool calls are refused until it is\)/,
+    );
+    const caller = await httpClient(gateway.url);
+    try {
+      const refused = await expectToolError(caller, 'list_projects', {}, 'unavailable');
+      assert.equal(refused.message, 'The message bus (NATS) is not reachable; try again shortly.', 'no address of the deployment');
+    } finally {
+      await caller.close();
+    }
     const service = await startNode('services/projects/dist/main.js', [], {
       env: { NATS_URL: nowhere, DATABASE_URL: stack.database.url, LOG_LEVEL: 'info', SEXTANT_BUS_SECRET: TEST_BUS_SECRET },
     });
@@ -78,6 +99,7 @@ describe('faults', () => {
       for (const line of lines) {
         assert.doesNotThrow(() => JSON.parse(line), `not a JSON log line: ${line}`);
         assert.doesNotMatch(line, /\u001b\[/, 'no terminal colours');
+        assert.doesNotMatch(line, /url-secret-0451/, 'the password stays out of the logs');
       }
     }
     await gateway.process.stop();
@@ -113,6 +135,40 @@ describe('faults', () => {
       clearTimeout(restore);
       await client?.close();
       await gateway?.process.stop();
+      await slow.stop();
+    }
+  });
+
+  it('on stdio, reads its client once a tool call can reach the services: a call made at once is answered', async () => {
+    if (!stack.services.has('projects')) await stack.startService('projects');
+    // As above: NATS answers the gateway's first connection only 1.5 s after it is made.
+    const [host, port] = hostPort(stack.infra.natsUrl);
+    const slow = new FaultProxy(host, port);
+    const proxyPort = await slow.start();
+    slow.stall();
+    let reached = 0;
+    let restore: NodeJS.Timeout | undefined;
+    void slow.firstConnection.then(() => {
+      reached = performance.now();
+      restore = setTimeout(() => slow.restore(), 1_500);
+    });
+    let local: Awaited<ReturnType<typeof stdioClient>> | undefined;
+    try {
+      local = await stdioClient('services/gateway/dist/main.js', {
+        NATS_URL: `nats://127.0.0.1:${proxyPort}`,
+        SEXTANT_NATS_PREFIX: stack.prefix,
+        SEXTANT_AUTH: 'off',
+        SEXTANT_BUS_SECRET: TEST_BUS_SECRET,
+        LOG_LEVEL: 'info',
+      });
+      // The client's initialize is answered once the gateway reads stdin: after NATS answered.
+      assert.ok(reached > 0 && performance.now() - reached >= 1_400, 'read its client before NATS answered');
+      const first = await callTool(local.client, 'list_projects', {});
+      assert.equal(first.isError, false, JSON.stringify(first.body));
+      assert.match(local.stderr(), /MCP gateway on stdio \(NATS nats:\/\/127\.0\.0\.1:\d+\)/);
+    } finally {
+      clearTimeout(restore);
+      await local?.client.close();
       await slow.stop();
     }
   });

@@ -6,6 +6,7 @@ export { ActiveRequests } from './liveness.js';
 export {
   NatsBusClient,
   natsServer,
+  shownServers,
   type NatsAuth,
   type NatsBusOptions,
   type NatsServerOptions,

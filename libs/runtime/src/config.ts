@@ -88,7 +88,8 @@ export const env = {
 /** Variables every service reads (each `.describe()`d for docs/configuration.md: `npm run docs`). */
 export const CommonEnv = z.object({
   NATS_URL: env.url(['nats', 'tls', 'ws', 'wss']).optional().meta({
-    description: 'NATS server(s), comma-separated; required when a service runs as its own process',
+    description:
+      'NATS server(s), comma-separated; required when a service runs as its own process. Logs show a user and password written into a URL as `***`, and callers never see the address; credentials belong in NATS_USER/NATS_PASSWORD, NATS_TOKEN or NATS_CREDS',
     default: 'unset (embedded: the in-process bus)',
   }),
   SEXTANT_NATS_PREFIX: z
