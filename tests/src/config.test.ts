@@ -3,11 +3,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startNode } from '@sextant/testing';
 
-async function refuses(script: string, env: Record<string, string>, ...expected: RegExp[]): Promise<void> {
+/** Asserts the refusal; resolves with what the process wrote. */
+async function refusal(script: string, env: Record<string, string>, ...expected: RegExp[]): Promise<string> {
   const process = await startNode(script, [], { env });
   assert.equal(await process.exited, 2, process.output());
   for (const pattern of expected) assert.match(process.output(), pattern);
   assert.doesNotMatch(process.output(), /\n\s+at /, 'no stack trace');
+  return process.output();
+}
+
+async function refuses(script: string, env: Record<string, string>, ...expected: RegExp[]): Promise<void> {
+  await refusal(script, env, ...expected);
 }
 
 describe('configuration errors', () => {
@@ -66,6 +72,17 @@ describe('configuration errors', () => {
       /LOG_LEVEL is invalid/,
       /SEXTANT_MAX_BODY_BYTES is invalid/,
     ));
+
+  it('a service or gateway: credentials written into NATS_URL are refused, and not echoed', async () => {
+    for (const script of ['services/projects/dist/main.js', 'services/gateway/dist/main.js']) {
+      const output = await refusal(
+        script,
+        { NATS_URL: 'nats://sextant:url-secret-0451@nats:4222' },
+        /NATS_URL is invalid: must not carry a user, password or token .*NATS_USER\/NATS_PASSWORD/,
+      );
+      assert.doesNotMatch(output, /url-secret-0451/);
+    }
+  });
 
   it('a stub service: NATS_URL malformed', () =>
     refuses(

@@ -6,7 +6,6 @@ export { ActiveRequests } from './liveness.js';
 export {
   NatsBusClient,
   natsServer,
-  shownServers,
   type NatsAuth,
   type NatsBusOptions,
   type NatsServerOptions,

@@ -104,16 +104,6 @@ function serverList(servers: string): string[] {
 }
 
 /**
- * NATS server URLs as logs may show them: a user and password written into a URL (`nats://user:secret@host`, which
- * nats.js accepts) replaced by `***`. Credentials belong in NATS_USER/NATS_PASSWORD, NATS_TOKEN or NATS_CREDS.
- */
-export function shownServers(servers: string): string {
-  return serverList(servers)
-    .map((url) => url.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@'))
-    .join(',');
-}
-
-/**
  * Request/reply over NATS using one shared reply subscription (muxed, as
  * `nc.request` is, without its per-request cost: see `send`), in Nest's packet
  * format so `ServerNats` answers it.
@@ -190,7 +180,7 @@ export class NatsBusClient implements BusClient {
           ...authOptions(this.options.auth),
         });
       } catch (error) {
-        if (!warned) this.logger.warn(`NATS at ${shownServers(this.options.servers)} is not reachable yet (${String(error)}); retrying`);
+        if (!warned) this.logger.warn(`NATS at ${this.options.servers} is not reachable yet (${String(error)}); retrying`);
         warned = true;
         await new Promise((r) => setTimeout(r, CONNECTION_DEFAULTS.reconnectTimeWait));
       }

@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice, LoggerService } from '@nestjs/common';
 import { servicePrincipal, type ServiceName } from '@sextant/contracts';
-import { checkReplies, NatsBusClient, natsServer, PrincipalSeal, shownServers, type ErrorClassifier } from '@sextant/messaging';
+import { checkReplies, NatsBusClient, natsServer, PrincipalSeal, type ErrorClassifier } from '@sextant/messaging';
 import { shutdownTelemetry } from '@sextant/telemetry';
 import { ConfigError, StartupError, type CommonSettings } from './config.js';
 import { ServiceRuntimeModule } from './health.js';
@@ -79,14 +79,14 @@ export async function startService(options: StartServiceOptions): Promise<INestM
     });
     logger.log(`health on http://${host}:${port} (/livez, /readyz)`, 'Bootstrap');
   }
-  logger.log(`connecting to NATS at ${shownServers(settings.natsUrl!)} (waiting for it if it is not up yet)`, 'Bootstrap');
+  logger.log(`connecting to NATS at ${settings.natsUrl} (waiting for it if it is not up yet)`, 'Bootstrap');
   await app.listen();
   // Said once a request can be answered: NATS has this service's subscriptions (a round trip after them), and the
   // client for its own requests to other services is connected (it connects in parallel). Both at most READY_WAIT_MS.
   const [unconfirmed, clientUp] = await Promise.all([server.unreachable(READY_WAIT_MS), client.whenConnected(READY_WAIT_MS)]);
   if (unconfirmed) logger.warn(`NATS has not confirmed the subscriptions yet (${unconfirmed})`, 'Bootstrap');
   if (!clientUp) logger.warn('the client for requests to other services is not connected to NATS yet', 'Bootstrap');
-  logger.log(`${options.service} listening on NATS ${shownServers(settings.natsUrl!)}`, 'Bootstrap');
+  logger.log(`${options.service} listening on NATS ${settings.natsUrl}`, 'Bootstrap');
   return app;
 }
 

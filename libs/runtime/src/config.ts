@@ -87,11 +87,20 @@ export const env = {
 
 /** Variables every service reads (each `.describe()`d for docs/configuration.md: `npm run docs`). */
 export const CommonEnv = z.object({
-  NATS_URL: env.url(['nats', 'tls', 'ws', 'wss']).optional().meta({
-    description:
-      'NATS server(s), comma-separated; required when a service runs as its own process. Logs show a user and password written into a URL as `***`, and callers never see the address; credentials belong in NATS_USER/NATS_PASSWORD, NATS_TOKEN or NATS_CREDS',
-    default: 'unset (embedded: the in-process bus)',
-  }),
+  NATS_URL: env
+    .url(['nats', 'tls', 'ws', 'wss'])
+    // nats.js reads only a URL's host and port: a user, password or token written into it would not authenticate,
+    // and would be written to the logs with the URL.
+    .refine((value) => !value.includes('@'), {
+      message:
+        'must not carry a user, password or token (the NATS client ignores them): set NATS_USER/NATS_PASSWORD, NATS_TOKEN or NATS_CREDS',
+    })
+    .optional()
+    .meta({
+      description:
+        'NATS server(s), comma-separated; required when a service runs as its own process. No credentials in it: NATS_USER/NATS_PASSWORD, NATS_TOKEN or NATS_CREDS',
+      default: 'unset (embedded: the in-process bus)',
+    }),
   SEXTANT_NATS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated tokens of letters, digits, _ or -')

@@ -17,7 +17,7 @@ await runProcess({
   }),
   settings: ({ loadConfig }, env) => loadConfig(env),
   start: async (gateway, config, telemetry) => {
-    const { NestFactory, JsonLogger, NatsBusClient, PrincipalSeal, servicePrincipal, shownServers, stopOnSignals } = gateway;
+    const { NestFactory, JsonLogger, NatsBusClient, PrincipalSeal, servicePrincipal, stopOnSignals } = gateway;
     const stdio = process.argv.includes('--stdio');
     const logger = JsonLogger.install('gateway', config.logLevel, stdio ? process.stderr : process.stdout);
     const bus = new NatsBusClient({
@@ -37,8 +37,8 @@ await runProcess({
     // after FIRST_CONNECTION_WAIT_MS anyway, and says so.
     const nats = async () =>
       (await bus.whenConnected(FIRST_CONNECTION_WAIT_MS))
-        ? `NATS ${shownServers(config.natsUrl!)}`
-        : `NATS ${shownServers(config.natsUrl!)}, not connected yet: tool calls are refused until it is`;
+        ? `NATS ${config.natsUrl}`
+        : `NATS ${config.natsUrl}, not connected yet: tool calls are refused until it is`;
     if (stdio) {
       const app = await NestFactory.createApplicationContext(module, { logger });
       // Its client's messages wait in the pipe meanwhile.
