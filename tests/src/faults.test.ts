@@ -29,6 +29,31 @@ function hostPort(url: string): [string, number] {
   return [u.hostname, Number(u.port || 4222)];
 }
 
+/**
+ * NATS at `natsUrl` behind a proxy that answers a client's first connection only 1.5 s after it is made (a NATS pod
+ * still starting, say). `msSinceFirstConnection()`: how long ago that first connection came (0 while none has).
+ */
+async function slowNats(natsUrl: string): Promise<{ url: string; msSinceFirstConnection(): number; stop(): Promise<void> }> {
+  const [host, port] = hostPort(natsUrl);
+  const slow = new FaultProxy(host, port);
+  const proxyPort = await slow.start();
+  slow.stall();
+  let reached = 0;
+  let restore: NodeJS.Timeout | undefined;
+  void slow.firstConnection.then(() => {
+    reached = performance.now();
+    restore = setTimeout(() => slow.restore(), 1_500);
+  });
+  return {
+    url: `nats://127.0.0.1:${proxyPort}`,
+    msSinceFirstConnection: () => (reached > 0 ? performance.now() - reached : 0),
+    async stop() {
+      clearTimeout(restore);
+      await slow.stop();
+    },
+  };
+}
+
 async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T;
@@ -105,22 +130,12 @@ describe('faults', () => {
 
   it('announces its URL once a tool call can reach the services: a call made at once is answered', async () => {
     if (!stack.services.has('projects')) await stack.startService('projects');
-    // NATS answers the gateway's first connection only 1.5 s after it is made (a NATS pod still starting, say).
-    const [host, port] = hostPort(stack.infra.natsUrl);
-    const slow = new FaultProxy(host, port);
-    const proxyPort = await slow.start();
-    slow.stall();
-    let reached = 0;
-    let restore: NodeJS.Timeout | undefined;
-    void slow.firstConnection.then(() => {
-      reached = performance.now();
-      restore = setTimeout(() => slow.restore(), 1_500);
-    });
+    const slow = await slowNats(stack.infra.natsUrl);
     let client: Client | undefined;
     let gateway: { url: string; process: RunningProcess } | undefined;
     try {
-      gateway = await stack.startGateway({ NATS_URL: `nats://127.0.0.1:${proxyPort}` });
-      assert.ok(reached > 0 && performance.now() - reached >= 1_400, 'announced before NATS answered');
+      gateway = await stack.startGateway({ NATS_URL: slow.url });
+      assert.ok(slow.msSinceFirstConnection() >= 1_400, 'announced before NATS answered');
       const lines = gateway.process.output().split('\n');
       const connected = lines.findIndex((l) => l.includes('connected to NATS'));
       const announced = lines.findIndex((l) => l.includes('MCP gateway at'));
@@ -130,7 +145,6 @@ describe('faults', () => {
       const first = await callTool(client, 'list_projects', {});
       assert.equal(first.isError, false, JSON.stringify(first.body));
     } finally {
-      clearTimeout(restore);
       await client?.close();
       await gateway?.process.stop();
       await slow.stop();
@@ -139,28 +153,18 @@ describe('faults', () => {
 
   it('on stdio, reads its client once a tool call can reach the services: a call made at once is answered', async () => {
     if (!stack.services.has('projects')) await stack.startService('projects');
-    // As above: NATS answers the gateway's first connection only 1.5 s after it is made.
-    const [host, port] = hostPort(stack.infra.natsUrl);
-    const slow = new FaultProxy(host, port);
-    const proxyPort = await slow.start();
-    slow.stall();
-    let reached = 0;
-    let restore: NodeJS.Timeout | undefined;
-    void slow.firstConnection.then(() => {
-      reached = performance.now();
-      restore = setTimeout(() => slow.restore(), 1_500);
-    });
+    const slow = await slowNats(stack.infra.natsUrl);
     let local: Awaited<ReturnType<typeof stdioClient>> | undefined;
     try {
       local = await stdioClient('services/gateway/dist/main.js', {
-        NATS_URL: `nats://127.0.0.1:${proxyPort}`,
+        NATS_URL: slow.url,
         SEXTANT_NATS_PREFIX: stack.prefix,
         SEXTANT_AUTH: 'off',
         SEXTANT_BUS_SECRET: TEST_BUS_SECRET,
         LOG_LEVEL: 'info',
       });
       // The client's initialize is answered once the gateway reads stdin: after NATS answered.
-      assert.ok(reached > 0 && performance.now() - reached >= 1_400, 'read its client before NATS answered');
+      assert.ok(slow.msSinceFirstConnection() >= 1_400, 'read its client before NATS answered');
       const first = await callTool(local.client, 'list_projects', {});
       assert.equal(first.isError, false, JSON.stringify(first.body));
       // stderr is another pipe than the replies': read until its line has come.
@@ -168,7 +172,6 @@ describe('faults', () => {
       for (let i = 0; i < 50 && !said.test(local.stderr()); i++) await new Promise((r) => setTimeout(r, 100));
       assert.match(local.stderr(), said);
     } finally {
-      clearTimeout(restore);
       await local?.client.close();
       await slow.stop();
     }
